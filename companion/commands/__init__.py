@@ -1,0 +1,1 @@
+"""One module per ``domino-companion`` subcommand (see companion/cli.py)."""

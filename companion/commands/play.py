@@ -1,0 +1,29 @@
+"""``domino-companion play GAME``: a game in the terminal, without a camera.
+
+Each game's terminal front end is ``companion/terminal/<module>.py`` with ``play(args)``.
+"""
+from __future__ import annotations
+
+import argparse
+from importlib import import_module
+
+FRONT_ENDS = {
+    "draw100": "companion.terminal.draw100",
+    "tableaux": "companion.terminal.tableaux",
+    "good-neighbors": "companion.terminal.solitaire",
+    "big-clock": "companion.terminal.solitaire",
+    "luzon": "companion.terminal.solitaire",
+}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game", choices=sorted(FRONT_ENDS), help="which game to play")
+    p.add_argument("--seed", type=int, default=None, help="seed of the deal (replayable)")
+    p.add_argument("--players", type=int, default=2, help="players, draw100 only (2-4)")
+    p.add_argument("--max-pip", type=int, default=None, help="set size: 6, 9 or 12")
+    p.add_argument("--variant", default=None, help="game variant (luzon: 'sixes')")
+    p.add_argument("--hint", action="store_true", help="show the hint before each move")
+
+
+def run(args: argparse.Namespace) -> int:
+    return import_module(FRONT_ENDS[args.game]).play(args)

@@ -1,0 +1,1 @@
+"""Terminal front ends for ``domino-companion play`` (input() / print(), no camera)."""
