@@ -8,7 +8,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from .game import TERMINAL, Game, IllegalActionError, State, wilson_interval
+from .game import TERMINAL, Game, Hint, IllegalActionError, State, wilson_interval
 from .tiles import DominoSet, Tile
 
 # short name -> "module:GameClass"; engines register here as they are added.
@@ -37,6 +37,6 @@ def make_game(name: str, **params: Any) -> Game:
 
 
 __all__ = [
-    "TERMINAL", "Game", "IllegalActionError", "State", "Tile", "DominoSet", "make_game",
+    "TERMINAL", "Game", "Hint", "IllegalActionError", "State", "Tile", "DominoSet", "make_game",
     "GAMES", "wilson_interval",
 ]

@@ -146,3 +146,32 @@ def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, flo
     centre = (p + z * z / (2 * n)) / denom
     half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / denom
     return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+class Hint:
+    """A recommended action with the evidence behind it (what the phone shows).
+
+    Attributes:
+        action: the recommended action (one of ``state.legal_actions()``), or None when there is
+            nothing to do.
+        ranking: ``[(action, value), ...]`` best first; ``value`` is in the unit named by
+            ``value_unit`` (e.g. ``"win_rate"`` in [0, 1] or ``"points"``).
+        value_unit: what ``value`` measures.
+        win_chance: estimated chance in [0, 1] to win from here (solitaires), else None.
+        explanation: one human sentence.
+        elapsed_ms: time the hint took, in milliseconds.
+    """
+
+    def __init__(self, action: Action | None, ranking: list[tuple[Action, float]] | None = None,
+                 value_unit: str = "", win_chance: float | None = None, explanation: str = "",
+                 elapsed_ms: float = 0.0):
+        self.action = action
+        self.ranking = list(ranking or [])
+        self.value_unit = value_unit
+        self.win_chance = win_chance
+        self.explanation = explanation
+        self.elapsed_ms = elapsed_ms
+
+    def __repr__(self) -> str:
+        return (f"Hint(action={self.action!r}, win_chance={self.win_chance}, "
+                f"value_unit={self.value_unit!r}, n_ranked={len(self.ranking)})")

@@ -1,0 +1,93 @@
+"""The one record passed between vision stages (after Roboflow supervision's ``Detections``).
+
+Detector -> pip counter -> layout code all exchange ``list[TileDetection]``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class TileDetection:
+    """One tile seen in an image.
+
+    Attributes:
+        corners: ``(4, 2) float32`` pixel coordinates of the oriented bounding box, in order
+            around the box. ``corners[0]->corners[1]`` is a long side.
+        confidence: detector confidence in [0, 1].
+        face_down: True for a tile lying back up (no pips visible).
+        pips: ``(a, b)`` pips on the two halves, or None when face down or unreadable.
+            ``pips[i]`` is the half whose centre is ``halves[i]``.
+        halves: ``(2, 2) float32`` pixel centres of the two halves (derived from ``corners``:
+            the centres of the two squares of the tile).
+        pip_confidence: confidence in [0, 1] of the pip reading (1.0 = certain), None if unread.
+        note: why a value is missing or doubtful ("" when nothing to say).
+    """
+
+    corners: np.ndarray
+    confidence: float
+    face_down: bool = False
+    pips: tuple[int, int] | None = None
+    pip_confidence: float | None = None
+    note: str = ""
+    halves: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        c = np.asarray(self.corners, dtype=np.float32).reshape(4, 2)
+        self.corners = c
+        self.halves = half_centres(c)
+
+    @property
+    def centre(self) -> np.ndarray:
+        """``(2,) float32`` pixel centre of the tile."""
+        return self.corners.mean(axis=0)
+
+    @property
+    def long_axis(self) -> np.ndarray:
+        """``(2,) float32`` unit vector from ``halves[0]`` to ``halves[1]``."""
+        v = self.halves[1] - self.halves[0]
+        n = float(np.linalg.norm(v))
+        return (v / n).astype(np.float32) if n > 0 else np.array([1.0, 0.0], np.float32)
+
+    @property
+    def size(self) -> tuple[float, float]:
+        """``(length, width)`` of the box in pixels (length >= width)."""
+        c = self.corners
+        a = float(np.linalg.norm(c[1] - c[0]))
+        b = float(np.linalg.norm(c[2] - c[1]))
+        return (max(a, b), min(a, b))
+
+    def to_json(self) -> dict:
+        """The JSON form used by ``detect --json`` and the web API."""
+        return {
+            "pips": list(self.pips) if self.pips is not None else None,
+            "face_down": bool(self.face_down),
+            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
+            "halves": [[round(float(x), 1), round(float(y), 1)] for x, y in self.halves],
+            "confidence": round(float(self.confidence), 4),
+            "pip_confidence": None if self.pip_confidence is None else round(float(self.pip_confidence), 4),
+            "note": self.note,
+        }
+
+
+def half_centres(corners: np.ndarray) -> np.ndarray:
+    """Centres of the two halves of a tile box.
+
+    Args:
+        corners: ``(4, 2)`` pixel corners in order around the box.
+    Returns:
+        ``(2, 2) float32``: the centre of each half along the box's long axis.
+    """
+    c = np.asarray(corners, dtype=np.float32).reshape(4, 2)
+    e01 = float(np.linalg.norm(c[1] - c[0]))
+    e12 = float(np.linalg.norm(c[2] - c[1]))
+    if e01 >= e12:  # long sides 0-1 and 2-3: halves split the 0-1 side
+        end_a = (c[0] + c[3]) / 2
+        end_b = (c[1] + c[2]) / 2
+    else:
+        end_a = (c[0] + c[1]) / 2
+        end_b = (c[3] + c[2]) / 2
+    centre = c.mean(axis=0)
+    return np.stack([(end_a + centre) / 2, (end_b + centre) / 2]).astype(np.float32)
