@@ -1,9 +1,10 @@
 """Vision: camera frame -> tiles with oriented boxes and pips -> game layout.
 
 Stages (one sub-package each, in data-flow order):
-``vision.render`` (synthetic training images), ``vision.detect`` (ONNX detector),
-``vision.pips`` (pip counting per half), ``vision.layout`` (positions -> engine state).
-The record passed between them is :class:`vision.types.TileDetection`.
+``vision.render`` (synthetic training images and layouts), ``vision.detector`` (ONNX YOLO-OBB
+tile detector), ``vision.pips`` (pip counting per half), ``vision.layout`` (tile positions ->
+engine state). ``vision.pipeline.detect(image)`` runs detector + pips.
+The record passed between stages is :class:`vision.types.TileDetection`.
 """
 from .types import TileDetection, half_centres
 
