@@ -1,0 +1,208 @@
+"""Shared helpers for the three solitaires: Good Neighbors, The Big Clock and Luzon.
+
+SOLITAIRE MODULE INTERFACE
+==========================
+Each of ``engine/good_neighbors.py``, ``engine/big_clock.py`` and ``engine/luzon.py`` provides,
+at module level (the terminal front end ``companion/terminal/solitaire.py`` and the benchmark
+``scripts/bench_solitaires.py`` use only these names):
+
+- The Game class on the common interface of ``engine/game.py``:
+  ``GoodNeighborsGame(max_pip=12|9|6)``, ``BigClockGame(max_pip=12|9|6)``,
+  ``LuzonGame(variant=None|"sixes")``. Its states have ``current_player()`` 0 or ``TERMINAL``,
+  ``returns()`` ``[1.0]`` when won and ``[0.0]`` otherwise, and
+  ``determinize(rng) -> State``: a clone whose unseen stock is reshuffled with ``rng`` (a
+  ``random.Random``); the layout the player sees is unchanged. For a game with nothing hidden
+  (Luzon) it is a plain clone.
+- ``random_action(state, rng) -> action``: a uniformly random legal action.
+- ``greedy_action(state) -> action``: a simple, sensible one-step rule (documented per game).
+- ``solve(state, node_limit=...) -> bool | None``: perfect-information solver that knows the
+  stock order (the ceiling). True: a win exists; False: none; None: ``node_limit`` search nodes
+  were used up before an answer.
+- ``solve_line(state, node_limit=...) -> list[action] | None`` (optional): a winning action list
+  from ``state`` when the solver finds one, else None.
+- ``hint(state, samples=..., seed=...) -> engine.game.Hint``: what a player asks the phone for.
+  The player sees the layout but not the stock order, so the hint samples ``samples`` orders of
+  the unseen stock (``state.determinize(rng)``), solves each one after each candidate action and
+  recommends the action that wins in most samples. ``Hint.ranking`` is ``[(action, win_rate)]``
+  best first, ``value_unit="win_rate"``, ``Hint.win_chance`` the best action's rate in [0, 1].
+  :func:`determinized_hint` below does this loop for any game.
+- ``GAME_SIZES``: ``[(label, params), ...]`` the variants to benchmark, e.g.
+  ``[("double-12", {"max_pip": 12}), ("double-9", {"max_pip": 9}), ("double-6", {"max_pip": 6})]``.
+- A position constructor for the camera side, a classmethod of the Game class
+  ``state_from_position(...)`` (its arguments are per game, e.g. Good Neighbors
+  ``state_from_position(grid, stock, seed=None)``, Luzon
+  ``state_from_position(columns, reserve, seed=None)``) that raises ``ValueError`` for an
+  impossible position (a tile twice, a wrong grid size, a tile outside the set).
+- Optional, for the terminal front end: ``menu_actions(state) -> list[action]`` (the actions to
+  number; default all legal actions) and ``parse_action(state, text) -> action | None`` (free-form
+  input such as ``"1+3"``; raise ValueError with a message for bad text).
+
+Actions are immutable, hashable values (frozen dataclasses). ``state.action_to_string(a)`` reads
+them for people.
+"""
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from typing import Any, Callable, Hashable, Sequence
+
+from .game import Hint, State
+
+Action = Hashable
+
+#: ``evaluate(det_state, actions, node_limit) -> [True | False | None per action]``: does each
+#: action, applied to a determinized state (stock order known), still lead to a win?
+Evaluator = Callable[[State, Sequence[Action], int], list]
+
+
+class SearchLimit(Exception):
+    """Raised inside a solver when its node budget is used up (callers turn it into None)."""
+
+
+class NodeBudget:
+    """A counter of solver nodes shared by one search.
+
+    ``spend()`` counts one node and raises :class:`SearchLimit` once more than ``limit`` nodes
+    were spent. ``limit`` is a count of search nodes (positions expanded).
+    """
+
+    __slots__ = ("limit", "used")
+
+    def __init__(self, limit: int):
+        if limit <= 0:
+            raise ValueError(f"node limit must be positive, got {limit}")
+        self.limit = limit
+        self.used = 0
+
+    def spend(self) -> None:
+        self.used += 1
+        if self.used > self.limit:
+            raise SearchLimit()
+
+
+def random_legal_action(state: State, rng: random.Random) -> Action:
+    """A uniformly random legal action of ``state``.
+
+    Raises:
+        ValueError: the state has no legal action (it is terminal).
+    """
+    actions = state.legal_actions()
+    if not actions:
+        raise ValueError("no legal action: the game is over")
+    return rng.choice(actions)
+
+
+def evaluate_by_solving(solve: Callable[..., bool | None]) -> Evaluator:
+    """An :data:`Evaluator` that clones, applies each action and calls ``solve(child, node_limit=)``.
+
+    Games with a faster internal search pass their own evaluator to :func:`determinized_hint`.
+    """
+
+    def evaluate(det: State, actions: Sequence[Action], node_limit: int) -> list:
+        out = []
+        for a in actions:
+            child = det.clone()
+            child.apply_action(a)
+            out.append(solve(child, node_limit=node_limit))
+        return out
+
+    return evaluate
+
+
+def determinized_hint(state: State, *, evaluate: Evaluator, samples: int = 20,
+                      seed: int | None = None, node_limit: int = 20_000,
+                      actions: Sequence[Action] | None = None,
+                      perfect_information: bool = False) -> Hint:
+    """Determinized Monte Carlo hint: rank the actions by their win rate over sampled stocks.
+
+    For ``samples`` orders of the unseen stock (``state.determinize(rng)``, the same orders for
+    every action), ``evaluate`` tells whether each action still wins; an unknown answer (the
+    solver hit ``node_limit``) counts as half a win. Ties keep the order of ``actions`` (games
+    pass their greedy preference first). With ``perfect_information=True`` (nothing hidden, e.g.
+    Luzon) one sample is enough and the rates are exact up to the node limit.
+
+    Args:
+        state: the position; not modified.
+        evaluate: see :data:`Evaluator`.
+        samples: number of sampled stock orders (>= 1).
+        seed: seed of the sampling (same seed, same hint).
+        node_limit: solver nodes allowed per action and sample.
+        actions: the candidate actions (default ``state.legal_actions()``).
+
+    Returns:
+        :class:`engine.game.Hint` with ``ranking`` ``[(action, win_rate)]`` best first,
+        ``value_unit="win_rate"``, ``win_chance`` the best rate, ``elapsed_ms`` in ms. For a
+        terminal state: ``Hint(None, win_chance=returns()[0])``.
+
+    Raises:
+        ValueError: ``samples`` < 1.
+    """
+    if samples < 1:
+        raise ValueError(f"samples must be at least 1, got {samples}")
+    t0 = time.perf_counter()
+    if state.is_terminal():
+        won = state.returns()[0]
+        return Hint(None, [], "win_rate", won, "the game is over: " + ("won" if won else "lost"),
+                    (time.perf_counter() - t0) * 1000)
+    cands = list(state.legal_actions() if actions is None else actions)
+    n = 1 if perfect_information else samples
+    rng = random.Random(seed)
+    score = [0.0] * len(cands)
+    unknown = 0
+    for _ in range(n):
+        det = state.determinize(random.Random(rng.getrandbits(64)))
+        for i, r in enumerate(evaluate(det, cands, node_limit)):
+            if r is None:
+                score[i] += 0.5
+                unknown += 1
+            elif r:
+                score[i] += 1.0
+    rates = [s / n for s in score]
+    order = sorted(range(len(cands)), key=lambda i: (-rates[i], i))
+    ranking = [(cands[i], rates[i]) for i in order]
+    best, rate = ranking[0]
+    if perfect_information:
+        why = ("this move keeps a winning line" if rate == 1.0 else
+               "no move wins from here" if rate == 0.0 else "the search was cut short")
+    else:
+        why = (f"it won in {score[order[0]]:g} of {n} sampled stock orders "
+               f"({100 * rate:.0f}%)")
+    if unknown:
+        why += f"; {unknown} searches hit the node limit and count as half"
+    text = f"{state.action_to_string(best)}: {why}"
+    return Hint(best, ranking, "win_rate", rate, text, (time.perf_counter() - t0) * 1000)
+
+
+def play_out(state: State, policy: Callable[[State], Action], max_turns: int = 10_000) -> bool:
+    """Play ``state`` to the end with ``policy(state) -> action``; True when won.
+
+    Modifies ``state``. Raises ValueError when the game does not end within ``max_turns``.
+    """
+    for _ in range(max_turns):
+        if state.is_terminal():
+            return state.returns()[0] == 1.0
+        state.apply_action(policy(state))
+    raise ValueError(f"the game did not end within {max_turns} turns")
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of ``values`` by linear interpolation; nan when empty."""
+    if not values:
+        return float("nan")
+    if len(values) == 1:
+        return float(values[0])
+    cuts = statistics.quantiles(values, n=100, method="inclusive")
+    k = min(98, max(0, round(q * 100) - 1))
+    return float(cuts[k])
+
+
+def json_ready(obj: Any) -> Any:
+    """Tiles become ``"a-b"`` strings, tuples lists (for reports and the terminal)."""
+    if isinstance(obj, (list, tuple)):
+        return [json_ready(x) for x in obj]
+    if isinstance(obj, dict):
+        return {str(k): json_ready(v) for k, v in obj.items()}
+    if hasattr(obj, "low") and hasattr(obj, "high"):
+        return str(obj)
+    return obj
