@@ -33,6 +33,8 @@ at module level (the terminal front end ``companion/terminal/solitaire.py`` and 
   ``state_from_position(grid, stock, seed=None)``, Luzon
   ``state_from_position(columns, reserve, seed=None)``) that raises ``ValueError`` for an
   impossible position (a tile twice, a wrong grid size, a tile outside the set).
+- ``str(state)`` renders the layout the player sees as a few text lines (the terminal prints
+  it), including the stock size and what was set aside or removed where the game has that.
 - Optional, for the terminal front end: ``menu_actions(state) -> list[action]`` (the actions to
   number; default all legal actions) and ``parse_action(state, text) -> action | None`` (free-form
   input such as ``"1+3"``; raise ValueError with a message for bad text).
@@ -79,6 +81,13 @@ class NodeBudget:
         self.used += 1
         if self.used > self.limit:
             raise SearchLimit()
+
+
+def clone_rng(rng: random.Random) -> random.Random:
+    """An independent copy of ``rng`` in the same state (for fast ``State.clone`` overrides)."""
+    out = random.Random()
+    out.setstate(rng.getstate())
+    return out
 
 
 def random_legal_action(state: State, rng: random.Random) -> Action:
