@@ -122,7 +122,8 @@ def evaluate_by_solving(solve: Callable[..., bool | None]) -> Evaluator:
 def determinized_hint(state: State, *, evaluate: Evaluator, samples: int = 20,
                       seed: int | None = None, node_limit: int = 20_000,
                       actions: Sequence[Action] | None = None,
-                      perfect_information: bool = False) -> Hint:
+                      perfect_information: bool = False, screen_samples: int = 4,
+                      keep: int = 6) -> Hint:
     """Determinized Monte Carlo hint: rank the actions by their win rate over sampled stocks.
 
     For ``samples`` orders of the unseen stock (``state.determinize(rng)``, the same orders for
@@ -138,6 +139,9 @@ def determinized_hint(state: State, *, evaluate: Evaluator, samples: int = 20,
         seed: seed of the sampling (same seed, same hint).
         node_limit: solver nodes allowed per action and sample.
         actions: the candidate actions (default ``state.legal_actions()``).
+        screen_samples, keep: when there are more than ``keep`` candidates, all of them get the
+            first ``screen_samples`` samples and only the best ``keep`` get the rest (successive
+            halving; the ranking lists the screened-out ones after them).
 
     Returns:
         :class:`engine.game.Hint` with ``ranking`` ``[(action, win_rate)]`` best first,
@@ -158,24 +162,30 @@ def determinized_hint(state: State, *, evaluate: Evaluator, samples: int = 20,
     n = 1 if perfect_information else samples
     rng = random.Random(seed)
     score = [0.0] * len(cands)
+    tried = [0] * len(cands)
+    live = list(range(len(cands)))
     unknown = 0
-    for _ in range(n):
+    for k in range(n):
+        if k == screen_samples and len(live) > keep:
+            # successive halving: only the best ``keep`` candidates get the remaining samples
+            live = sorted(live, key=lambda i: (-score[i], i))[:keep]
         det = state.determinize(random.Random(rng.getrandbits(64)))
-        for i, r in enumerate(evaluate(det, cands, node_limit)):
+        for i, r in zip(live, evaluate(det, [cands[i] for i in live], node_limit)):
+            tried[i] += 1
             if r is None:
                 score[i] += 0.5
                 unknown += 1
             elif r:
                 score[i] += 1.0
-    rates = [s / n for s in score]
-    order = sorted(range(len(cands)), key=lambda i: (-rates[i], i))
+    rates = [score[i] / tried[i] for i in range(len(cands))]
+    order = sorted(range(len(cands)), key=lambda i: (-tried[i], -rates[i], i))
     ranking = [(cands[i], rates[i]) for i in order]
     best, rate = ranking[0]
     if perfect_information:
         why = ("this move keeps a winning line" if rate == 1.0 else
                "no move wins from here" if rate == 0.0 else "the search was cut short")
     else:
-        why = (f"it won in {score[order[0]]:g} of {n} sampled stock orders "
+        why = (f"it won in {score[order[0]]:g} of {tried[order[0]]} sampled stock orders "
                f"({100 * rate:.0f}%)")
     if unknown:
         why += f"; {unknown} searches hit the node limit and count as half"
