@@ -416,6 +416,18 @@ def menu_actions(state: GoodNeighborsState) -> list[RemovePairs]:
     return [a for a in state.legal_actions() if len(a.pairs) == 1]
 
 
+def menu_text(state: GoodNeighborsState, action: RemovePairs) -> str | None:
+    """What to type for ``action`` in the terminal, e.g. ``"1+4"`` (None if not on the menu)."""
+    menu = menu_actions(state)
+    nums = []
+    for p in action.pairs:
+        single = RemovePairs((p,))
+        if single not in menu:
+            return None
+        nums.append(str(menu.index(single) + 1))
+    return "+".join(nums)
+
+
 def parse_action(state: GoodNeighborsState, text: str) -> RemovePairs | None:
     """Read ``"1+3"`` (menu numbers of pairs removed together) into one turn.
 

@@ -37,7 +37,8 @@ at module level (the terminal front end ``companion/terminal/solitaire.py`` and 
   it), including the stock size and what was set aside or removed where the game has that.
 - Optional, for the terminal front end: ``menu_actions(state) -> list[action]`` (the actions to
   number; default all legal actions) and ``parse_action(state, text) -> action | None`` (free-form
-  input such as ``"1+3"``; raise ValueError with a message for bad text).
+  input such as ``"1+3"``; raise ValueError with a message for bad text) and
+  ``menu_text(state, action) -> str | None`` (what to type for an action not on the menu).
 
 Actions are immutable, hashable values (frozen dataclasses). ``state.action_to_string(a)`` reads
 them for people.
@@ -183,7 +184,8 @@ def determinized_hint(state: State, *, evaluate: Evaluator, samples: int = 20,
     best, rate = ranking[0]
     if perfect_information:
         why = ("this move keeps a winning line" if rate == 1.0 else
-               "no move wins from here" if rate == 0.0 else "the search was cut short")
+               "no move wins from here any more (this one follows the simple rule)"
+               if rate == 0.0 else "the search was cut short")
     else:
         why = (f"it won in {score[order[0]]:g} of {tried[order[0]]} sampled stock orders "
                f"({100 * rate:.0f}%)")
