@@ -1,0 +1,220 @@
+"""Tableaux hints: the best whole turn, with a defensive term (docs/tableaux-rules.md, "Hints").
+
+The search sees what the player sees: the tableau, the player's own hand, the number of tiles
+in the opponent's hand and the boneyard size; never the hidden tiles themselves.
+
+Value of a turn (points): the points it scores, minus ``defence`` times the **threat** it leaves
+(the seed: "Place your corner plays flush to existing tiles to deny your opponent a corner
+play"), plus a large bonus when the turn reaches the target. The threat of a tableau is, over
+every open corner or centre spot, the points a play there scores times the chance that the
+opponent holds at least one tile that fits it (hypergeometric over the unseen tiles).
+
+The search tries every ordered sequence of plays of the turn (depth first, highest-scoring
+plays first), stopping voluntarily after any play that lets the turn go on. When a sequence
+plays out the whole hand and the turn goes on, the fresh hand is unknown: the search counts the
+points up to that redraw (and the threat at that moment) and stops there.
+"""
+from __future__ import annotations
+
+import time
+from math import comb
+from typing import Any, NamedTuple
+
+from ..game import Hint
+from ..tiles import Tile
+from .board import CENTRE, CORNER, Board, Placement
+from .game import END_TURN, PASS, PASS_PENALTY, Place, TableauxState
+
+WIN_BONUS = 1000.0
+
+
+class TurnPlan(NamedTuple):
+    """The best whole turn found: ``actions`` in order (the last may be END_TURN), ``points``
+    the turn scores, ``value`` the search value (points minus the defensive term), ``nodes``
+    searched and ``complete`` False when ``node_limit`` cut the search short."""
+
+    actions: list[Any]
+    points: int
+    value: float
+    nodes: int
+    complete: bool
+
+
+def threat(board: Board, unseen: list[Tile], opponent_tiles: int) -> float:
+    """Expected-ish points the opponent can take at open corner/centre spots (points).
+
+    For each cell where a corner or centre play is possible, ``total * P(opponent holds a
+    fitting tile)``, with P hypergeometric: ``1 - C(U-k, n) / C(U, n)`` for ``U`` unseen tiles,
+    ``k`` of them fitting and ``n = opponent_tiles``. 0 when the opponent holds no tile.
+    """
+    if opponent_tiles <= 0 or not unseen:
+        return 0.0
+    u = len(unseen)
+    n = min(opponent_tiles, u)
+    denom = comb(u, n)
+    seen_cells = set()
+    total_threat = 0.0
+    ends: dict[int, int] = {}
+    for t in unseen:
+        ends[t.low] = ends.get(t.low, 0) + 1
+        if t.high != t.low:
+            ends[t.high] = ends.get(t.high, 0) + 1
+    for e, _f, kind, total in board.slots((CORNER, CENTRE)):
+        if e in seen_cells:
+            continue
+        seen_cells.add(e)
+        k = ends.get(total, 0)
+        if kind == CENTRE:
+            k += sum(1 for t in unseen if t.pips == total and not t.has(total))
+        if k == 0 or total == 0:
+            continue
+        p_fit = 1.0 - comb(u - k, n) / denom
+        total_threat += total * p_fit
+    return total_threat
+
+
+def best_turn(state: TableauxState, *, defence: float = 0.5, node_limit: int = 20_000
+              ) -> tuple[TurnPlan, list[tuple[Any, float]]]:
+    """Search the ordered plays of the current turn (see the module docstring).
+
+    Args:
+        state: the position (not modified); must not be terminal.
+        defence: weight of the threat term (points of threat per point scored; 0 = greedy
+            for the turn's own points).
+        node_limit: most search nodes (placements tried) before the search stops expanding.
+
+    Returns:
+        ``(plan, ranking)``: the best :class:`TurnPlan` and ``[(first action, value)]`` for
+        every legal first action, best first.
+
+    Raises:
+        ValueError: the state is terminal.
+    """
+    if state.is_terminal():
+        raise ValueError("the game is over; no turn to plan")
+    p = state.player
+    board = state.board.copy()
+    hand = list(state.hands[p])
+    unseen = state.unseen_tiles(p)
+    opp_n = len(state.hands[1 - p])
+    boneyard_n = len(state.boneyard)
+    base_score = state.scores[p]
+    target = state.tgame.target
+    nodes = [0]
+
+    def leaf(points: int) -> float:
+        v = points - defence * threat(board, unseen, opp_n) if defence else float(points)
+        if base_score + state.turn_points + points >= target and points > 0:
+            v += WIN_BONUS
+        return v
+
+    def search(points: int, moves: list[Placement]) -> tuple[float, list[Any]]:
+        """Best (value, actions) from a point where the turn may go on with ``moves``."""
+        best_v, best_seq = leaf(points), [END_TURN]
+        if not moves:
+            return best_v, []  # the turn ends by itself
+        for m in sorted(moves, key=lambda m: -m.points):
+            if nodes[0] >= node_limit:
+                break
+            v, seq = play(points, m)
+            if v > best_v:
+                best_v, best_seq = v, [Place(m.tile, m.low_cell, m.high_cell)] + seq
+        return best_v, best_seq
+
+    def play(points: int, m: Placement) -> tuple[float, list[Any]]:
+        nodes[0] += 1
+        t = m.tile
+        board.place(m.low_cell, t.low, m.high_cell, t.high)
+        hand.remove(t)
+        pts = points + m.points
+        try:
+            if base_score + state.turn_points + pts >= target and m.points > 0:
+                return leaf(pts), []
+            if not m.continues or not hand:
+                # turn over, or the whole hand played out (redraw if the boneyard has tiles:
+                # the fresh hand is unknown, so the search stops at the redraw)
+                return leaf(pts), []
+            return search(pts, board.placements(hand))
+        finally:
+            board.remove(m.low_cell, m.high_cell)
+            hand.append(t)
+
+    root_moves = state.placements()
+    ranking: list[tuple[Any, float]] = []
+    if not root_moves:
+        # only PASS (or, mid-turn, nothing: the turn would already have ended)
+        v = -PASS_PENALTY - defence * threat(board, unseen, opp_n)
+        plan = TurnPlan([PASS], -PASS_PENALTY, v, 0, True)
+        return plan, [(PASS, v)]
+    for m in sorted(root_moves, key=lambda m: -m.points):
+        v, seq = play(0, m)
+        a = Place(m.tile, m.low_cell, m.high_cell)
+        ranking.append((a, v, [a] + seq))
+    if state.plays_this_turn:
+        ranking.append((END_TURN, leaf(0), [END_TURN]))
+    ranking.sort(key=lambda x: -x[1])
+    first, v, seq = ranking[0]
+    points = _points_of(state, seq)
+    plan = TurnPlan(seq, points, v, nodes[0], nodes[0] < node_limit)
+    return plan, [(a, val) for a, val, _s in ranking]
+
+
+def _points_of(state: TableauxState, seq: list[Any]) -> int:
+    """Points the placements of ``seq`` score when played in order from ``state``."""
+    board = state.board.copy()
+    total = 0
+    for a in seq:
+        if isinstance(a, Place):
+            m = board.classify(a.low_cell, a.high_cell, a.tile)
+            assert m is not None, a
+            total += m.points
+            board.place(a.low_cell, a.tile.low, a.high_cell, a.tile.high)
+    return total
+
+
+def hint(state: TableauxState, *, defence: float = 0.5, node_limit: int = 20_000) -> Hint:
+    """The hint the phone shows: the first play of the best whole turn.
+
+    ``Hint.action`` is that first action, ``Hint.ranking`` ``[(action, value)]`` for every
+    legal first action (value in points: turn points minus ``defence`` x threat, see
+    :func:`best_turn`), ``value_unit="points"``. The whole sequence is ``Hint.sequence`` (list of
+    actions) and the plan ``Hint.plan`` (:class:`TurnPlan`). ``elapsed_ms`` in milliseconds.
+
+    Raises:
+        ValueError: the state is terminal.
+    """
+    t0 = time.perf_counter()
+    plan, ranking = best_turn(state, defence=defence, node_limit=node_limit)
+    first = plan.actions[0]
+    if first == PASS:
+        text = "No legal play: pass (-3 points)."
+    elif first == END_TURN:
+        text = "Stop the turn here: going on would open scoring spots for the opponent."
+    else:
+        words = " then ".join(state.action_to_string(a) if i == 0 else str(a)
+                              for i, a in enumerate(plan.actions))
+        text = f"Best turn scores {plan.points} points: {words}."
+    h = Hint(first, ranking, value_unit="points", explanation=text,
+             elapsed_ms=(time.perf_counter() - t0) * 1000.0)
+    h.sequence = list(plan.actions)  # type: ignore[attr-defined]
+    h.plan = plan  # type: ignore[attr-defined]
+    return h
+
+
+def greedy_action(state: TableauxState) -> Any:
+    """One tile at a time: the placement scoring most now (ties: one that lets the turn go on,
+    then the first listed); always goes on when it can; PASS when nothing fits.
+
+    Raises:
+        ValueError: the state is terminal.
+    """
+    if state.is_terminal():
+        raise ValueError("the game is over; no action")
+    moves = state.placements()
+    if not moves:
+        return PASS if not state.plays_this_turn else END_TURN
+    m = max(moves, key=lambda m: (m.points, m.continues))
+    return Place(m.tile, m.low_cell, m.high_cell)
+
+
+__all__ = ["TurnPlan", "threat", "best_turn", "hint", "greedy_action"]
