@@ -217,20 +217,19 @@ class Board:
                 by_number.setdefault(t.high, []).append(t)
         out: list[Placement] = []
         for e, f, kind, total in slots:
-            cands = by_number.get(total, ())
-            for t in cands:
-                x = total
-                pts = 0 if kind == SIDE else (2 * total if t.is_double else total)
-                cont = kind != SIDE or t.is_double
-                out.append(_oriented(t, e, f, x, kind, pts, cont))
-            if kind == CENTRE:
+            if kind == CENTRE:  # X = total, or X + Y = total (either end on the notch)
+                pts_single, pts_double = total, 2 * total
                 for t in tiles:
-                    if t.low + t.high != total or t.low == total or t.high == total:
-                        continue  # (X == total cases were listed above)
-                    pts = 2 * total if t.is_double else total
-                    out.append(_oriented(t, e, f, t.low, kind, pts, True))
-                    if not t.is_double:
+                    pts = pts_double if t.is_double else pts_single
+                    fits_sum = t.low + t.high == total
+                    if t.low == total or fits_sum:
+                        out.append(_oriented(t, e, f, t.low, kind, pts, True))
+                    if not t.is_double and (t.high == total or fits_sum):
                         out.append(_oriented(t, e, f, t.high, kind, pts, True))
+                continue
+            for t in by_number.get(total, ()):
+                pts = 0 if kind == SIDE else (2 * total if t.is_double else total)
+                out.append(_oriented(t, e, f, total, kind, pts, kind != SIDE or t.is_double))
         return out
 
     def has_placement(self, hand: Iterable[Tile]) -> bool:
