@@ -12,7 +12,7 @@ __all__ = ["DIRECTIONS", "LineOfPlay", "Node", "OpenEnd", "parse_end_id", "Draw1
            "Draw100State", "Play", "Draw", "Pass", "DRAW", "PASS", "RoundResult", "hint"]
 
 
-def hint(state, samples: int = 24, seed: int | None = None):
+def hint(state, samples: int = 32, seed: int | None = None):
     """See :func:`engine.draw100.hints.hint` (imported lazily)."""
     from .hints import hint as _hint
     return _hint(state, samples=samples, seed=seed)
