@@ -1,0 +1,122 @@
+"""The companion web application: ``create_app(test_config=None)`` (Flask application factory).
+
+Run it with ``domino-companion serve`` (see ``companion/commands/serve.py``) or, for
+development, ``flask --app companion.app run``. State lives in the instance folder:
+``companion.sqlite`` (tables, players, rounds, scored events, photos), ``photos/`` (the
+uploaded images) and ``secret_key`` (signs the session cookie that remembers table codes),
+so a restart loses nothing.
+
+Configuration keys (``test_config`` or ``instance/config.py``): ``DATABASE``, ``PHOTO_DIR``,
+``MAX_CONTENT_LENGTH`` (bytes, default 20 MiB), ``CAMERA_INDEX`` (laptop webcam for
+``cv2.VideoCapture`` or None), ``PUBLIC_URL`` (base URL phones use for the join link; default
+the URL of the request).
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from . import db
+from .services import ImageError, Unavailable
+from .store import ApiError
+
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+
+
+def _secret_key(instance: Path) -> str:
+    """The session signing key, created once in the instance folder and kept across restarts."""
+    path = instance / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    key = secrets.token_hex(32)
+    path.write_text(key)
+    try:
+        os.chmod(path, 0o600)
+    except OSError:  # pragma: no cover - e.g. some network file systems
+        pass
+    return key
+
+
+def create_app(test_config: dict[str, Any] | None = None, instance_path: str | None = None) -> Flask:
+    """Build the application.
+
+    Args:
+        test_config: settings that override the defaults (tests pass DATABASE, PHOTO_DIR, ...).
+        instance_path: the instance folder (absolute); default Flask's ``<project>/instance``.
+    Raises:
+        OSError: the instance folder cannot be created.
+    """
+    app = Flask(__name__, instance_path=instance_path, instance_relative_config=True)
+    instance = Path(app.instance_path)
+    instance.mkdir(parents=True, exist_ok=True)
+    app.config.from_mapping(
+        DATABASE=str(instance / "companion.sqlite"),
+        PHOTO_DIR=str(instance / "photos"),
+        MAX_CONTENT_LENGTH=MAX_UPLOAD_BYTES,
+        CAMERA_INDEX=None,
+        PUBLIC_URL=None,
+        JSON_SORT_KEYS=False,
+    )
+    if test_config is None:
+        app.config.from_pyfile("config.py", silent=True)
+    else:
+        app.config.from_mapping(test_config)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = _secret_key(instance)
+    app.config.setdefault("SESSION_COOKIE_SAMESITE", "Lax")
+    Path(app.config["PHOTO_DIR"]).mkdir(parents=True, exist_ok=True)
+
+    db.init_app(app)
+
+    from .blueprints import api, pages
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp, url_prefix="/api")
+    _register_error_handlers(app)
+    return app
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
+
+
+def error_response(status: int, message: str):
+    """A JSON ``{"error": {"status", "message"}}`` for the API, an HTML page otherwise."""
+    if _wants_json():
+        return jsonify({"error": {"status": status, "message": message}}), status
+    return render_template("error.html", status=status, message=message), status
+
+
+def _register_error_handlers(app: Flask) -> None:
+    """Clear messages and the right status codes; never a stack trace to a user."""
+
+    @app.errorhandler(ApiError)
+    def _api_error(exc: ApiError):
+        return error_response(exc.status, exc.message)
+
+    @app.errorhandler(ImageError)
+    def _image_error(exc: ImageError):
+        return error_response(400, str(exc))
+
+    @app.errorhandler(Unavailable)
+    def _unavailable(exc: Unavailable):
+        return error_response(503, str(exc))
+
+    @app.errorhandler(413)
+    def _too_large(_exc):
+        limit = app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
+        return error_response(413, f"the upload is too large; at most {limit} MB are accepted "
+                                   "(the page shrinks photos before sending them)")
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException):
+        return error_response(exc.code or 500, exc.description or exc.name)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception):
+        app.logger.exception("unhandled error on %s %s", request.method, request.path)
+        return error_response(500, "something went wrong on the server; the error was logged")

@@ -1,0 +1,242 @@
+"""The JSON API under ``/api`` (documented in docs/api.md and at ``/api/openapi.json``).
+
+The table page uses only these endpoints. Changing a table needs its code in the
+``X-Table-Code`` header (or a ``code`` field in the JSON or form body); reading needs none.
+Errors are ``{"error": {"status": int, "message": str}}`` with the matching HTTP status.
+"""
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from pathlib import Path
+
+import segno
+from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory, url_for
+
+from .. import services, store
+from ..db import get_db, transaction
+from .openapi import openapi_document
+
+bp = Blueprint("api", __name__)
+
+
+def request_code() -> str | None:
+    """The table code sent with this request: header, then JSON body, then form field."""
+    code = request.headers.get("X-Table-Code")
+    if not code and request.is_json:
+        body = request.get_json(silent=True)
+        if isinstance(body, dict):
+            code = body.get("code")
+    if not code:
+        code = request.form.get("code")
+    return code
+
+
+def editable_table(table_id: int):
+    """The table row, after checking the code (403 otherwise, 404 for no such table)."""
+    row = store.table_row(get_db(), table_id)
+    store.check_code(row, request_code())
+    return row
+
+
+def json_body() -> dict:
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise store.ApiError(400, "send a JSON object (Content-Type: application/json)")
+    return body
+
+
+def join_url(code: str) -> str:
+    """The link phones open to join a table (``PUBLIC_URL`` if set, else this request's host)."""
+    base = current_app.config.get("PUBLIC_URL") or request.host_url
+    return base.rstrip("/") + url_for("pages.join", code=code)
+
+
+# --- meta --------------------------------------------------------------------------------
+
+@bp.get("/openapi.json")
+def openapi():
+    return jsonify(openapi_document())
+
+
+@bp.get("/status")
+def status():
+    """Which parts of the pipeline are there right now."""
+    return jsonify({"parts": services.availability(),
+                    "camera": current_app.config.get("CAMERA_INDEX") is not None})
+
+
+@bp.get("/games")
+def games():
+    return jsonify([{"name": g.name, "label": g.label, "scored": g.scored, "min_players": g.min_players,
+                     "max_players": g.max_players, "sets": list(g.sets),
+                     "default_target": services.default_target(g.name, g.sets[0]),
+                     "variants": [v for v in g.variants if v]} for g in services.GAMES.values()])
+
+
+# --- tables ------------------------------------------------------------------------------
+
+@bp.get("/tables")
+def list_tables():
+    return jsonify(store.list_tables(get_db()))
+
+
+@bp.post("/tables")
+def create_table():
+    body = json_body()
+    with transaction() as db:
+        out = store.create_table(db, str(body.get("game", "")), body.get("players") or [],
+                                 body.get("max_pip"), body.get("variant"), body.get("target"))
+    out["join_url"] = join_url(out["code"])
+    return jsonify(out), 201
+
+
+@bp.get("/tables/<int:table_id>")
+def get_table(table_id: int):
+    return jsonify(store.table_json(get_db(), table_id))
+
+
+@bp.get("/tables/<int:table_id>/qr.svg")
+def qr_svg(table_id: int):
+    """The join QR code as SVG (needs the code: the QR carries it)."""
+    row = editable_table(table_id)
+    svg = segno.make(join_url(row["code"]), error="m").svg_inline(scale=6, border=2)
+    return Response(svg, mimetype="image/svg+xml")
+
+
+# --- scores ------------------------------------------------------------------------------
+
+@bp.post("/tables/<int:table_id>/rounds")
+def record_round(table_id: int):
+    editable_table(table_id)
+    body = json_body()
+    with transaction() as db:
+        out = store.record_round(db, table_id, body.get("scores"), str(body.get("kind", "manual")),
+                                 str(body.get("source", "hand")), body.get("photo_id"),
+                                 str(body.get("note", "")))
+    return jsonify(out), 201
+
+
+@bp.post("/tables/<int:table_id>/undo")
+def undo(table_id: int):
+    editable_table(table_id)
+    with transaction() as db:
+        out = store.undo_last(db, table_id)
+    return jsonify(out)
+
+
+@bp.get("/tables/<int:table_id>/rounds")
+def history(table_id: int):
+    db = get_db()
+    store.table_row(db, table_id)
+    return jsonify(store.rounds(db, table_id))
+
+
+# --- photos ------------------------------------------------------------------------------
+
+def add_photo(row, data: bytes, started: float) -> dict:
+    """Decode, detect, read, then store the file and the row together (all or nothing).
+
+    Raises:
+        ImageError (-> 400): not an image, corrupt or truncated.
+    """
+    image = services.load_image(data)
+    h, w = image.shape[:2]
+    params = json.loads(row["params_json"])
+    try:
+        tiles = services.detect(image)
+        analysis = services.read_table(tiles, {}, row["game"], params)
+    except services.Unavailable as exc:
+        tiles = []
+        analysis = {"ok": False, "message": f"Tiles cannot be found yet: {exc}", "state": None,
+                    "problems": [], "legal_moves": [], "hint": None}
+    elapsed_ms = round((time.perf_counter() - started) * 1000.0, 1)
+    photo_dir = Path(current_app.config["PHOTO_DIR"])
+    name = f"t{row['id']}-{uuid.uuid4().hex}.jpg"
+    path = photo_dir / name
+    if data[:3] != b"\xff\xd8\xff":
+        data = services.encode_jpeg(image)
+    try:
+        path.write_bytes(data)
+        with transaction() as db:
+            cur = db.execute("""INSERT INTO photos (table_id, filename, width, height, detections_json,
+                                analysis_json, elapsed_ms) VALUES (?,?,?,?,?,?,?)""",
+                             (row["id"], name, w, h, json.dumps(tiles), json.dumps(analysis), elapsed_ms))
+            prow = db.execute("SELECT * FROM photos WHERE id = ?", (cur.lastrowid,)).fetchone()
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    return store.photo_json(prow, row["game"])
+
+
+@bp.post("/tables/<int:table_id>/photos")
+def upload_photo(table_id: int):
+    started = time.perf_counter()
+    row = editable_table(table_id)
+    upload = request.files.get("photo")
+    if upload is None:
+        raise store.ApiError(400, "send the photo as the multipart form field 'photo'")
+    return jsonify(add_photo(row, upload.read(), started)), 201
+
+
+@bp.post("/tables/<int:table_id>/camera")
+def grab_camera(table_id: int):
+    """Take a photo with the laptop webcam (``serve --camera N``) and analyse it."""
+    started = time.perf_counter()
+    row = editable_table(table_id)
+    index = current_app.config.get("CAMERA_INDEX")
+    if index is None:
+        raise store.ApiError(404, "no laptop camera; start the server with `serve --camera N`")
+    return jsonify(add_photo(row, services.grab_camera(int(index)), started)), 201
+
+
+@bp.get("/tables/<int:table_id>/photos")
+def list_photos(table_id: int):
+    db = get_db()
+    row = store.table_row(db, table_id)
+    rows = db.execute("SELECT * FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 50", (table_id,))
+    return jsonify([store.photo_json(r, row["game"]) for r in rows])
+
+
+@bp.get("/tables/<int:table_id>/photos/<int:photo_id>")
+def get_photo(table_id: int, photo_id: int):
+    db = get_db()
+    row = store.table_row(db, table_id)
+    return jsonify(store.photo_json(store.photo_row(db, table_id, photo_id), row["game"]))
+
+
+@bp.get("/tables/<int:table_id>/photos/<int:photo_id>/image")
+def photo_image(table_id: int, photo_id: int):
+    prow = store.photo_row(get_db(), table_id, photo_id)
+    return send_from_directory(current_app.config["PHOTO_DIR"], prow["filename"], mimetype="image/jpeg",
+                               max_age=3600)
+
+
+@bp.route("/tables/<int:table_id>/photos/<int:photo_id>/tiles/<int:index>", methods=["PUT", "DELETE"])
+def correct_tile(table_id: int, photo_id: int, index: int):
+    """Fix a misread tile (PUT ``{"pips": [a, b]}``) or drop the fix (DELETE); re-reads the table."""
+    row = editable_table(table_id)
+    params = json.loads(row["params_json"])
+    max_pip = params.get("max_pip", max(services.GAMES[row["game"]].sets))
+    db = get_db()
+    prow = store.photo_row(db, table_id, photo_id)
+    tiles = json.loads(prow["detections_json"])
+    if not 0 <= index < len(tiles):
+        raise store.ApiError(404, f"photo {photo_id} has no tile {index} (it has {len(tiles)})")
+    corrections = json.loads(prow["corrections_json"])
+    if request.method == "PUT":
+        pips = json_body().get("pips")
+        if not isinstance(pips, list) or len(pips) != 2:
+            raise store.ApiError(400, "pips must be a list of two numbers, e.g. [3, 5]")
+        a, b = (store.int_in_range(v, "each pip count", 0, max_pip) for v in pips)
+        corrections[str(index)] = [a, b]
+    else:
+        corrections.pop(str(index), None)
+    # The engine may think for a while: read outside the write transaction.
+    analysis = services.read_table(tiles, corrections, row["game"], params)
+    with transaction() as db:
+        db.execute("UPDATE photos SET corrections_json = ?, analysis_json = ? WHERE id = ?",
+                   (json.dumps(corrections), json.dumps(analysis), photo_id))
+        prow = store.photo_row(db, table_id, photo_id)
+    return jsonify(store.photo_json(prow, row["game"]))

@@ -1,0 +1,102 @@
+"""HTML pages for phones: start a table, join one with its code, the table page.
+
+The table page is rendered once with its data; its JavaScript (static/table.js) then talks to
+the JSON API only. The session cookie remembers the codes of the tables this browser joined,
+so the page can hand the code to its own API calls (``X-Table-Code``); a cross-site form post
+carries no such header, so it cannot change a table.
+"""
+from __future__ import annotations
+
+import segno
+from flask import Blueprint, abort, current_app, redirect, render_template, request, session, url_for
+
+from .. import services, store
+from ..db import get_db, transaction
+
+bp = Blueprint("pages", __name__)
+
+
+def remember_code(table_id: int, code: str) -> None:
+    """Keep ``code`` for ``table_id`` in the signed session cookie."""
+    codes = dict(session.get("codes", {}))
+    codes[str(table_id)] = code
+    session["codes"] = codes
+    session.permanent = True
+
+
+def known_code(table_id: int) -> str | None:
+    return session.get("codes", {}).get(str(table_id))
+
+
+def public_join_url(code: str) -> str:
+    base = current_app.config.get("PUBLIC_URL") or request.host_url
+    return base.rstrip("/") + url_for("pages.join", code=code)
+
+
+@bp.get("/")
+def index():
+    db = get_db()
+    return render_template("index.html", games=list(services.GAMES.values()), tables=store.list_tables(db),
+                           targets=services.TABLEAUX_TARGETS)
+
+
+@bp.post("/tables")
+def create_table():
+    """The start form: game, set, variant, players (one name a line or comma separated), target."""
+    f = request.form
+    names = [n.strip() for n in f.get("players", "").replace(",", "\n").splitlines() if n.strip()]
+    max_pip = f.get("max_pip") or None
+    with transaction() as db:
+        out = store.create_table(db, f.get("game", ""), names, int(max_pip) if max_pip and max_pip.isdigit() else max_pip,
+                                 f.get("variant") or None, f.get("target") or None)
+    remember_code(out["id"], out["code"])
+    return redirect(url_for("pages.table", table_id=out["id"]))
+
+
+@bp.get("/join")
+@bp.get("/join/<code>")
+def join(code: str | None = None):
+    """Join by code (the QR link or the form): remember it and open the table."""
+    code = code or request.args.get("code", "")
+    row = store.table_by_code(get_db(), code)
+    if row is None:
+        raise store.ApiError(403, f"no table has the code {store.normalise_code(code) or '(empty)'}; check it and try again")
+    remember_code(row["id"], row["code"])
+    return redirect(url_for("pages.table", table_id=row["id"]))
+
+
+@bp.get("/t/<int:table_id>")
+def table(table_id: int):
+    db = get_db()
+    data = store.table_json(db, table_id)
+    row = store.table_row(db, table_id)
+    code = known_code(table_id)
+    if code is not None and store.normalise_code(code) != row["code"]:
+        code = None
+    qr_svg = join_url = None
+    if code:
+        join_url = public_join_url(code)
+        qr_svg = segno.make(join_url, error="m").svg_inline(scale=5, border=2)
+    photo = None
+    if data["latest_photo_id"] is not None:
+        photo = store.photo_json(store.photo_row(db, table_id, data["latest_photo_id"]), row["game"])
+    info = services.GAMES[row["game"]]
+    max_pip = data["params"].get("max_pip", max(info.sets))
+    missing = [v["message"] for k, v in services.availability().items()
+               if not v["ok"] and (k in ("detector", "layout") or k == f"engine:{row['game']}")]
+    boot = {"table": data, "code": code, "photo": photo, "max_pip": max_pip,
+            "camera": current_app.config.get("CAMERA_INDEX") is not None,
+            "max_upload": current_app.config["MAX_CONTENT_LENGTH"]}
+    return render_template("table.html", t=data, code=code, qr_svg=qr_svg, join_url=join_url,
+                           boot=boot, missing=missing, secure=request.is_secure,
+                           camera=boot["camera"])
+
+
+@bp.get("/api-docs")
+def api_docs():
+    return redirect(url_for("api.openapi"))
+
+
+@bp.get("/favicon.ico")
+def favicon():
+    abort(404)

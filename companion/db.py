@@ -1,0 +1,87 @@
+"""SQLite storage for the companion, in the Flask instance folder (flaskr pattern).
+
+One connection per request (``get_db``), closed at teardown. The schema
+(``companion/schema.sql``) is applied on first use and by ``flask --app companion.app init-db``;
+it is idempotent, so a server restart keeps every table, player, round and scored event.
+Writes go through ``transaction()``: all of a request's rows are stored or none.
+"""
+from __future__ import annotations
+
+import sqlite3
+from contextlib import contextmanager
+from importlib import resources
+from typing import Iterator
+
+import click
+from flask import Flask, current_app, g
+
+
+def connect(path: str) -> sqlite3.Connection:
+    """Open the database at ``path`` (rows as ``sqlite3.Row``, foreign keys on, WAL journal).
+
+    ``isolation_level=None`` puts the connection in autocommit mode; :func:`transaction`
+    issues ``BEGIN IMMEDIATE``/``COMMIT`` explicitly, so concurrent writers queue (5 s busy
+    timeout) instead of failing.
+    """
+    conn = sqlite3.connect(path, timeout=5.0, isolation_level=None, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    return conn
+
+
+def init_schema(conn: sqlite3.Connection) -> None:
+    """Create the tables that do not exist yet (never drops data)."""
+    sql = resources.files("companion").joinpath("schema.sql").read_text(encoding="utf-8")
+    conn.executescript(sql)
+
+
+def get_db() -> sqlite3.Connection:
+    """The request's connection to ``app.config['DATABASE']``, opened on first use."""
+    if "db" not in g:
+        g.db = connect(current_app.config["DATABASE"])
+    return g.db
+
+
+def close_db(_exc: BaseException | None = None) -> None:
+    """Close the request's connection (teardown handler)."""
+    db = g.pop("db", None)
+    if db is not None:
+        db.close()
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection | None = None) -> Iterator[sqlite3.Connection]:
+    """``with transaction() as db:`` -- commit on success, roll back on any exception."""
+    db = conn if conn is not None else get_db()
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    else:
+        db.execute("COMMIT")
+
+
+@click.command("init-db")
+def init_db_command() -> None:
+    """Create the companion's tables in the instance database (keeps existing data)."""
+    conn = connect(current_app.config["DATABASE"])
+    try:
+        init_schema(conn)
+    finally:
+        conn.close()
+    click.echo(f"Initialised the database at {current_app.config['DATABASE']}.")
+
+
+def init_app(app: Flask) -> None:
+    """Register teardown and the CLI command; create the schema if the file is new."""
+    app.teardown_appcontext(close_db)
+    app.cli.add_command(init_db_command)
+    conn = connect(app.config["DATABASE"])
+    try:
+        init_schema(conn)
+    finally:
+        conn.close()

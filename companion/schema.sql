@@ -1,0 +1,62 @@
+-- Companion database (SQLite, in the Flask instance folder). Created on first run or by
+-- `flask --app companion.app init-db`. Every statement is idempotent (IF NOT EXISTS).
+
+CREATE TABLE IF NOT EXISTS tables (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    code        TEXT    NOT NULL UNIQUE,          -- short join code; holders may change the table
+    game        TEXT    NOT NULL,                 -- draw100 | tableaux | good-neighbors | big-clock | luzon
+    params_json TEXT    NOT NULL DEFAULT '{}',    -- engine parameters, e.g. {"max_pip": 9}
+    target      INTEGER,                          -- points to win (scored games), NULL for solitaires
+    status      TEXT    NOT NULL DEFAULT 'playing' CHECK (status IN ('playing', 'finished')),
+    winner_id   INTEGER REFERENCES players(id),
+    demo        INTEGER NOT NULL DEFAULT 0,       -- 1 for the demo tables `serve` creates
+    created     TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+
+CREATE TABLE IF NOT EXISTS players (
+    id       INTEGER PRIMARY KEY AUTOINCREMENT,
+    table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+    seat     INTEGER NOT NULL,                    -- 0-based, play passes to the left (seat + 1)
+    name     TEXT    NOT NULL,
+    UNIQUE (table_id, seat)
+);
+
+-- A photo taken at a table, with what the pipeline saw and what people corrected.
+CREATE TABLE IF NOT EXISTS photos (
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    table_id         INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+    filename         TEXT    NOT NULL,            -- file under <instance>/photos/
+    width            INTEGER NOT NULL,            -- pixels
+    height           INTEGER NOT NULL,
+    detections_json  TEXT    NOT NULL DEFAULT '[]',   -- TileDetection.to_json() list
+    corrections_json TEXT    NOT NULL DEFAULT '{}',   -- {"<tile index>": [a, b]} set by hand
+    analysis_json    TEXT    NOT NULL DEFAULT '{}',   -- last read: state, problems, moves, hint
+    elapsed_ms       REAL,                        -- upload-to-hint time on the server
+    created          TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+
+-- One scored entry: a hand (draw to 100) or a turn (Tableaux). Undo marks it undone.
+CREATE TABLE IF NOT EXISTS rounds (
+    id       INTEGER PRIMARY KEY AUTOINCREMENT,
+    table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+    number   INTEGER NOT NULL,                    -- 1, 2, ... per table (undone ones keep theirs)
+    kind     TEXT    NOT NULL,                    -- hand: domino | blocked; turn: play | pass; manual
+    source   TEXT    NOT NULL DEFAULT 'hand' CHECK (source IN ('hand', 'photo')),
+    photo_id INTEGER REFERENCES photos(id),
+    note     TEXT    NOT NULL DEFAULT '',
+    undone   INTEGER NOT NULL DEFAULT 0,
+    created  TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+
+-- Every scored event: points to one player in one round (negative for a Tableaux pass).
+CREATE TABLE IF NOT EXISTS score_events (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    round_id  INTEGER NOT NULL REFERENCES rounds(id) ON DELETE CASCADE,
+    player_id INTEGER NOT NULL REFERENCES players(id),
+    points    INTEGER NOT NULL
+);
+
+CREATE INDEX IF NOT EXISTS idx_players_table ON players(table_id);
+CREATE INDEX IF NOT EXISTS idx_photos_table ON photos(table_id);
+CREATE INDEX IF NOT EXISTS idx_rounds_table ON rounds(table_id);
+CREATE INDEX IF NOT EXISTS idx_events_round ON score_events(round_id);

@@ -1,0 +1,303 @@
+"""Tables, players, photos and scores in the companion database (no Flask request code here).
+
+Every function takes an open ``sqlite3.Connection``; writers are called inside
+``companion.db.transaction`` so an error leaves nothing stored half way. Errors a user can
+cause raise :class:`ApiError` with the HTTP status and a message for people.
+
+Scoring follows /work/shared/RULES.md: draw to 100 (section 4) records one entry per hand
+(the winner's points; a blocked hand with a tie for fewest pips scores nothing), Tableaux
+(section 5) one entry per turn (the turn's points, -3 for a pass). The first player whose
+running total reaches the table's target wins and the table is finished; undoing the entry
+that decided it reopens the table.
+"""
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+from typing import Any
+
+from . import services
+
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud across a table
+CODE_LENGTH = 6
+MAX_POINTS = 999          # one entry's points; more is a typing mistake
+ROUND_KINDS = {"draw100": ("domino", "blocked", "manual"), "tableaux": ("play", "pass", "manual")}
+
+
+class ApiError(Exception):
+    """A request the companion refuses: ``status`` (HTTP code) and ``message`` (for people)."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def new_code() -> str:
+    """A random 6-character table code (about 30 bits; from :data:`CODE_ALPHABET`)."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normalise_code(code: str | None) -> str:
+    """Upper-case, spaces and dashes removed (people type codes loosely)."""
+    return "".join(ch for ch in (code or "").upper() if ch.isalnum())
+
+
+def int_in_range(value: Any, what: str, lo: int, hi: int) -> int:
+    """``value`` as an int in ``[lo, hi]``. Raises ApiError(400) naming ``what`` otherwise."""
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        n = int(value)
+        if isinstance(value, float) and value != n:
+            raise TypeError
+    except (TypeError, ValueError):
+        raise ApiError(400, f"{what} must be a whole number, got {value!r}") from None
+    if not lo <= n <= hi:
+        raise ApiError(400, f"{what} must be between {lo} and {hi}, got {n}")
+    return n
+
+
+# --- tables ------------------------------------------------------------------------------
+
+def create_table(db: sqlite3.Connection, game: str, players: list[str], max_pip: int | None = None,
+                 variant: str | None = None, target: int | None = None, demo: bool = False) -> dict:
+    """Store a new table and its players; returns ``table_json`` plus the secret ``code``.
+
+    Raises:
+        ApiError(400): unknown game, wrong number of players, bad set, variant or target.
+    """
+    if game not in services.GAMES:
+        raise ApiError(400, f"unknown game {game!r}; choose one of {', '.join(services.GAMES)}")
+    info = services.GAMES[game]
+    if max_pip is not None:
+        max_pip = int_in_range(max_pip, "the set (max pip)", 0, 18)
+    try:
+        params = services.engine_params(game, max_pip, variant or None)
+    except ValueError as exc:
+        raise ApiError(400, str(exc)) from None
+    if not isinstance(players, list):
+        raise ApiError(400, "players must be a list of names")
+    names = [str(p).strip()[:40] for p in players if str(p).strip()]
+    if not names:
+        names = [f"Player {i + 1}" for i in range(info.min_players)]
+    if not info.min_players <= len(names) <= info.max_players:
+        want = (f"{info.min_players}" if info.min_players == info.max_players
+                else f"{info.min_players} to {info.max_players}")
+        raise ApiError(400, f"{info.label} is for {want} player(s), got {len(names)}")
+    if info.scored:
+        target = (int_in_range(target, "the target", 1, 10_000) if target not in (None, "")
+                  else services.default_target(game, max_pip))
+    else:
+        target = None
+    for _ in range(20):
+        code = new_code()
+        try:
+            cur = db.execute("INSERT INTO tables (code, game, params_json, target, demo) VALUES (?,?,?,?,?)",
+                             (code, game, json.dumps(params), target, int(demo)))
+            break
+        except sqlite3.IntegrityError:  # code collision: draw again
+            continue
+    else:  # pragma: no cover - 2^30 codes
+        raise ApiError(500, "could not find a free table code")
+    table_id = cur.lastrowid
+    db.executemany("INSERT INTO players (table_id, seat, name) VALUES (?,?,?)",
+                   [(table_id, i, n) for i, n in enumerate(names)])
+    out = table_json(db, table_id)
+    out["code"] = code
+    return out
+
+
+def table_row(db: sqlite3.Connection, table_id: int) -> sqlite3.Row:
+    """The ``tables`` row. Raises ApiError(404) when there is no such table."""
+    row = db.execute("SELECT * FROM tables WHERE id = ?", (table_id,)).fetchone()
+    if row is None:
+        raise ApiError(404, f"there is no table {table_id}")
+    return row
+
+
+def table_by_code(db: sqlite3.Connection, code: str) -> sqlite3.Row | None:
+    """The table whose join code is ``code`` (case and dashes ignored), or None."""
+    return db.execute("SELECT * FROM tables WHERE code = ?", (normalise_code(code),)).fetchone()
+
+
+def check_code(row: sqlite3.Row, code: str | None) -> None:
+    """Only holders of the table code may change a table.
+
+    Raises:
+        ApiError(403): no code or the wrong one.
+    """
+    given = normalise_code(code)
+    if not given:
+        raise ApiError(403, "this table can only be changed with its table code; join it first")
+    if not secrets.compare_digest(given, row["code"]):
+        raise ApiError(403, "wrong table code for this table")
+
+
+def players(db: sqlite3.Connection, table_id: int) -> list[sqlite3.Row]:
+    return db.execute("SELECT * FROM players WHERE table_id = ? ORDER BY seat", (table_id,)).fetchall()
+
+
+def totals(db: sqlite3.Connection, table_id: int) -> dict[int, int]:
+    """Running total per player id over the entries not undone (points)."""
+    out = {p["id"]: 0 for p in players(db, table_id)}
+    for r in db.execute("""SELECT e.player_id, SUM(e.points) AS pts FROM score_events e
+                           JOIN rounds r ON r.id = e.round_id
+                           WHERE r.table_id = ? AND r.undone = 0 GROUP BY e.player_id""", (table_id,)):
+        out[r["player_id"]] = int(r["pts"])
+    return out
+
+
+def rounds(db: sqlite3.Connection, table_id: int) -> list[dict]:
+    """The history: every entry, oldest first, undone ones included (marked)."""
+    events: dict[int, dict[str, int]] = {}
+    for e in db.execute("""SELECT e.round_id, e.player_id, e.points FROM score_events e
+                           JOIN rounds r ON r.id = e.round_id WHERE r.table_id = ?""", (table_id,)):
+        events.setdefault(e["round_id"], {})[str(e["player_id"])] = e["points"]
+    return [{"id": r["id"], "number": r["number"], "kind": r["kind"], "source": r["source"],
+             "photo_id": r["photo_id"], "note": r["note"], "undone": bool(r["undone"]),
+             "created": r["created"], "scores": events.get(r["id"], {})}
+            for r in db.execute("SELECT * FROM rounds WHERE table_id = ? ORDER BY number", (table_id,))]
+
+
+def table_json(db: sqlite3.Connection, table_id: int) -> dict:
+    """Everything the table page shows except the secret code."""
+    row = table_row(db, table_id)
+    info = services.GAMES[row["game"]]
+    tot = totals(db, table_id)
+    ps = [{"id": p["id"], "seat": p["seat"], "name": p["name"], "total": tot.get(p["id"], 0)}
+          for p in players(db, table_id)]
+    last_photo = db.execute("SELECT id FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 1",
+                            (table_id,)).fetchone()
+    n_photos = db.execute("SELECT COUNT(*) FROM photos WHERE table_id = ?", (table_id,)).fetchone()[0]
+    winner = next((p for p in ps if p["id"] == row["winner_id"]), None)
+    return {"id": row["id"], "game": row["game"], "game_label": info.label, "scored": info.scored,
+            "params": json.loads(row["params_json"]), "target": row["target"], "status": row["status"],
+            "winner": winner, "players": ps, "rounds": rounds(db, table_id) if info.scored else [],
+            "round_kinds": list(ROUND_KINDS.get(row["game"], ())), "demo": bool(row["demo"]),
+            "latest_photo_id": last_photo["id"] if last_photo else None, "photo_count": n_photos,
+            "created": row["created"]}
+
+
+def list_tables(db: sqlite3.Connection) -> list[dict]:
+    """Short rows for the start page, newest first."""
+    out = []
+    for r in db.execute("SELECT * FROM tables ORDER BY demo DESC, id DESC LIMIT 50"):
+        names = [p["name"] for p in players(db, r["id"])]
+        out.append({"id": r["id"], "game": r["game"], "game_label": services.GAMES[r["game"]].label,
+                    "players": names, "status": r["status"], "demo": bool(r["demo"])})
+    return out
+
+
+# --- scores ------------------------------------------------------------------------------
+
+def record_round(db: sqlite3.Connection, table_id: int, scores: Any, kind: str = "manual",
+                 source: str = "hand", photo_id: Any = None, note: str = "") -> dict:
+    """Store one hand (draw to 100) or turn (Tableaux) with each player's points.
+
+    ``scores`` maps player id (int or str) -> points; players left out score 0. Call inside a
+    transaction. Returns ``table_json``.
+
+    Raises:
+        ApiError(400): a solitaire table, bad points, unknown player, kind or photo.
+        ApiError(409): the game is already finished.
+    """
+    row = table_row(db, table_id)
+    game = row["game"]
+    if not services.GAMES[game].scored:
+        raise ApiError(400, f"{services.GAMES[game].label} keeps no score sheet")
+    if row["status"] == "finished":
+        raise ApiError(409, "this game is finished; undo the last entry or start a new table")
+    if kind not in ROUND_KINDS[game]:
+        raise ApiError(400, f"kind must be one of {', '.join(ROUND_KINDS[game])}, got {kind!r}")
+    if source not in ("hand", "photo"):
+        raise ApiError(400, "source must be 'hand' or 'photo'")
+    if not isinstance(scores, dict) or not scores:
+        raise ApiError(400, "scores must be an object {player id: points} with at least one player")
+    ids = {p["id"] for p in players(db, table_id)}
+    lo = -3 if game == "tableaux" else 0  # RULES.md: only a Tableaux pass scores negative (-3)
+    clean: dict[int, int] = {}
+    for pid, pts in scores.items():
+        p = int_in_range(pid, "player id", 0, 2**31)
+        if p not in ids:
+            raise ApiError(400, f"player {p} does not sit at this table")
+        clean[p] = int_in_range(pts, f"points for player {p}", lo, MAX_POINTS)
+    if photo_id not in (None, ""):
+        photo_id = int_in_range(photo_id, "photo id", 0, 2**31)
+        if db.execute("SELECT 1 FROM photos WHERE id = ? AND table_id = ?", (photo_id, table_id)).fetchone() is None:
+            raise ApiError(400, f"photo {photo_id} is not a photo of this table")
+    else:
+        photo_id = None
+    number = db.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM rounds WHERE table_id = ?",
+                        (table_id,)).fetchone()[0]
+    cur = db.execute("INSERT INTO rounds (table_id, number, kind, source, photo_id, note) VALUES (?,?,?,?,?,?)",
+                     (table_id, number, kind, source, photo_id, str(note or "")[:200]))
+    db.executemany("INSERT INTO score_events (round_id, player_id, points) VALUES (?,?,?)",
+                   [(cur.lastrowid, p, pts) for p, pts in clean.items()])
+    _settle(db, row)
+    return table_json(db, table_id)
+
+
+def undo_last(db: sqlite3.Connection, table_id: int) -> dict:
+    """Mark the latest entry not yet undone as undone (kept in the history); reopens a finished game.
+
+    Raises:
+        ApiError(400): a solitaire table. ApiError(409): nothing to undo.
+    """
+    row = table_row(db, table_id)
+    if not services.GAMES[row["game"]].scored:
+        raise ApiError(400, f"{services.GAMES[row['game']].label} keeps no score sheet")
+    last = db.execute("SELECT id FROM rounds WHERE table_id = ? AND undone = 0 ORDER BY number DESC LIMIT 1",
+                      (table_id,)).fetchone()
+    if last is None:
+        raise ApiError(409, "there is nothing to undo")
+    db.execute("UPDATE rounds SET undone = 1 WHERE id = ?", (last["id"],))
+    _settle(db, row)
+    return table_json(db, table_id)
+
+
+def _settle(db: sqlite3.Connection, row: sqlite3.Row) -> None:
+    """Set status and winner from the running totals: reaching the target wins (RULES.md 4, 5)."""
+    tot = totals(db, row["id"])
+    reached = [(pts, pid) for pid, pts in tot.items() if row["target"] is not None and pts >= row["target"]]
+    if reached:
+        winner = max(reached)[1]
+        db.execute("UPDATE tables SET status = 'finished', winner_id = ? WHERE id = ?", (winner, row["id"]))
+    else:
+        db.execute("UPDATE tables SET status = 'playing', winner_id = NULL WHERE id = ?", (row["id"],))
+
+
+# --- photos ------------------------------------------------------------------------------
+
+def photo_row(db: sqlite3.Connection, table_id: int, photo_id: int) -> sqlite3.Row:
+    row = db.execute("SELECT * FROM photos WHERE id = ? AND table_id = ?", (photo_id, table_id)).fetchone()
+    if row is None:
+        raise ApiError(404, f"table {table_id} has no photo {photo_id}")
+    return row
+
+
+def photo_json(row: sqlite3.Row, game: str) -> dict:
+    """What the page draws: the image URL and size, the tiles (corrections applied), the reading."""
+    tiles = json.loads(row["detections_json"])
+    corrections = json.loads(row["corrections_json"])
+    analysis = json.loads(row["analysis_json"])
+    suggestion = None
+    if game == "draw100":
+        suggestion = {"points": services.pips_in_view(tiles, corrections),
+                      "why": "pips of the face-up tiles in the photo (photograph the losers' hands)"}
+    elif game == "tableaux":
+        hint = analysis.get("hint") or {}
+        ranking = hint.get("ranking") or []
+        if hint.get("value_unit") == "points" and ranking:
+            try:
+                suggestion = {"points": int(round(float(ranking[0][1] if isinstance(ranking[0], (list, tuple))
+                                                       else ranking[0].get("value")))),
+                              "why": "points of the hinted play"}
+            except (TypeError, ValueError, AttributeError, IndexError):
+                suggestion = None
+    return {"id": row["id"], "table_id": row["table_id"],
+            "image_url": f"/api/tables/{row['table_id']}/photos/{row['id']}/image",
+            "width": row["width"], "height": row["height"], "created": row["created"],
+            "tiles": services.apply_corrections(tiles, corrections), "corrections": corrections,
+            "analysis": analysis, "suggestion": suggestion, "elapsed_ms": row["elapsed_ms"]}
