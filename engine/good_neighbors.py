@@ -399,8 +399,8 @@ def _evaluate(det: GoodNeighborsState, actions: Sequence[RemovePairs], node_limi
     return out
 
 
-def hint(state: GoodNeighborsState, samples: int = 24, seed: int | None = 0,
-         node_limit: int = 4_000) -> Hint:
+def hint(state: GoodNeighborsState, samples: int = 16, seed: int | None = 0,
+         node_limit: int = 500) -> Hint:
     """Best turn by determinized Monte Carlo (see ``engine.solitaire.determinized_hint``).
 
     Candidates are the legal turns with distinct removed-tile sets; each is tried on
