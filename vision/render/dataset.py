@@ -1,0 +1,102 @@
+"""Writing rendered scenes as an ultralytics OBB dataset.
+
+Layout: ``<root>/images/{train,val}/NNNNNN.jpg``, ``<root>/labels/{train,val}/NNNNNN.txt`` with
+one line per tile ``class x1 y1 x2 y2 x3 y3 x4 y4`` (corners normalised to [0, 1] by image
+width/height), and ``<root>/data.yaml``. Classes: 0 = tile face up, 1 = tile face down.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .scene import RenderedScene, random_scene
+
+CLASS_NAMES = {0: "tile", 1: "tile_face_down"}
+
+#: A tile whose top face is less than this fraction visible (out of frame or covered) gets no label.
+MIN_VISIBLE = 0.4
+
+
+def obb_label_lines(scene: RenderedScene, min_visible: float = MIN_VISIBLE) -> list[str]:
+    """Ultralytics OBB label lines of a scene.
+
+    Tiles partly out of frame get the minimum-area rectangle of their visible part; tiles less
+    than ``min_visible`` visible get no line.
+
+    Returns:
+        Lines ``"cls x1 y1 x2 y2 x3 y3 x4 y4"`` (6 decimals, normalised).
+    """
+    H, W = scene.image.shape[:2]
+    frame = np.array([[0, 0], [W, 0], [W, H], [0, H]], np.float32)
+    lines = []
+    for det, vis in zip(scene.labels, scene.visible):
+        if vis < min_visible:
+            continue
+        c = det.corners.astype(np.float32)
+        inside = bool(np.all((c[:, 0] >= 0) & (c[:, 0] <= W) & (c[:, 1] >= 0) & (c[:, 1] <= H)))
+        if not inside:
+            area, poly = cv2.intersectConvexConvex(c, frame)
+            if poly is None or area < 4:
+                continue
+            c = cv2.boxPoints(cv2.minAreaRect(poly.reshape(-1, 2))).astype(np.float32)
+        n = np.clip(c / np.array([W, H], np.float32), 0, 1)
+        cls = 1 if det.face_down else 0
+        lines.append(f"{cls} " + " ".join(f"{v:.6f}" for v in n.reshape(-1)))
+    return lines
+
+
+def write_scene(root: Path, split: str, index: int, seed: int, jpeg_quality: int = 92) -> int:
+    """Render scene ``seed`` and write image + label file. Returns the number of labels."""
+    scene = random_scene(np.random.default_rng(seed))
+    name = f"{index:06d}"
+    cv2.imwrite(str(root / "images" / split / f"{name}.jpg"), scene.image,
+                [cv2.IMWRITE_JPEG_QUALITY, jpeg_quality])
+    lines = obb_label_lines(scene)
+    (root / "labels" / split / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+    return len(lines)
+
+
+def _job(args):
+    root, split, index, seed = args
+    return write_scene(Path(root), split, index, seed)
+
+
+def write_obb_dataset(root: str | Path, n_train: int, n_val: int, seed: int = 0, processes: int = 1) -> dict:
+    """Render a full dataset.
+
+    Args:
+        root: output folder (created).
+        n_train, n_val: number of images per split (>= 0).
+        seed: base seed; image ``i`` of split ``s`` uses a seed derived from (seed, s, i), so the
+            same arguments give the same dataset.
+        processes: worker processes.
+    Returns:
+        Summary dict (counts of images and labels per split), also written to ``summary.json``.
+    Raises:
+        ValueError: negative counts.
+    """
+    if n_train < 0 or n_val < 0:
+        raise ValueError("image counts must be >= 0")
+    root = Path(root)
+    jobs = []
+    for split, n, salt in (("train", n_train, 1), ("val", n_val, 2)):
+        (root / "images" / split).mkdir(parents=True, exist_ok=True)
+        (root / "labels" / split).mkdir(parents=True, exist_ok=True)
+        jobs += [(str(root), split, i, int(seed) * 1_000_003 + salt * 10_000_019 + i) for i in range(n)]
+    if processes > 1:
+        import multiprocessing as mp
+        with mp.get_context("fork").Pool(processes) as pool:
+            counts = pool.map(_job, jobs, chunksize=8)
+    else:
+        counts = [_job(j) for j in jobs]
+    summary = {"train_images": n_train, "val_images": n_val,
+               "train_labels": int(sum(counts[:n_train])), "val_labels": int(sum(counts[n_train:])),
+               "seed": seed, "classes": CLASS_NAMES}
+    (root / "data.yaml").write_text(
+        f"path: {root.resolve()}\ntrain: images/train\nval: images/val\nnames:\n"
+        + "".join(f"  {k}: {v}\n" for k, v in CLASS_NAMES.items()))
+    (root / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
