@@ -14,6 +14,7 @@ from typing import Iterator
 
 import click
 from flask import Flask, current_app, g
+from flask.cli import with_appcontext
 
 
 def connect(path: str) -> sqlite3.Connection:
@@ -66,6 +67,7 @@ def transaction(conn: sqlite3.Connection | None = None) -> Iterator[sqlite3.Conn
 
 
 @click.command("init-db")
+@with_appcontext
 def init_db_command() -> None:
     """Create the companion's tables in the instance database (keeps existing data)."""
     conn = connect(current_app.config["DATABASE"])
