@@ -12,11 +12,12 @@ import uuid
 from pathlib import Path
 
 import segno
-from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory, url_for
+from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
 
 from .. import services, store
 from ..db import get_db, transaction
 from .openapi import openapi_document
+from .pages import announce, public_join_url
 
 bp = Blueprint("api", __name__)
 
@@ -49,8 +50,7 @@ def json_body() -> dict:
 
 def join_url(code: str) -> str:
     """The link phones open to join a table (``PUBLIC_URL`` if set, else this request's host)."""
-    base = current_app.config.get("PUBLIC_URL") or request.host_url
-    return base.rstrip("/") + url_for("pages.join", code=code)
+    return public_join_url(code)
 
 
 # --- meta --------------------------------------------------------------------------------
@@ -89,6 +89,7 @@ def create_table():
         out = store.create_table(db, str(body.get("game", "")), body.get("players") or [],
                                  body.get("max_pip"), body.get("variant"), body.get("target"))
     out["join_url"] = join_url(out["code"])
+    announce(out, out["join_url"])
     return jsonify(out), 201
 
 
@@ -101,7 +102,7 @@ def get_table(table_id: int):
 def qr_svg(table_id: int):
     """The join QR code as SVG (needs the code: the QR carries it)."""
     row = editable_table(table_id)
-    svg = segno.make(join_url(row["code"]), error="m").svg_inline(scale=6, border=2)
+    svg = segno.make(join_url(row["code"]), error="m").svg_inline(scale=6, border=2, omitsize=True)
     return Response(svg, mimetype="image/svg+xml")
 
 

@@ -33,6 +33,18 @@ def public_join_url(code: str) -> str:
     return base.rstrip("/") + url_for("pages.join", code=code)
 
 
+def announce(table: dict, url: str) -> None:
+    """Print a new table's join link and QR code in the server console (``serve`` turns it on)."""
+    if not current_app.config.get("ANNOUNCE_TABLES"):
+        return
+    print(f"Table {table['id']} ({table['game_label']}, {', '.join(p['name'] for p in table['players'])}): "
+          f"code {table['code']}, join {url}", flush=True)
+    try:
+        segno.make(url, error="m").terminal(compact=True)
+    except OSError:  # pragma: no cover - console gone
+        pass
+
+
 @bp.get("/")
 def index():
     db = get_db()
@@ -50,6 +62,7 @@ def create_table():
         out = store.create_table(db, f.get("game", ""), names, int(max_pip) if max_pip and max_pip.isdigit() else max_pip,
                                  f.get("variant") or None, f.get("target") or None)
     remember_code(out["id"], out["code"])
+    announce(out, public_join_url(out["code"]))
     return redirect(url_for("pages.table", table_id=out["id"]))
 
 
@@ -76,7 +89,7 @@ def table(table_id: int):
     qr_svg = join_url = None
     if code:
         join_url = public_join_url(code)
-        qr_svg = segno.make(join_url, error="m").svg_inline(scale=5, border=2)
+        qr_svg = segno.make(join_url, error="m").svg_inline(scale=5, border=2, omitsize=True)
     photo = None
     if data["latest_photo_id"] is not None:
         photo = store.photo_json(store.photo_row(db, table_id, data["latest_photo_id"]), row["game"])

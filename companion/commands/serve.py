@@ -135,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
     if args.host in ("0.0.0.0", "::", ""):
         public_host = lan_address() or "127.0.0.1"
     app.config["PUBLIC_URL"] = f"{scheme}://{public_host}:{args.port}"
+    app.config["ANNOUNCE_TABLES"] = True
     print(f"Instance folder: {app.instance_path}")
     if not args.no_demo:
         n = create_demo_tables(app)
@@ -158,3 +159,14 @@ def run(args: argparse.Namespace) -> int:
     app.run(host=args.host, port=args.port, ssl_context=ssl_context, threaded=True, debug=False,
             use_reloader=False)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m companion.commands.serve [...]``: the same as ``domino-companion serve``."""
+    parser = argparse.ArgumentParser(prog="domino-companion serve", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -99,7 +99,7 @@
   function renderSuggestion() {
     const s = $('suggestion'); if (!s) return;
     s.innerHTML = '';
-    if (!photo || !photo.suggestion || table.status === 'finished') { s.hidden = true; return; }
+    if (!photo || !photo.suggestion || !photo.suggestion.points || table.status === 'finished') { s.hidden = true; return; }
     s.hidden = false;
     s.append(el('span', {}, `From the photo: ${photo.suggestion.points} points (${photo.suggestion.why}). Give to: `));
     for (const p of table.players) {

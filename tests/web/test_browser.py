@@ -1,0 +1,151 @@
+"""Browser tests: Playwright drives Debian's Chromium at a phone viewport (360x740) against a
+real server on 127.0.0.1. Screenshots go to test-artifacts/web/ (git-ignored).
+
+If /usr/bin/chromium is missing these tests FAIL with a message (CI installs chromium);
+never run `playwright install`.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from companion import services
+from companion.app import create_app
+
+from .conftest import ROOT, SAMPLES
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = ROOT / "test-artifacts" / "web"
+PHONE = {"width": 360, "height": 740}
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """The companion on a free loopback port in a thread; yields its base URL."""
+    from werkzeug.serving import make_server
+    d = tmp_path_factory.mktemp("instance")
+    app = create_app({"SECRET_KEY": "browser-test", "DATABASE": str(d / "db.sqlite"), "PHOTO_DIR": str(d / "photos")},
+                     instance_path=str(d))
+    srv = make_server("127.0.0.1", 0, app, threaded=True)
+    th = threading.Thread(target=srv.serve_forever, daemon=True)
+    th.start()
+    yield f"http://127.0.0.1:{srv.port}"
+    srv.shutdown()
+    th.join(5)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: install it with `apt-get install -y chromium chromium-driver` "
+                    "(never `playwright install`)", pytrace=False)
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu",
+                                                               "--disable-background-networking"])
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def page(browser):
+    ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    yield pg
+    ctx.close()
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def no_sideways_scroll(page) -> bool:
+    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+
+
+def test_phone_starts_a_table_reads_a_photo_fixes_a_tile_and_keeps_score(server, page):
+    detector_ok = services.availability()["detector"]["ok"]
+    layout_ok = services.availability()["layout"]["ok"]
+    page.goto(server + "/")
+    assert no_sideways_scroll(page)
+    page.select_option("#game", "draw100")
+    page.fill("#players", "Ana\nBen")
+    assert page.input_value("#target") == "100"
+    shot(page, "01-start")
+    page.click("#start")
+    page.wait_for_selector("#table-code")
+    assert len(page.text_content("#table-code").strip()) == 6
+    assert page.locator(".qr svg").count() == 1
+    shot(page, "02-table")
+
+    # upload a real photo (the page shrinks it on a canvas and posts it to the API)
+    page.set_input_files("#photo-input", str(SAMPLES / "vintage-games-game-night.jpg"))
+    page.wait_for_selector("#photo-card:not([hidden])")
+    page.wait_for_function("document.getElementById('photo').complete")
+    if detector_ok:
+        page.wait_for_selector("#overlay polygon.tile")
+        n = page.locator("#overlay polygon.tile").count()
+        assert n >= 1
+        assert page.locator("#overlay text.tile-label").count() == n
+        if layout_ok:
+            page.wait_for_selector("#moves li")
+    else:
+        assert "Tiles cannot be found yet" in page.text_content("#analysis")
+    shot(page, "03-photo")
+    assert no_sideways_scroll(page)
+
+    if detector_ok:  # correct the first tile by hand
+        page.locator("#overlay polygon.tile").first.click()
+        page.wait_for_selector("#fix-dialog[open]")
+        page.select_option("#fix-a", "6")
+        page.select_option("#fix-b", "6")
+        shot(page, "04-fix")
+        page.click("#fix-ok")
+        page.wait_for_selector("#overlay polygon.tile.corrected")
+        assert "6-6" in page.text_content("#overlay")
+
+    # record two hands, see the running score, undo one
+    page.fill("#round-inputs input >> nth=0", "35")
+    page.click("#record")
+    page.wait_for_selector("#history li")
+    page.fill("#round-inputs input >> nth=1", "20")
+    page.click("#record")
+    page.wait_for_function("document.querySelectorAll('#history li').length === 2")
+    totals = page.locator("#totals td.pts").all_text_contents()
+    assert totals == ["35", "20"]
+    assert "Ana 35" in page.text_content("#status-line")
+    shot(page, "05-score")
+    page.click("#undo")
+    page.wait_for_selector("#history li.undone")
+    assert page.locator("#totals td.pts").all_text_contents() == ["35", "0"]
+    # reach the target: the winner is shown and recording is closed
+    page.fill("#round-inputs input >> nth=0", "70")
+    page.click("#record")
+    page.wait_for_selector("#winner")
+    assert "Ana wins with 105" in page.text_content("#winner")
+    assert page.is_disabled("#record")
+    shot(page, "06-winner")
+    assert no_sideways_scroll(page)
+
+
+def test_phone_is_told_clearly_about_a_bad_upload_and_a_wrong_code(server, page, tmp_path):
+    page.goto(server + "/")
+    page.select_option("#game", "luzon")
+    page.click("#start")
+    page.wait_for_selector("#photo-input", state="attached")
+    bad = tmp_path / "notes.txt"
+    bad.write_text("not a photo at all")
+    page.set_input_files("#photo-input", str(bad))
+    page.wait_for_selector("#message:not([hidden])")
+    assert "not an image" in page.text_content("#message")
+    shot(page, "07-bad-upload")
+    page.goto(server + "/join?code=WRONG1")
+    assert "no table has the code" in page.text_content("main")
+    shot(page, "08-wrong-code")

@@ -1,0 +1,75 @@
+"""``domino-companion serve``: demo tables from the sample photos, HTTPS certificate, a real process."""
+from __future__ import annotations
+
+import json
+import socket
+import ssl
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from companion.app import create_app
+from companion.commands import serve
+
+from .conftest import ROOT
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_demo_tables_one_per_game_with_a_sample_photo(tmp_path):
+    app = create_app({"SECRET_KEY": "t", "DATABASE": str(tmp_path / "d.sqlite"), "PHOTO_DIR": str(tmp_path / "p")},
+                     instance_path=str(tmp_path))
+    lines: list[str] = []
+    assert serve.create_demo_tables(app, log=lines.append) == len(serve.DEMOS)
+    assert serve.create_demo_tables(app, log=lines.append) == 0  # only once per instance
+    c = app.test_client()
+    tables = c.get("/api/tables").json
+    assert sorted(t["game"] for t in tables) == sorted(g for g, *_ in serve.DEMOS)
+    for t in tables:
+        full = c.get(f"/api/tables/{t['id']}").json
+        assert full["demo"] and full["photo_count"] == 1
+        assert c.get(f"/t/{t['id']}").status_code == 200
+    assert len(lines) == len(serve.DEMOS)
+
+
+def test_self_signed_certificate_loads_into_ssl(tmp_path):
+    cert, key = serve.self_signed_certificate(tmp_path, "127.0.0.1")
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)  # raises if the pair is broken
+    assert serve.self_signed_certificate(tmp_path, "127.0.0.1") == (cert, key)  # reused
+
+
+@pytest.mark.slow
+def test_serve_process_starts_on_the_sample_photos(tmp_path):
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "companion.commands.serve", "--port", str(port),
+                             "--instance", str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        tables = None
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/tables", timeout=2) as r:
+                    tables = json.load(r)
+                break
+            except OSError:
+                if proc.poll() is not None:
+                    pytest.fail("serve exited early:\n" + proc.stdout.read())
+                time.sleep(0.3)
+        assert tables is not None, "serve did not answer within 60 s"
+        assert len([t for t in tables if t["demo"]]) == len(serve.DEMOS)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as r:
+            assert b"Start a table" in r.read()
+    finally:
+        proc.terminate()
+        out = proc.communicate(timeout=10)[0]
+    assert "Only this computer can connect" in out  # 127.0.0.1 is the default host
+    assert (tmp_path / "companion.sqlite").exists()
