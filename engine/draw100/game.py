@@ -182,7 +182,7 @@ class Draw100Game(Game):
         state.line = line
         state.player = player
         state.hands = [[] for _ in range(n)]
-        state.hands[player] = hand_tiles
+        state.hands[player] = sorted(hand_tiles)
         state.slots = [[0] * len(hand_tiles) if p == player else [] for p in range(n)]
         for k, c in enumerate(counts):
             state.slots[(player + 1 + k) % n] = [0] * c

@@ -175,7 +175,7 @@ def hint(state: Draw100State, samples: int = 32, seed: int | None = None) -> Hin
             "the only tile you can play (its open ends all show the same number)")
         if isinstance(a, Play) and a.end is None:
             why = "the highest double leads"
-        return Hint(a, [(a, 0.0)], "points", None, f"{state.action_to_string(a)}: {why}",
+        return Hint(a, [(x, 0.0) for x in actions], "points", None, f"{state.action_to_string(a)}: {why}",
                     (time.perf_counter() - t0) * 1000)
 
     rng = random.Random(seed)
