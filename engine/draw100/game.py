@@ -91,16 +91,18 @@ class Draw100Game(Game):
         num_players: 2, 3 or 4.
         target: points needed to win the game (default 100, RULES.md section 4).
         hand_size: tiles drawn per player at a deal (default 5).
+        max_pip: must be 6 (or None): the game uses a double-six set.
 
     Raises:
         ValueError: a parameter is out of range (players not 2-4, target < 1, hand size such that
-            the hands do not fit in the set or is < 1).
+            the hands do not fit in the set or is < 1, a set other than double-six).
     """
 
     name = "draw100"
 
-    def __init__(self, num_players: int = 2, target: int = 100, hand_size: int = 5, **unused: Any):
-        if unused.get("max_pip") not in (None, 6):
+    def __init__(self, num_players: int = 2, target: int = 100, hand_size: int = 5,
+                 max_pip: int | None = 6):
+        if max_pip not in (None, 6):
             raise ValueError("draw100 is played with a double-six set (max_pip=6)")
         if not isinstance(num_players, int) or not 2 <= num_players <= 4:
             raise ValueError(f"draw100 is for 2 to 4 players, got {num_players!r}")
@@ -128,7 +130,8 @@ class Draw100Game(Game):
 
         The unseen tiles (28 - line - hand) are dealt at random (``random.Random(seed)``) to the
         opponents' hands and the boneyard, consistently with the counts (and with
-        ``opponent_lacks``). Only what ``player`` knows is meaningful in the result.
+        ``opponent_lacks``). Only what ``player`` knows is meaningful in the result. A block is
+        not checked here (it depends on the unseen tiles); it is detected after the next action.
 
         Args:
             line: the line of play (a :class:`LineOfPlay`, or its ``to_json()`` data). Its first
@@ -198,7 +201,6 @@ class Draw100Game(Game):
         unseen = [t for t in ALL_TILES if t not in line and t not in set(hand_tiles)]
         if not state._deal_unseen(player, unseen, state.rng):
             raise ValueError("no deal of the unseen tiles fits the opponents' known lacks")
-        state._check_blocked()
         return state
 
 

@@ -116,3 +116,30 @@ def test_slots_never_contradict_real_hands(seed, steps):
                 fit = [t for t in pool if not (m >> t.low) & 1 and not (m >> t.high) & 1]
                 assert fit, (masks, s.hands[p])
                 pool.remove(fit[0])
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6), steps=st.integers(1, 80), dseed=st.integers(0, 1000))
+def test_determinize_keeps_what_the_player_sees(seed, steps, dseed):
+    game = Draw100Game(num_players=3)
+    s = game.new_initial_state(seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if s.is_terminal():
+            return
+        s.apply_action(rng.choice(s.legal_actions()))
+    if s.is_terminal():
+        return
+    me = s.current_player()
+    d = s.determinize(random.Random(dseed))
+    check_conserved(d)
+    assert d.hands[me] == s.hands[me] and d.line.to_json() == s.line.to_json()
+    assert [len(h) for h in d.hands] == [len(h) for h in s.hands]
+    assert len(d.boneyard) == len(s.boneyard) and d.scores == s.scores
+    for p in range(3):  # the known lacks hold in the sampled hands too
+        masks = sorted(d.slots[p], reverse=True)
+        pool = list(d.hands[p])
+        for m in masks:
+            fit = [t for t in pool if not (m >> t.low) & 1 and not (m >> t.high) & 1]
+            assert fit
+            pool.remove(fit[0])
