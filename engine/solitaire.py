@@ -124,7 +124,8 @@ def determinized_hint(state: State, *, evaluate: Evaluator, samples: int = 20,
                       seed: int | None = None, node_limit: int = 20_000,
                       actions: Sequence[Action] | None = None,
                       perfect_information: bool = False, screen_samples: int = 4,
-                      keep: int = 6) -> Hint:
+                      keep: int = 6, sample_node_budget: int | None = None,
+                      min_node_limit: int = 50) -> Hint:
     """Determinized Monte Carlo hint: rank the actions by their win rate over sampled stocks.
 
     For ``samples`` orders of the unseen stock (``state.determinize(rng)``, the same orders for
@@ -143,6 +144,9 @@ def determinized_hint(state: State, *, evaluate: Evaluator, samples: int = 20,
         screen_samples, keep: when there are more than ``keep`` candidates, all of them get the
             first ``screen_samples`` samples and only the best ``keep`` get the rest (successive
             halving; the ranking lists the screened-out ones after them).
+        sample_node_budget: when set, the per-action limit is at most this many nodes divided
+            by the number of live candidates (but at least ``min_node_limit``), so a position
+            with hundreds of candidate actions stays fast.
 
     Returns:
         :class:`engine.game.Hint` with ``ranking`` ``[(action, win_rate)]`` best first,
@@ -171,7 +175,10 @@ def determinized_hint(state: State, *, evaluate: Evaluator, samples: int = 20,
             # successive halving: only the best ``keep`` candidates get the remaining samples
             live = sorted(live, key=lambda i: (-score[i], i))[:keep]
         det = state.determinize(random.Random(rng.getrandbits(64)))
-        for i, r in zip(live, evaluate(det, [cands[i] for i in live], node_limit)):
+        limit = node_limit
+        if sample_node_budget is not None:
+            limit = max(min_node_limit, min(node_limit, sample_node_budget // len(live)))
+        for i, r in zip(live, evaluate(det, [cands[i] for i in live], limit)):
             tried[i] += 1
             if r is None:
                 score[i] += 0.5
@@ -205,6 +212,21 @@ def play_out(state: State, policy: Callable[[State], Action], max_turns: int = 1
             return state.returns()[0] == 1.0
         state.apply_action(policy(state))
     raise ValueError(f"the game did not end within {max_turns} turns")
+
+
+def exhaustive_win(state: State) -> bool:
+    """Can ``state`` be won, by plain search over the State API (no memo, stock order known)?
+
+    The reference the fast solvers are tested against; exponential, so only for small positions.
+    """
+    if state.is_terminal():
+        return state.returns()[0] == 1.0
+    for a in state.legal_actions():
+        child = state.clone()
+        child.apply_action(a)
+        if exhaustive_win(child):
+            return True
+    return False
 
 
 def percentile(values: Sequence[float], q: float) -> float:

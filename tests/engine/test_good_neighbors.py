@@ -9,6 +9,7 @@ import pytest
 from engine import IllegalActionError, make_game
 from engine import good_neighbors as gn
 from engine.good_neighbors import GoodNeighborsGame, RemovePairs
+from engine.solitaire import exhaustive_win
 from engine.tiles import DominoSet, Tile
 
 T = Tile.parse
@@ -128,17 +129,6 @@ def test_state_from_position_rejects_impossible_positions():
         game.state_from_position(full, stock=[T("9-9")])
 
 
-def brute_force_win(state) -> bool:
-    """Plain search over the State API (no memo, no bitmasks): an independent solver."""
-    if state.is_terminal():
-        return state.returns()[0] == 1.0
-    for a in state.legal_actions():
-        child = state.clone()
-        child.apply_action(a)
-        if brute_force_win(child):
-            return True
-    return False
-
 
 @pytest.mark.parametrize("max_pip", [9, 6])
 def test_solver_agrees_with_brute_force_near_the_end(max_pip):
@@ -152,7 +142,7 @@ def test_solver_agrees_with_brute_force_near_the_end(max_pip):
                                else gn.random_action(state, rng))
         if state.is_terminal() or len(state.grid) > 10:
             continue
-        assert gn.solve(state) == brute_force_win(state)
+        assert gn.solve(state) == exhaustive_win(state)
         checked += 1
     assert checked >= 5
 

@@ -8,6 +8,7 @@ import pytest
 from engine import IllegalActionError, make_game
 from engine import luzon as lz
 from engine.luzon import LuzonGame, NewColumn, RemovePair
+from engine.solitaire import exhaustive_win
 from engine.tiles import DominoSet, Tile
 
 T = Tile.parse
@@ -102,17 +103,6 @@ def test_state_from_position_rejects_impossible_positions():
         game.state_from_position([[T("0-0")]], reserve=[])
 
 
-def brute_force_win(state) -> bool:
-    """Plain search over the State API (no memo): an independent solver."""
-    if state.is_terminal():
-        return state.returns()[0] == 1.0
-    for a in state.legal_actions():
-        child = state.clone()
-        child.apply_action(a)
-        if brute_force_win(child):
-            return True
-    return False
-
 
 @pytest.mark.parametrize("variant", [None, "sixes"])
 def test_solver_agrees_with_brute_force(variant):
@@ -126,7 +116,7 @@ def test_solver_agrees_with_brute_force(variant):
             state.apply_action(lz.random_action(state, rng))
         if state.is_terminal():
             continue
-        assert lz.solve(state) == brute_force_win(state)
+        assert lz.solve(state) == exhaustive_win(state)
         checked += 1
     assert checked >= 3
 
