@@ -17,10 +17,10 @@ from .board import CENTRE, CORNER, SIDE, Board, Cell, Placement, Slot
 from .game import (END_TURN, PASS, PASS_PENALTY, SIZES, STARTER_CELLS, EndTurn, Pass, Place,
                    TableauxGame, TableauxState)
 
-from .hint import TurnPlan, best_turn, greedy_action, hint, threat
+from .hint import ThreatModel, TurnPlan, best_turn, greedy_action, hint, threat
 
 __all__ = [
     "CENTRE", "CORNER", "SIDE", "Board", "Cell", "Placement", "Slot", "END_TURN", "PASS",
     "PASS_PENALTY", "SIZES", "STARTER_CELLS", "EndTurn", "Pass", "Place", "TableauxGame",
-    "TableauxState", "TurnPlan", "best_turn", "greedy_action", "hint", "threat",
+    "TableauxState", "ThreatModel", "TurnPlan", "best_turn", "greedy_action", "hint", "threat",
 ]

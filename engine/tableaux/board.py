@@ -62,6 +62,21 @@ class Placement(NamedTuple):
     continues: bool
 
 
+def flush_sum(num: dict[Cell, int], e: Cell) -> tuple[int, list[Cell]]:
+    """``(sum of the numbers flush with cell e, [empty neighbour cells of e])``."""
+    r, c = e
+    total = 0
+    free = []
+    for dr, dc in DIRS:
+        m = (r + dr, c + dc)
+        n = num.get(m)
+        if n is None:
+            free.append(m)
+        else:
+            total += n
+    return total, free
+
+
 def are_adjacent(a: Cell, b: Cell) -> bool:
     """True when cells ``a`` and ``b`` share an edge."""
     return abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1
@@ -170,15 +185,7 @@ class Board:
             elif count == 2:
                 if not want_corner:
                     continue
-                total = 0
-                free = []
-                for dr, dc in DIRS:
-                    m = (r + dr, c + dc)
-                    n = num.get(m)
-                    if n is None:
-                        free.append(m)
-                    else:
-                        total += n
+                total, free = flush_sum(num, e)
                 (f1r, f1c), (f2r, f2c) = free
                 if f1r == f2r or f1c == f2c:
                     continue  # the two flush halves are on opposite sides: not a corner
@@ -188,15 +195,7 @@ class Board:
             elif count == 3:
                 if not want_centre:
                     continue
-                total = 0
-                f = e
-                for dr, dc in DIRS:
-                    m = (r + dr, c + dc)
-                    n = num.get(m)
-                    if n is None:
-                        f = m
-                    else:
-                        total += n
+                total, (f,) = flush_sum(num, e)
                 if f not in adj:
                     out.append(Slot(e, f, CENTRE, total))
         return out

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from ..game import Hint
 from ..tiles import Tile
-from .board import CENTRE, CORNER, Board, Placement
+from .board import Board, Placement, flush_sum
 from .game import END_TURN, PASS, PASS_PENALTY, Place, TableauxState
 
 WIN_BONUS = 1000.0
@@ -40,37 +40,81 @@ class TurnPlan(NamedTuple):
     complete: bool
 
 
-def threat(board: Board, unseen: list[Tile], opponent_tiles: int) -> float:
-    """Expected-ish points the opponent can take at open corner/centre spots (points).
+class ThreatModel:
+    """The defensive term: points the opponent may take at open corner/centre cells.
 
-    For each cell where a corner or centre play is possible, ``total * P(opponent holds a
-    fitting tile)``, with P hypergeometric: ``1 - C(U-k, n) / C(U, n)`` for ``U`` unseen tiles,
-    ``k`` of them fitting and ``n = opponent_tiles``. 0 when the opponent holds no tile.
+    For each empty cell where a corner or centre play is possible (a free cell for the other
+    half included), ``total * P(opponent holds a fitting tile)``, with P hypergeometric:
+    ``1 - C(U-k, n) / C(U, n)`` for ``U`` unseen tiles, ``k`` of them fitting and
+    ``n = opponent_tiles`` (the opponent's hand size). 0 when the opponent holds no tile.
+    A cell's value depends only on cells within two steps of it, so the search updates the
+    total locally (:meth:`near`) after each placement.
     """
-    if opponent_tiles <= 0 or not unseen:
-        return 0.0
-    u = len(unseen)
-    n = min(opponent_tiles, u)
-    denom = comb(u, n)
-    seen_cells = set()
-    total_threat = 0.0
-    ends: dict[int, int] = {}
-    for t in unseen:
-        ends[t.low] = ends.get(t.low, 0) + 1
-        if t.high != t.low:
-            ends[t.high] = ends.get(t.high, 0) + 1
-    for e, _f, kind, total in board.slots((CORNER, CENTRE)):
-        if e in seen_cells:
-            continue
-        seen_cells.add(e)
-        k = ends.get(total, 0)
-        if kind == CENTRE:
-            k += sum(1 for t in unseen if t.pips == total and not t.has(total))
-        if k == 0 or total == 0:
-            continue
-        p_fit = 1.0 - comb(u - k, n) / denom
-        total_threat += total * p_fit
-    return total_threat
+
+    def __init__(self, unseen: list[Tile], opponent_tiles: int):
+        self.u = len(unseen)
+        self.n = min(max(opponent_tiles, 0), self.u)
+        self.denom = comb(self.u, self.n) if self.n else 1
+        self.ends: dict[int, int] = {}
+        self.sum_only: dict[int, int] = {}  # tiles fitting a centre only by X + Y
+        for t in unseen:
+            self.ends[t.low] = self.ends.get(t.low, 0) + 1
+            if t.high != t.low:
+                self.ends[t.high] = self.ends.get(t.high, 0) + 1
+            if not t.has(t.pips):
+                self.sum_only[t.pips] = self.sum_only.get(t.pips, 0) + 1
+        self._p: dict[int, float] = {}
+
+    def p_fit(self, k: int) -> float:
+        """Chance that an ``n``-tile hand drawn from the ``U`` unseen tiles holds one of ``k``."""
+        got = self._p.get(k)
+        if got is None:
+            got = self._p[k] = 1.0 - comb(self.u - k, self.n) / self.denom
+        return got
+
+    def cell(self, board: Board, e: tuple[int, int]) -> float:
+        """Threat (points) of the empty cell ``e``; 0 for an occupied or harmless cell."""
+        if self.n == 0:
+            return 0.0
+        count = board.adj.get(e, 0)
+        if count < 2 or e in board.num:
+            return 0.0
+        adj = board.adj
+        total, free = flush_sum(board.num, e)
+        if total == 0:
+            return 0.0
+        if count == 2 and (free[0][0] == free[1][0] or free[0][1] == free[1][1]):
+            return 0.0  # flush halves on opposite sides: no play
+        if all(f in adj for f in free):
+            return 0.0  # no free cell for the other half
+        k = self.ends.get(total, 0)
+        if count == 3:
+            k += self.sum_only.get(total, 0)
+        return total * self.p_fit(k) if k else 0.0
+
+    def total(self, board: Board) -> float:
+        """Threat of the whole tableau (points)."""
+        if self.n == 0:
+            return 0.0
+        return sum(self.cell(board, e) for e, k in board.adj.items() if k >= 2)
+
+    def near(self, board: Board, c1: tuple[int, int], c2: tuple[int, int]) -> float:
+        """Threat of the cells within two steps of ``c1`` or ``c2`` (those a tile there can
+        change)."""
+        if self.n == 0:
+            return 0.0
+        adj = board.adj
+        cells = {(r + dr, c + dc) for r, c in (c1, c2) for dr, dc in _NEAR}
+        return sum(self.cell(board, e) for e in cells if adj.get(e, 0) >= 2)
+
+
+_NEAR = [(dr, dc) for dr in range(-2, 3) for dc in range(-2, 3) if abs(dr) + abs(dc) <= 2]
+
+
+def threat(board: Board, unseen: list[Tile], opponent_tiles: int) -> float:
+    """Threat (points) of ``board`` for an opponent holding ``opponent_tiles`` of ``unseen``;
+    see :class:`ThreatModel`."""
+    return ThreatModel(unseen, opponent_tiles).total(board)
 
 
 def best_turn(state: TableauxState, *, defence: float = 0.5, node_limit: int = 20_000
@@ -97,13 +141,17 @@ def best_turn(state: TableauxState, *, defence: float = 0.5, node_limit: int = 2
     hand = list(state.hands[p])
     unseen = state.unseen_tiles(p)
     opp_n = len(state.hands[1 - p])
-    boneyard_n = len(state.boneyard)
     base_score = state.scores[p]
     target = state.tgame.target
     nodes = [0]
+    placed: list[tuple[Tile, tuple, tuple]] = []
+    # transpositions: the same plays in another order reach the same tableau and hand
+    memo: dict[tuple[frozenset, int], tuple[float, list[Any]]] = {}
+    model = ThreatModel(unseen, opp_n if defence else 0)
+    cur_threat = [model.total(board)]
 
     def leaf(points: int) -> float:
-        v = points - defence * threat(board, unseen, opp_n) if defence else float(points)
+        v = points - defence * cur_threat[0]
         if base_score + state.turn_points + points >= target and points > 0:
             v += WIN_BONUS
         return v
@@ -124,8 +172,12 @@ def best_turn(state: TableauxState, *, defence: float = 0.5, node_limit: int = 2
     def play(points: int, m: Placement) -> tuple[float, list[Any]]:
         nodes[0] += 1
         t = m.tile
+        before_threat = cur_threat[0]
+        local = model.near(board, m.low_cell, m.high_cell)
         board.place(m.low_cell, t.low, m.high_cell, t.high)
+        cur_threat[0] += model.near(board, m.low_cell, m.high_cell) - local
         hand.remove(t)
+        placed.append((t, m.low_cell, m.high_cell))
         pts = points + m.points
         try:
             if base_score + state.turn_points + pts >= target and m.points > 0:
@@ -134,16 +186,22 @@ def best_turn(state: TableauxState, *, defence: float = 0.5, node_limit: int = 2
                 # turn over, or the whole hand played out (redraw if the boneyard has tiles:
                 # the fresh hand is unknown, so the search stops at the redraw)
                 return leaf(pts), []
-            return search(pts, board.placements(hand))
+            key = (frozenset(placed), pts)
+            got = memo.get(key)
+            if got is None:
+                got = memo[key] = search(pts, board.placements(hand))
+            return got
         finally:
+            placed.pop()
             board.remove(m.low_cell, m.high_cell)
             hand.append(t)
+            cur_threat[0] = before_threat
 
     root_moves = state.placements()
     ranking: list[tuple[Any, float]] = []
     if not root_moves:
         # only PASS (or, mid-turn, nothing: the turn would already have ended)
-        v = -PASS_PENALTY - defence * threat(board, unseen, opp_n)
+        v = -PASS_PENALTY - defence * cur_threat[0]
         plan = TurnPlan([PASS], -PASS_PENALTY, v, 0, True)
         return plan, [(PASS, v)]
     for m in sorted(root_moves, key=lambda m: -m.points):
@@ -217,4 +275,4 @@ def greedy_action(state: TableauxState) -> Any:
     return Place(m.tile, m.low_cell, m.high_cell)
 
 
-__all__ = ["TurnPlan", "threat", "best_turn", "hint", "greedy_action"]
+__all__ = ["ThreatModel", "TurnPlan", "threat", "best_turn", "hint", "greedy_action"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.tableaux import END_TURN, PASS, Place, TableauxGame, greedy_action, hint
+from engine.tableaux import END_TURN, PASS, Place, TableauxGame, ThreatModel, greedy_action, hint
 
 DIRS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 
@@ -117,3 +117,26 @@ def test_hint_and_greedy_games_replay_and_stay_legal(seed):
     r = game.replay(seed, s.history)
     assert r.scores == s.scores and r.board.num == s.board.num
 
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), max_pip=st.sampled_from([6, 9]), data=st.data())
+def test_local_threat_update_equals_the_whole_recount(seed, max_pip, data):
+    game = TableauxGame(max_pip)
+    s = game.new_initial_state(seed)
+    for _ in range(data.draw(st.integers(0, 40), label="steps")):
+        if s.is_terminal():
+            break
+        s.apply_action(greedy_action(s))
+    if s.is_terminal() or not s.placements():
+        return
+    model = ThreatModel(s.unseen_tiles(), len(s.hands[1 - s.player]))
+    board = s.board.copy()
+    before = model.total(board)
+    for m in s.placements():
+        local = model.near(board, m.low_cell, m.high_cell)
+        board.place(m.low_cell, m.tile.low, m.high_cell, m.tile.high)
+        after_local = model.near(board, m.low_cell, m.high_cell)
+        assert abs(model.total(board) - (before - local + after_local)) < 1e-9
+        board.remove(m.low_cell, m.high_cell)
+        assert board.num == s.board.num and board.adj == s.board.adj
