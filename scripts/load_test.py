@@ -1,0 +1,210 @@
+#!/usr/bin/env python
+"""Load test of the companion: N phones (threads) post photos to T tables at once.
+
+Starts a real server process (``python -m companion.commands.serve``) on 127.0.0.1 with a
+fresh instance folder, creates T draw-to-100 tables, then each phone loops for ``--seconds``:
+post a sample photo to its table (phone i -> table i mod T), read the answer (tiles, moves,
+hint), and after every 3rd photo record a 1-point hand for its table's first player.
+Afterwards it checks that every request got an answer with the expected status and that each
+table's running total equals the points the phones recorded.
+
+Reports: requests, errors, the time from upload to hints as the phone sees it (client round
+trip, ms: median, p95, max) and as the server measured it (``elapsed_ms``), and photos/s.
+
+    .venv/bin/python scripts/load_test.py                 # 8 phones, 4 tables, 60 s
+    .venv/bin/python scripts/load_test.py --phones 2 --seconds 10 --json
+
+Loopback only (127.0.0.1): it never talks to another machine.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PHOTOS = sorted((ROOT / "sample_images").glob("*.jpg"))
+HOST = "127.0.0.1"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def call(base: str, method: str, path: str, body: bytes | None = None, headers: dict | None = None,
+         timeout: float = 60.0) -> tuple[int, dict]:
+    """One HTTP request; returns (status, JSON body). Network failures raise OSError."""
+    req = urllib.request.Request(base + path, data=body, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, json.loads(r.read() or b"{}")
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"{}")
+
+
+def multipart(field: str, filename: str, data: bytes) -> tuple[bytes, str]:
+    boundary = uuid.uuid4().hex
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{filename}\"\r\n"
+            f"Content-Type: image/jpeg\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    return body, f"multipart/form-data; boundary={boundary}"
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (q in [0, 100]) of a non-empty list."""
+    s = sorted(values)
+    k = max(0, min(len(s) - 1, int(round(q / 100.0 * len(s) + 0.5)) - 1))
+    return s[k]
+
+
+def start_server(port: int, instance: str) -> subprocess.Popen:
+    """The server as its own process; its console (one line per request) goes to instance/server.log."""
+    log = open(Path(instance) / "server.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "companion.commands.serve", "--host", HOST, "--port", str(port),
+                             "--instance", instance, "--no-demo"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+    base = f"http://{HOST}:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit("the server exited:\n" + (Path(instance) / "server.log").read_text())
+        try:
+            call(base, "GET", "/api/status", timeout=30)
+            return proc
+        except OSError:
+            time.sleep(0.3)
+    proc.terminate()
+    raise SystemExit("the server did not answer within 60 s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--phones", type=int, default=8)
+    ap.add_argument("--tables", type=int, default=4)
+    ap.add_argument("--seconds", type=float, default=60.0)
+    ap.add_argument("--json", action="store_true", help="print the summary as JSON")
+    args = ap.parse_args(argv)
+    if not PHOTOS:
+        raise SystemExit("no sample photos in sample_images/")
+    photos = [(p.name, p.read_bytes()) for p in PHOTOS]
+    port = free_port()
+    base = f"http://{HOST}:{port}"
+    with tempfile.TemporaryDirectory(prefix="companion-load-") as inst:
+        proc = start_server(port, inst)
+        try:
+            status, parts = call(base, "GET", "/api/status")
+            tables = []
+            for i in range(args.tables):
+                st, t = call(base, "POST", "/api/tables",
+                             json.dumps({"game": "draw100", "players": [f"P{i}a", f"P{i}b"]}).encode(),
+                             {"Content-Type": "application/json"})
+                assert st == 201, t
+                tables.append(t)
+            lock = threading.Lock()
+            latencies: list[float] = []
+            server_ms: list[float] = []
+            errors: list[str] = []
+            recorded = {t["id"]: 0 for t in tables}
+            uploads = {t["id"]: 0 for t in tables}
+            counts = {"photos": 0, "rounds": 0, "tiles": 0, "with_moves": 0}
+            stop_at = time.monotonic() + args.seconds
+
+            def phone(i: int) -> None:
+                t = tables[i % len(tables)]
+                hdr = {"X-Table-Code": t["code"]}
+                n = 0
+                while time.monotonic() < stop_at:
+                    name, data = photos[(i + n) % len(photos)]
+                    body, ctype = multipart("photo", name, data)
+                    t0 = time.perf_counter()
+                    try:
+                        st, p = call(base, "POST", f"/api/tables/{t['id']}/photos", body, {**hdr, "Content-Type": ctype})
+                    except OSError as exc:
+                        with lock:
+                            errors.append(f"phone {i}: upload: {exc}")
+                        continue
+                    dt_ms = (time.perf_counter() - t0) * 1000.0
+                    with lock:
+                        if st != 201:
+                            errors.append(f"phone {i}: upload -> {st} {p}")
+                        else:
+                            latencies.append(dt_ms)
+                            server_ms.append(float(p.get("elapsed_ms") or 0.0))
+                            counts["photos"] += 1
+                            uploads[t["id"]] += 1
+                            counts["tiles"] += len(p.get("tiles", []))
+                            counts["with_moves"] += bool(p.get("analysis", {}).get("legal_moves"))
+                    n += 1
+                    if n % 3 == 0:
+                        try:
+                            st, r = call(base, "POST", f"/api/tables/{t['id']}/rounds",
+                                         json.dumps({"scores": {str(t["players"][0]["id"]): 1}, "kind": "domino"}).encode(),
+                                         {**hdr, "Content-Type": "application/json"})
+                        except OSError as exc:
+                            with lock:
+                                errors.append(f"phone {i}: round: {exc}")
+                            continue
+                        with lock:
+                            # 201 recorded; 409 once the table reached its target (100): both are answers
+                            if st == 201:
+                                recorded[t["id"]] += 1
+                                counts["rounds"] += 1
+                            elif st != 409:
+                                errors.append(f"phone {i}: round -> {st} {r}")
+
+            started = time.monotonic()
+            threads = [threading.Thread(target=phone, args=(i,)) for i in range(args.phones)]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+            wall = time.monotonic() - started
+            consistent = True
+            for t in tables:
+                st, got = call(base, "GET", f"/api/tables/{t['id']}")
+                total = got["players"][0]["total"]
+                if total != recorded[t["id"]] or got["photo_count"] != uploads[t["id"]]:
+                    consistent = False
+                    errors.append(f"table {t['id']}: total {total} vs recorded {recorded[t['id']]}, "
+                                  f"photos {got['photo_count']} vs {uploads[t['id']]}")
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    summary = {
+        "phones": args.phones, "tables": args.tables, "seconds": round(wall, 1), "cpus": os.cpu_count(),
+        "photos": counts["photos"], "rounds": counts["rounds"], "errors": len(errors),
+        "photos_per_s": round(counts["photos"] / wall, 2) if wall else 0.0,
+        "tiles_per_photo": round(counts["tiles"] / max(1, counts["photos"]), 2),
+        "photos_with_moves": counts["with_moves"],
+        "upload_to_hint_ms": {"median": round(statistics.median(latencies), 1) if latencies else None,
+                              "p95": round(percentile(latencies, 95), 1) if latencies else None,
+                              "max": round(max(latencies), 1) if latencies else None},
+        "server_ms": {"median": round(statistics.median(server_ms), 1) if server_ms else None,
+                      "p95": round(percentile(server_ms, 95), 1) if server_ms else None},
+        "totals_consistent": consistent,
+        "pipeline": {k: v["ok"] for k, v in parts["parts"].items() if k in ("detector", "layout")},
+    }
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        for k, v in summary.items():
+            print(f"{k:>20}: {v}")
+        for e in errors[:10]:
+            print("  error:", e)
+    return 0 if not errors else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

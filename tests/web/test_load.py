@@ -1,0 +1,17 @@
+"""A short run of scripts/load_test.py: concurrent phones against a real server process."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from .conftest import ROOT
+
+
+def test_short_load_run_answers_everything_and_totals_add_up():
+    out = subprocess.run([sys.executable, "scripts/load_test.py", "--phones", "3", "--tables", "2",
+                          "--seconds", "2", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    summary = json.loads(out.stdout)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert summary["errors"] == 0 and summary["totals_consistent"]
+    assert summary["photos"] > 0 and summary["upload_to_hint_ms"]["p95"] >= summary["upload_to_hint_ms"]["median"]
