@@ -271,21 +271,23 @@ def render_scene(placements: list[Placement], rng: np.random.Generator | int | N
 
 # ---------------------------------------------------------------- random training scenes
 
-SCENE_KINDS = ("empty", "single", "line", "rows", "grid", "scatter", "pile")
+SCENE_KINDS = ("empty", "single", "line", "cross", "rows", "grid", "scatter", "pile")
 
 
 def _overlaps(centre: np.ndarray, others: list[np.ndarray], dmin: float) -> bool:
     return any(float(np.linalg.norm(centre - o)) < dmin for o in others)
 
 
-def _line_layout(rng, tiles: list[Tile], n: int, p_cross: float) -> list[Placement]:
-    """A line of play: matching ends, doubles crosswise, occasional 90-degree turns."""
+def _line_layout(rng, tiles: list[Tile], n: int, p_cross: float, start=(0.0, 0.0), heading: float | None = None,
+                 open_end: int | None = None, centres: list[np.ndarray] | None = None) -> list[Placement]:
+    """A line of play from ``start`` towards ``heading``: matching ends, doubles crosswise,
+    occasional 90-degree turns. Takes its tiles from ``tiles`` (removes them)."""
     out: list[Placement] = []
-    centres: list[np.ndarray] = []
-    pos = np.zeros(2)
-    heading = rng.uniform(0, 360) if rng.random() < 0.3 else float(rng.choice([0, 90, 180, 270]))
-    open_end = None
-    pool = list(tiles)
+    centres = [] if centres is None else centres
+    pos = np.asarray(start, np.float64)
+    if heading is None:
+        heading = rng.uniform(0, 360) if rng.random() < 0.3 else float(rng.choice([0, 90, 180, 270]))
+    pool = tiles
     gap = rng.uniform(0, 0.08)
     for _ in range(n):
         if not pool:
@@ -332,7 +334,7 @@ def random_placements(rng: np.random.Generator, kind: str | None = None,
         ValueError: unknown kind.
     """
     if kind is None:
-        kind = str(rng.choice(SCENE_KINDS, p=[0.04, 0.16, 0.26, 0.14, 0.1, 0.2, 0.1]))
+        kind = str(rng.choice(SCENE_KINDS, p=[0.04, 0.15, 0.18, 0.12, 0.13, 0.1, 0.18, 0.1]))
     if kind not in SCENE_KINDS:
         raise ValueError(f"unknown scene kind {kind!r}; use one of {SCENE_KINDS}")
     tiles = list(DominoSet(max_pip).tiles)
@@ -345,11 +347,26 @@ def random_placements(rng: np.random.Generator, kind: str | None = None,
         for k in range(int(rng.choice([1, 1, 1, 2, 3]))):
             c = (k * 2.5 + rng.uniform(-0.3, 0.3), rng.uniform(-0.5, 0.5))
             out.append(Placement(tiles[k], bool(rng.random() < p_down * 0.6), c, rng.uniform(0, 360), bool(rng.random() < 0.5)))
+    elif kind == "cross":  # a spinner (crosswise double) with two to four arms
+        dbl = [t for t in tiles if t.is_double]
+        spin = dbl[int(rng.integers(len(dbl)))]
+        tiles.remove(spin)
+        heading = float(rng.choice([0, 90])) + (rng.normal(0, 20) if rng.random() < 0.3 else 0.0)
+        out = [Placement(spin, False, (0.0, 0.0), heading + 90, bool(rng.random() < 0.5))]
+        centres = [np.zeros(2)]
+        gap = rng.uniform(0, 0.06)
+        for k in rng.permutation(4)[:int(rng.integers(2, 5))]:
+            h = heading + 90 * int(k)
+            d = np.array([np.cos(np.deg2rad(h)), np.sin(np.deg2rad(h))])
+            reach = 0.5 if k % 2 == 0 else 1.0
+            out += _line_layout(rng, tiles, int(rng.integers(1, 7)), 0.6, start=d * (reach + gap), heading=h,
+                                open_end=spin.low, centres=centres)
+        out = [Placement(p.tile, bool(rng.random() < p_down * 0.2), p.centre, p.angle_deg, p.flip) for p in out]
     elif kind == "line":
-        out = _line_layout(rng, tiles, int(rng.integers(2, 22)), rng.uniform(0.3, 1.0))
+        out = _line_layout(rng, tiles, int(rng.integers(2, 17)), rng.uniform(0.3, 1.0))
         if rng.random() < 0.3:  # a second line (another arm or another game)
             off = rng.uniform(-8, 8, 2)
-            more = _line_layout(rng, tiles[len(out):], int(rng.integers(2, 10)), 0.7)
+            more = _line_layout(rng, tiles, int(rng.integers(2, 10)), 0.7)
             cs = [np.array(p.centre) for p in out]
             for p in more:
                 c = np.array(p.centre) + off
@@ -431,6 +448,8 @@ def random_scene(rng: np.random.Generator | int | None, image_size: tuple[int, i
     cam_kw: dict = {}
     if kind == "single":
         cam_kw["tile_px"] = rng.uniform(0.1, 0.4) * min(W, H)
+    elif rng.random() < 0.4:  # a fixed tile size: big layouts run out of frame
+        cam_kw["tile_px"] = rng.uniform(16, 90) * min(W, H) / 640
     else:
         r = rng.random()
         cam_kw["fill"] = rng.uniform(1.0, 1.6) if r < 0.15 else (rng.uniform(0.25, 0.5) if r < 0.35 else rng.uniform(0.5, 0.95))
