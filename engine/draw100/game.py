@@ -439,6 +439,28 @@ class Draw100State(State):
             return {"type": "play", "tile": [action.tile.low, action.tile.high], "end": action.end}
         return {"type": "draw" if isinstance(action, Draw) else "pass"}
 
+    def to_json(self, viewer: int | None = None) -> dict[str, Any]:
+        """What seat ``viewer`` (default: the player to move) may see, JSON-ready: round, scores,
+        target, player to move (-4 when over), the line (``LineOfPlay.to_json()``), open ends,
+        the viewer's hand, hand sizes, boneyard size, legal actions (``action_to_json``, only
+        when the viewer is to move), finished rounds and the winner."""
+        viewer = self.player if viewer is None else viewer
+        to_move = self.current_player()
+        return {
+            "game": "draw100", "round": self.round_no, "scores": list(self.scores),
+            "target": self.game.target, "player": to_move, "viewer": viewer,
+            "line": self.line.to_json(),
+            "open_ends": [{"id": e.id, "node": e.node_id, "direction": e.direction,
+                           "number": e.number} for e in self.line.open_ends()],
+            "hand": [str(t) for t in self.hands[viewer]],
+            "hand_sizes": [len(h) for h in self.hands], "boneyard": len(self.boneyard),
+            "legal": ([self.action_to_json(a) for a in self.legal_actions()]
+                      if to_move == viewer else []),
+            "rounds": [{"round": r.round_no, "kind": r.kind, "winner": r.winner,
+                        "points": r.points, "hand_pips": list(r.hand_pips)} for r in self.rounds],
+            "winner": self.winner,
+        }
+
     def __str__(self) -> str:
         n = self.num_players
         lines = [f"Round {self.round_no}  scores: " +

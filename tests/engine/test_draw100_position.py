@@ -134,3 +134,18 @@ def test_state_from_position_rejects_impossible_positions(kwargs, match):
     base.update(kwargs)
     with pytest.raises(ValueError, match=match):
         Draw100Game(num_players=3).state_from_position(**base)
+
+
+def test_to_json_shows_only_the_viewers_hand():
+    import json
+    s = Draw100Game(num_players=3).new_initial_state(2)
+    me = s.current_player()
+    view = s.to_json()
+    json.dumps(view)
+    assert view["hand"] == [str(t) for t in s.hands[me]]
+    assert view["hand_sizes"] == [5, 5, 5] and view["boneyard"] == 13
+    assert view["legal"] == [s.action_to_json(a) for a in s.legal_actions()]
+    other = (me + 1) % 3
+    assert s.to_json(other)["legal"] == [] and s.to_json(other)["hand"] == [
+        str(t) for t in s.hands[other]]
+    assert all(str(t) not in view["hand"] for t in s.hands[other])
