@@ -47,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
     ap.add_argument("--max-pip", type=int, default=6, choices=(6, 9), help="set (default 6)")
     ap.add_argument("--defence", type=float, default=0.5, help="hint defence weight")
-    ap.add_argument("--node-limit", type=int, default=20_000, help="hint search nodes")
+    ap.add_argument("--node-limit", type=int, default=5_000,
+                    help="hint search nodes (placements tried)")
     ap.add_argument("--seed-base", type=int, default=0, help="seed of game 0")
     ap.add_argument("--json", type=Path, default=None, help="also write the summary here")
     a = ap.parse_args(argv)

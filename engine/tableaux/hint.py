@@ -117,7 +117,7 @@ def threat(board: Board, unseen: list[Tile], opponent_tiles: int) -> float:
     return ThreatModel(unseen, opponent_tiles).total(board)
 
 
-def best_turn(state: TableauxState, *, defence: float = 0.5, node_limit: int = 20_000
+def best_turn(state: TableauxState, *, defence: float = 0.5, node_limit: int = 5_000
               ) -> tuple[TurnPlan, list[tuple[Any, float]]]:
     """Search the ordered plays of the current turn (see the module docstring).
 
@@ -230,7 +230,7 @@ def _points_of(state: TableauxState, seq: list[Any]) -> int:
     return total
 
 
-def hint(state: TableauxState, *, defence: float = 0.5, node_limit: int = 20_000) -> Hint:
+def hint(state: TableauxState, *, defence: float = 0.5, node_limit: int = 5_000) -> Hint:
     """The hint the phone shows: the first play of the best whole turn.
 
     ``Hint.action`` is that first action, ``Hint.ranking`` ``[(action, value)]`` for every
