@@ -143,7 +143,10 @@ class TableauxGame(Game):
             hand_starter: who started this hand (for the tie rule); default ``player``.
 
         Returns:
-            A :class:`TableauxState` with empty hand scores and an empty history.
+            A :class:`TableauxState` with empty hand scores and an empty history. The player to
+            move keeps the turn even if the hand could be over (nobody able to play); the
+            end-of-hand check runs at the start of the next turn. The opponent's hand is a
+            sample of the unseen tiles, so use the state for the player to move only.
 
         Raises:
             ValueError: an impossible position: no tile placed, a tile twice (tableau or hand),

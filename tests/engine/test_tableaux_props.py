@@ -17,7 +17,8 @@ def reference_play(num, partner, tile, low_cell, high_cell):
         return None
     if abs(low_cell[0] - high_cell[0]) + abs(low_cell[1] - high_cell[1]) != 1:
         return None
-    halves = [(low_cell, tile.low, high_cell, tile.high), (high_cell, tile.high, low_cell, tile.low)]
+    halves = [(low_cell, tile.low, high_cell, tile.high),
+              (high_cell, tile.high, low_cell, tile.low)]
     touching = []
     for cell, x, other, y in halves:
         flush = [(d, (cell[0] + d[0], cell[1] + d[1])) for d in DIRS
