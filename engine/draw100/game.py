@@ -198,7 +198,8 @@ class Draw100Game(Game):
                     raise ValueError(f"opponent_lacks: {x!r} is not a number 0-6")
                 mask |= 1 << x
             state.slots[seat] = [mask] * len(state.slots[seat])
-        unseen = [t for t in ALL_TILES if t not in line and t not in set(hand_tiles)]
+        in_hand = set(hand_tiles)
+        unseen = [t for t in ALL_TILES if t not in line and t not in in_hand]
         if not state._deal_unseen(player, unseen, state.rng):
             raise ValueError("no deal of the unseen tiles fits the opponents' known lacks")
         return state
@@ -476,10 +477,5 @@ class Draw100State(State):
         return "\n".join(lines)
 
 
-def pips_in_hand(tiles: Iterable[Tile]) -> int:
-    """Total pips of ``tiles`` (points)."""
-    return sum(t.pips for t in tiles)
-
-
 __all__ = ["Draw100Game", "Draw100State", "Play", "Draw", "Pass", "DRAW", "PASS", "RoundResult",
-           "IllegalActionError", "pips_in_hand"]
+           "IllegalActionError"]
