@@ -39,6 +39,82 @@ def export_onnx(weights: Path, imgsz: int, out: Path) -> Path:
     return out
 
 
+def _iou(a, b) -> float:
+    """IoU of two axis-aligned boxes (x0, y0, x1, y1)."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def check_real(weights: str, imgsz: int, photos: Path, out_dir: Path, conf: float = 0.25) -> dict:
+    """Run the detector on the real photos and compare with their labels.
+
+    Face-up recall: a labelled face-up tile (axis-aligned box from ``*.boxes.txt``) counts as found
+    when a face-up detection's axis-aligned hull has IoU >= 0.5 with it. Face-down tiles are only
+    counted (labels.json gives their number, not their boxes). Draws the boxes to
+    ``out_dir/<photo>.png`` (green face up, red face down, blue dot = halves[0]).
+    """
+    import json
+
+    import cv2
+    import numpy as np
+    from ultralytics import YOLO
+
+    model = YOLO(weights, task="obb")
+    labels = json.loads((photos / "labels.json").read_text())["photos"]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    total_up = found_up = false_up = 0
+    rows = {}
+    for name, lab in sorted(labels.items()):
+        img = cv2.imread(str(photos / name))
+        h, w = img.shape[:2]
+        res = model.predict(img, imgsz=imgsz, conf=conf, verbose=False, device="cpu")[0]
+        polys = res.obb.xyxyxyxy.cpu().numpy() if res.obb is not None else np.zeros((0, 4, 2))
+        cls = res.obb.cls.cpu().numpy().astype(int) if res.obb is not None else np.zeros(0, int)
+        confs = res.obb.conf.cpu().numpy() if res.obb is not None else np.zeros(0)
+        gt = []
+        bt = photos / (Path(name).stem + ".boxes.txt")
+        for line in bt.read_text().split("\n") if bt.exists() else []:
+            v = line.split()
+            if len(v) == 5:
+                cx, cy, bw, bh = (float(x) for x in v[1:])
+                gt.append(((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h))
+        up_boxes = [(p[:, 0].min(), p[:, 1].min(), p[:, 0].max(), p[:, 1].max())
+                    for p, c in zip(polys, cls) if c == 0]
+        used = set()
+        hit = 0
+        for g in gt:
+            best, bj = 0.0, -1
+            for j, b in enumerate(up_boxes):
+                if j not in used and _iou(g, b) > best:
+                    best, bj = _iou(g, b), j
+            if best >= 0.5:
+                used.add(bj)
+                hit += 1
+        n_up, n_down = int((cls == 0).sum()), int((cls == 1).sum())
+        rows[name] = {"face_up_labelled": len(lab["tiles"]), "face_up_found": hit,
+                      "face_up_detections": n_up, "face_down_labelled": lab["face_down"],
+                      "face_down_detections": n_down}
+        total_up += len(gt)
+        found_up += hit
+        false_up += n_up - hit
+        vis = img.copy()
+        for p, c, cf in zip(polys, cls, confs):
+            cv2.polylines(vis, [p.astype(np.int32)], True, (0, 0, 255) if c == 1 else (0, 200, 0), 2)
+            cv2.putText(vis, f"{cf:.2f}", tuple(int(v) for v in p[0]), cv2.FONT_HERSHEY_SIMPLEX, 0.4,
+                        (255, 0, 255), 1)
+        for g in gt:
+            cv2.rectangle(vis, (int(g[0]), int(g[1])), (int(g[2]), int(g[3])), (255, 200, 0), 1)
+        cv2.imwrite(str(out_dir / (Path(name).stem + ".png")), vis)
+    summary = {"photos": rows, "face_up_recall": found_up / max(total_up, 1),
+               "face_up_labelled": total_up, "face_up_found": found_up, "unmatched_face_up_detections": false_up,
+               "conf": conf, "imgsz": imgsz, "weights": str(weights)}
+    print(json.dumps(summary, indent=1))
+    return summary
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="render -> train YOLO-OBB -> export ONNX")
     ap.add_argument("--data", default=str(ROOT / "data/tiles-obb"), help="dataset folder")
@@ -47,8 +123,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="dataset seed")
     ap.add_argument("--rerender", action="store_true", help="render the dataset again")
     ap.add_argument("--epochs", type=int, default=40)
-    ap.add_argument("--imgsz", type=int, default=416)
-    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--hours", type=float, default=None,
+                    help="train for this many hours instead of --epochs (ultralytics fits the LR schedule)")
+    ap.add_argument("--imgsz", type=int, default=384)
+    ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--name", default="tiles-obb", help="run name under data/runs")
     ap.add_argument("--resume", action="store_true", help="resume data/runs/<name>/weights/last.pt")
     ap.add_argument("--from-weights", default=None, help="fine-tune from this .pt instead of from scratch")
@@ -56,9 +134,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--export-only", nargs="?", const="best", default=None,
                     help="only export (weights path, or 'best' for data/runs/<name>/weights/best.pt)")
     ap.add_argument("--onnx", default=str(ROOT / "models/tiles-obb.onnx"))
+    ap.add_argument("--check-real", nargs="?", const="best", default=None,
+                    help="only run WEIGHTS (.pt/.onnx, or 'best') on the real photos; boxes drawn to data/real_check")
+    ap.add_argument("--photos", default=str(ROOT / "sample_images"))
+    ap.add_argument("--conf", type=float, default=0.25)
     a = ap.parse_args(argv)
 
     run_dir = ROOT / "data/runs" / a.name
+    if a.check_real:
+        w = run_dir / "weights/best.pt" if a.check_real == "best" else Path(a.check_real)
+        check_real(str(w), a.imgsz, Path(a.photos), ROOT / "data/real_check", a.conf)
+        return 0
     if a.export_only:
         w = run_dir / "weights/best.pt" if a.export_only == "best" else Path(a.export_only)
         export_onnx(w, a.imgsz, Path(a.onnx))
@@ -83,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         model = YOLO(a.from_weights) if a.from_weights else YOLO("yolo11n-obb.yaml")
         model.train(
-            data=str(data / "data.yaml"), epochs=a.epochs, imgsz=a.imgsz, batch=a.batch, workers=2,
+            data=str(data / "data.yaml"), epochs=a.epochs, time=a.hours, imgsz=a.imgsz, batch=a.batch, workers=2,
             device="cpu", plots=False, project=str(ROOT / "data/runs"), name=a.name, exist_ok=True,
             pretrained=False, seed=0, lr0=a.lr0, cos_lr=False, close_mosaic=min(5, a.epochs // 4),
             # augmentation on top of the renderer's own: flips and rotations keep labels valid

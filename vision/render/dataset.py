@@ -48,15 +48,21 @@ def obb_label_lines(scene: RenderedScene, min_visible: float = MIN_VISIBLE) -> l
     return lines
 
 
-def write_scene(root: Path, split: str, index: int, seed: int, jpeg_quality: int = 92) -> int:
-    """Render scene ``seed`` and write image + label file. Returns the number of labels."""
+def write_scene(root: Path, split: str, index: int, seed: int, jpeg_quality: int = 92) -> dict:
+    """Render scene ``seed`` and write image + label file.
+
+    Returns:
+        A manifest row: image name, split, seed, scene kind, style family, set, label count.
+    """
     scene = random_scene(np.random.default_rng(seed))
     name = f"{index:06d}"
     cv2.imwrite(str(root / "images" / split / f"{name}.jpg"), scene.image,
                 [cv2.IMWRITE_JPEG_QUALITY, jpeg_quality])
     lines = obb_label_lines(scene)
     (root / "labels" / split / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
-    return len(lines)
+    return {"image": f"{split}/{name}.jpg", "seed": seed, "kind": scene.kind, "family": scene.style.family,
+            "max_pip": scene.style.max_pip, "labels": len(lines),
+            "face_down": sum(1 for ln in lines if ln.startswith("1 "))}
 
 
 def _job(args):
@@ -89,11 +95,19 @@ def write_obb_dataset(root: str | Path, n_train: int, n_val: int, seed: int = 0,
     if processes > 1:
         import multiprocessing as mp
         with mp.get_context("fork").Pool(processes) as pool:
-            counts = pool.map(_job, jobs, chunksize=8)
+            rows = pool.map(_job, jobs, chunksize=8)
     else:
-        counts = [_job(j) for j in jobs]
+        rows = [_job(j) for j in jobs]
+    with open(root / "manifest.jsonl", "w") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+    tr = rows[:n_train]
     summary = {"train_images": n_train, "val_images": n_val,
-               "train_labels": int(sum(counts[:n_train])), "val_labels": int(sum(counts[n_train:])),
+               "train_labels": int(sum(r["labels"] for r in tr)),
+               "train_face_down_labels": int(sum(r["face_down"] for r in tr)),
+               "val_labels": int(sum(r["labels"] for r in rows[n_train:])),
+               "train_kinds": {k: sum(1 for r in tr if r["kind"] == k) for k in sorted({r["kind"] for r in tr})},
+               "train_families": {k: sum(1 for r in tr if r["family"] == k) for k in sorted({r["family"] for r in tr})},
+               "train_sets": {f"double-{k}": sum(1 for r in tr if r["max_pip"] == k) for k in (6, 9, 12)},
                "seed": seed, "classes": CLASS_NAMES}
     (root / "data.yaml").write_text(
         f"path: {root.resolve()}\ntrain: images/train\nval: images/val\nnames:\n"

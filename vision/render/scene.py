@@ -147,6 +147,7 @@ class RenderedScene:
             covered by a later tile), in [0, 1].
         camera: the :class:`Camera` used.
         style: the :class:`TileStyle` used.
+        kind: the scene kind for :func:`random_scene` scenes (:data:`SCENE_KINDS`), else "".
     """
 
     image: np.ndarray
@@ -155,6 +156,7 @@ class RenderedScene:
     visible: list[float]
     camera: Camera
     style: TileStyle
+    kind: str = ""
 
 
 def _poly_mask(h: int, w: int, poly: np.ndarray, offset: np.ndarray) -> np.ndarray:
@@ -460,5 +462,7 @@ def random_scene(rng: np.random.Generator | int | None, image_size: tuple[int, i
         if width < 14:
             cam_kw = {"tile_px": rng.uniform(14, 22)}
             camera = make_camera(rng, placements, (W, H), **cam_kw)
-    return render_scene(placements, rng, style=style, image_size=(W, H), camera=camera,
-                        clutter=None if rng.random() < 0.6 else 0)
+    scene = render_scene(placements, rng, style=style, image_size=(W, H), camera=camera,
+                         clutter=None if rng.random() < 0.6 else 0)
+    scene.kind = kind
+    return scene
