@@ -342,3 +342,21 @@ def test_threat_counts_open_corners_and_defence_changes_values():
     plan0, _ = best_turn(s, defence=0.0)
     plan1, _ = best_turn(s, defence=1.0)
     assert plan1.value < plan0.value
+
+
+def test_node_limit_cuts_the_search_but_still_gives_a_legal_first_play():
+    s = position(STAGGERED, ["0-6", "5-5", "1-1", "1-2"])
+    full, _ = best_turn(s, defence=0.0)
+    cut, ranking = best_turn(s, defence=0.0, node_limit=1)
+    assert full.complete and not cut.complete and cut.nodes < full.nodes
+    assert cut.actions[0] in s.legal_actions() and len(ranking) == len(s.legal_actions())
+
+
+def test_mid_turn_hint_ranks_stopping_against_going_on():
+    s = position(STAGGERED, ["1-5", "0-6", "1-1", "2-2"])
+    s.apply_action(Place(T("1-5"), (3, 0), (2, 0)))
+    h = hint(s)
+    ranked = [a for a, _v in h.ranking]
+    assert END_TURN in ranked and set(ranked) == set(s.legal_actions())
+    # 0-6 at Y still scores 6 and the opponent could take it otherwise: the hint goes on
+    assert h.action in (Place(T("0-6"), (-1, 1), (0, 1)), Place(T("0-6"), (0, 2), (0, 1)))
