@@ -123,10 +123,9 @@ def test_two_flush_halves_on_opposite_sides_is_illegal():
 
 def test_both_halves_touching_is_illegal_even_with_matching_numbers():
     b = board_of([((4, 2), (0, 0), (1, 0)), ((2, 3), (1, 1), (2, 1))])
-    # 2-4 laid against the starter's long side, aligned: each half flush with one half
+    # a 2-4 laid along the long side of the 2-4, aligned: each half flush, numbers equal
     assert b.classify((1, -1), (0, -1), T("2-4")) is None
-    # a corner half (2,0) whose other half (2,-1) is free is fine, but with the other half on
-    # (3,0)->(3,1) next to (2,1)? (2,0)-(3,0) vertical: (3,0) touches nothing -> legal
+    # the X corner (2, 0) with the other half below on (3, 0), which touches nothing: legal
     assert b.classify((2, 0), (3, 0), T("5-6")) is not None
     b.place((3, 1), 1, (4, 1), 1)
     assert b.classify((2, 0), (3, 0), T("5-6")) is None  # now (3,0) touches (3,1)
