@@ -359,3 +359,17 @@ def test_mid_turn_hint_ranks_stopping_against_going_on():
     assert END_TURN in ranked and set(ranked) == set(s.legal_actions())
     # 0-6 at Y still scores 6 and the opponent could take it otherwise: the hint goes on
     assert h.action in (Place(T("0-6"), (-1, 1), (0, 1)), Place(T("0-6"), (0, 2), (0, 1)))
+
+
+def test_clone_is_independent_and_actions_read_as_json():
+    s = TableauxGame().new_initial_state(8)
+    c = s.clone()
+    a = greedy_action(c)
+    c.apply_action(a)
+    assert s.history == [] and len(s.board) == 1 and c.history == [a]
+    s.apply_action(a)  # the same action on the original gives the same position
+    assert (s.board.num, s.hands, s.boneyard, s.scores) == (c.board.num, c.hands, c.boneyard,
+                                                             c.scores)
+    j = s.action_to_json(a)
+    assert j["type"] == "place" and j["tile"] == [a.tile.low, a.tile.high]
+    assert j["low_cell"] == list(a.low_cell) and s.action_to_json(PASS) == {"type": "pass"}
