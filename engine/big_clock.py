@@ -1,0 +1,757 @@
+"""The Big Clock, a one-player domino solitaire (RULES.md section 2; seed ``001_*.txt``).
+
+Layout. 0-0 is taken out and lies in the centre (all three sizes: the seed removes it for the
+double-12 game and says nothing else for the variations, and 0-0 has no slot). The other tiles
+are shuffled; the first ``N`` go face up, one per *slot*: double-12 deals to slots 12, 1, 2, ...,
+11 (clockwise from 12 o'clock), double-9 to slots 1..9, double-6 to slots 1..6. Each slot holds a
+*pile*; the rest is the face-down *stock* (78, 45 or 21 tiles).
+
+Turn structure (the action model; docs/big-clock.md lists every choice the rules leave open):
+
+- The next tile is drawn automatically (chance, from the seeded stock order): every non-terminal
+  state has one *drawn* tile waiting to be placed.
+- :class:`Place` ``(slot)``: put the drawn tile on that slot's pile. Allowed when the pile's top
+  tile is not a double and shares a number with the drawn tile (never cover a double). A double
+  placed on its own slot is **home** and closes the pile. A double may also be placed on a wrong
+  slot's matching pile (it is then a double in trouble lying there).
+- Blank slots (piles emptied by moves): while one exists, the drawn tile must fill a blank slot
+  (any tile, no matching needed) unless it is the double of a blank slot, which then may only go
+  home there; a drawn double may also go home on its own non-blank slot instead.
+- :class:`SetAside`: a drawn non-double with no legal place is set aside for good (forced, and
+  only then).
+- :class:`Move` ``(src, dst)``: while a *double in trouble* exists -- the drawn double has no
+  matching top tile anywhere (its own slot neither blank nor showing its number), or a double
+  lies on top of a wrong slot -- the top tile of any open pile may move onto another open pile
+  under the same matching rule; onto a blank slot only its own double may move (home). At most
+  :data:`MAX_MOVES_PER_DRAW` moves per drawn tile (a house limit so that every game ends).
+- :class:`GiveUp`: offered when the drawn double has no place but moves are still possible; it
+  ends the game as lost ("a drawn double that cannot be brought home, nor placed anywhere,
+  loses"). With no place and no move left the state is terminal and lost at once.
+
+A dealt double on its own slot is home at once. Won (``returns() == [1.0]``): every double n-n,
+n >= 1, home. Lost: the drawn double is stuck, or the last tile of the stock was placed or set
+aside before every double came home.
+
+Internally tiles are indices into ``DominoSet(max_pip).tiles`` and the clock is a tuple of
+``N + 1`` piles (index 0 unused), each a tuple of tile indices bottom to top; the solver memoises
+on ``(clock, stock position)``.
+
+Module interface: see ``engine/solitaire.py``.
+"""
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable, Mapping, Sequence, Union
+
+from .game import TERMINAL, Game, Hint, State
+from .solitaire import (NodeBudget, SearchLimit, clone_rng, determinized_hint,
+                        random_legal_action)
+from .tiles import DominoSet, Tile
+
+#: House limit on tile moves between two draws (the seed sets none; see docs/big-clock.md).
+MAX_MOVES_PER_DRAW = 30
+
+GAME_SIZES = [("double-12", {"max_pip": 12}), ("double-9", {"max_pip": 9}),
+              ("double-6", {"max_pip": 6})]
+
+Piles = tuple  # tuple[tuple[int, ...], ...] of length N + 1; index 0 unused
+
+
+# --- actions ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True, order=True)
+class Place:
+    """Put the drawn tile on the pile of ``slot`` (1..N): on a matching top, home, or a blank."""
+
+    slot: int
+
+
+@dataclass(frozen=True, order=True)
+class Move:
+    """Move the top tile of the pile at ``src`` onto the pile at ``dst`` (only while a double is
+    in trouble)."""
+
+    src: int
+    dst: int
+
+
+@dataclass(frozen=True, order=True)
+class SetAside:
+    """Set the drawn non-double aside for good (only when it fits nowhere)."""
+
+
+@dataclass(frozen=True, order=True)
+class GiveUp:
+    """Stop moving: the drawn double cannot come home, so the game is lost."""
+
+
+BigClockAction = Union[Place, Move, SetAside, GiveUp]
+SET_ASIDE = SetAside()
+GIVE_UP = GiveUp()
+
+
+# --- fast internals on tile indices ---------------------------------------------------------
+
+class _Tables:
+    """Per-size lookup tables on tile indices."""
+
+    def __init__(self, max_pip: int):
+        ds = DominoSet(max_pip)
+        self.n = max_pip
+        self.ds = ds
+        self.tiles = ds.tiles
+        self.lo = [t.low for t in ds.tiles]
+        self.hi = [t.high for t in ds.tiles]
+        self.dbl = [t.is_double for t in ds.tiles]
+        self.share = [[a.shares_number(b) for b in ds.tiles] for a in ds.tiles]
+        self.double_of = [ds.index(Tile(k, k)) for k in range(max_pip + 1)]
+        self.slots = tuple(range(1, max_pip + 1))
+        self.deal_order = (12,) + tuple(range(1, 12)) if max_pip == 12 else self.slots
+
+    def has(self, t: int, k: int) -> bool:
+        return self.lo[t] == k or self.hi[t] == k
+
+
+@lru_cache(maxsize=None)
+def _tables(max_pip: int) -> _Tables:
+    return _Tables(max_pip)
+
+
+def _is_home(tab: _Tables, piles: Piles, k: int) -> bool:
+    p = piles[k]
+    return bool(p) and p[-1] == tab.double_of[k]
+
+
+def _all_home(tab: _Tables, piles: Piles) -> bool:
+    dof = tab.double_of
+    for k in tab.slots:
+        p = piles[k]
+        if not p or p[-1] != dof[k]:
+            return False
+    return True
+
+
+def _accepts(tab: _Tables, piles: Piles, k: int, t: int) -> bool:
+    """May tile ``t`` go on pile ``k`` by the matching rule (blank: only its own double)?"""
+    p = piles[k]
+    if not p:
+        return t == tab.double_of[k]
+    top = p[-1]
+    return not tab.dbl[top] and tab.share[top][t]
+
+
+def _in_trouble(tab: _Tables, piles: Piles, drawn: int) -> bool:
+    """Is there a double in trouble: on top of a wrong slot, or drawn with no match anywhere?"""
+    dbl, dof = tab.dbl, tab.double_of
+    for k in tab.slots:
+        p = piles[k]
+        if p and dbl[p[-1]] and p[-1] != dof[k]:
+            return True
+    return drawn >= 0 and dbl[drawn] and _matches_none(tab, piles, drawn)
+
+
+def _matches_none(tab: _Tables, piles: Piles, drawn: int) -> bool:
+    """The drawn double n-n matches no top tile: slot n is not blank and no open pile's top
+    (a non-double) shows n."""
+    if not piles[tab.lo[drawn]]:
+        return False
+    dbl, share = tab.dbl, tab.share
+    for k in tab.slots:
+        p = piles[k]
+        if p and not dbl[p[-1]] and share[p[-1]][drawn]:
+            return False
+    return True
+
+
+def _place_targets(tab: _Tables, piles: Piles, drawn: int) -> list[int]:
+    """Slots where the drawn tile may be placed now (RULES.md 2 and the blank-slot rule)."""
+    blanks = [k for k in tab.slots if not piles[k]]
+    if blanks:
+        if tab.dbl[drawn]:
+            n = tab.lo[drawn]
+            if not piles[n]:
+                return [n]
+            if _accepts(tab, piles, n, drawn):
+                return sorted(blanks + [n])
+        return blanks
+    return [k for k in tab.slots if _accepts(tab, piles, k, drawn)]
+
+
+def _moves(tab: _Tables, piles: Piles) -> list[tuple[int, int]]:
+    """Every (src, dst) top-tile move by the matching rule (ignores the trouble condition)."""
+    out = []
+    dof = tab.double_of
+    for i in tab.slots:
+        p = piles[i]
+        if not p or p[-1] == dof[i]:
+            continue
+        m = p[-1]
+        for j in tab.slots:
+            if j != i and _accepts(tab, piles, j, m):
+                out.append((i, j))
+    return out
+
+
+def _put(piles: Piles, k: int, t: int) -> Piles:
+    return piles[:k] + (piles[k] + (t,),) + piles[k + 1:]
+
+
+def _move(piles: Piles, i: int, j: int) -> Piles:
+    lst = list(piles)
+    lst[j] = lst[j] + (lst[i][-1],)
+    lst[i] = lst[i][:-1]
+    return tuple(lst)
+
+
+def _place_score(tab: _Tables, piles: Piles, k: int, t: int) -> int:
+    """Preference of putting tile ``t`` on slot ``k`` (higher first): home beats all; keep each
+    slot showing its own number (the seed's 6-10 on 4-6 at 10 o'clock)."""
+    if tab.dbl[t] and tab.lo[t] == k:
+        return 100
+    p = piles[k]
+    score = 2 * tab.has(t, k)
+    if p:
+        score -= 2 * tab.has(p[-1], k)
+    if tab.dbl[t]:
+        score -= 1
+    return score
+
+
+def _ordered_targets(tab: _Tables, piles: Piles, t: int) -> list[int]:
+    targets = _place_targets(tab, piles, t)
+    return sorted(targets, key=lambda k: -_place_score(tab, piles, k, t))
+
+
+#: Rescue search limits (moves deep, clock layouts visited) for the greedy rule and the solver.
+RESCUE_DEPTH = 3
+RESCUE_LAYOUTS = 400
+
+
+@lru_cache(maxsize=100_000)
+def _rescues(max_pip: int, piles: Piles, drawn_double: int, max_depth: int) -> tuple:
+    """Move sequences that bring a double home, shortest first: ``((moves, layout), ...)``.
+
+    Breadth-first over top-tile moves made while a double is in trouble, at most ``max_depth``
+    moves and :data:`RESCUE_LAYOUTS` layouts. A goal layout has one more double home than
+    ``piles`` (a wrong-slot double moved home) or lets ``drawn_double`` (-1: none) go home.
+    The search stops at goal layouts (no moves after a rescue within the same sequence).
+    """
+    tab = _tables(max_pip)
+    homes = sum(_is_home(tab, piles, k) for k in tab.slots)
+    n = tab.lo[drawn_double] if drawn_double >= 0 else 0
+    seen = {piles}
+    queue = deque([(piles, ())])
+    out = []
+    while queue and len(seen) < RESCUE_LAYOUTS:
+        layout, path = queue.popleft()
+        if path and (sum(_is_home(tab, layout, k) for k in tab.slots) > homes or
+                     (n and (not layout[n] or _accepts(tab, layout, n, drawn_double)))):
+            out.append((path, layout))
+            continue
+        if len(path) >= max_depth or not _in_trouble(tab, layout, drawn_double):
+            continue
+        for i, j in _moves(tab, layout):
+            nxt = _move(layout, i, j)
+            if nxt not in seen:
+                seen.add(nxt)
+                queue.append((nxt, path + ((i, j),)))
+    return tuple(out)
+
+
+class _Search:
+    """Perfect-information search over one known stock order.
+
+    ``stock[pos]`` is the drawn tile; ``episode(piles, pos, used)`` tells whether the game can
+    still be won with ``used`` moves already spent on that tile. Raises SearchLimit when the
+    budget is spent. ``memo`` maps ``(piles, pos)`` (episode starts) to the answer.
+    """
+
+    def __init__(self, tab: _Tables, stock: tuple[int, ...], memo: dict, budget: NodeBudget):
+        self.tab, self.stock, self.memo, self.budget = tab, stock, memo, budget
+
+    def episode(self, piles: Piles, pos: int, used: int = 0) -> bool:
+        tab, stock = self.tab, self.stock
+        if _all_home(tab, piles):
+            return True
+        if pos >= len(stock):
+            return False
+        key = (piles, pos)
+        if used == 0:
+            r = self.memo.get(key)
+            if r is not None:
+                return r
+        self.budget.spend()
+        drawn = stock[pos]
+        targets = _ordered_targets(tab, piles, drawn)
+        result = (any(self.episode(_put(piles, k, drawn), pos + 1) for k in targets)
+                  or (not targets and not tab.dbl[drawn] and self.episode(piles, pos + 1)))
+        if not result and used < MAX_MOVES_PER_DRAW and _in_trouble(tab, piles, drawn):
+            dd = drawn if tab.dbl[drawn] else -1
+            for path, layout in _rescues(tab.n, piles, dd,
+                                         min(RESCUE_DEPTH, MAX_MOVES_PER_DRAW - used)):
+                if self.episode(layout, pos, used + len(path)):
+                    result = True
+                    break
+        if used == 0:
+            self.memo[key] = result
+        return result
+
+
+# --- the game -------------------------------------------------------------------------------
+
+TileLike = Union[Tile, str]
+
+
+def _as_tile(x: TileLike) -> Tile:
+    if isinstance(x, Tile):
+        return x
+    if isinstance(x, str):
+        return Tile.parse(x)
+    raise ValueError(f"not a tile: {x!r} (give a Tile or text such as '3-5')")
+
+
+class BigClockGame(Game):
+    """The Big Clock on a double-``max_pip`` set (12: slots 12, 1..11; 9: slots 1..9;
+    6: slots 1..6). 0-0 is out of play in the centre in every size.
+
+    Raises:
+        ValueError: ``max_pip`` is not 12, 9 or 6.
+    """
+
+    name = "big-clock"
+    num_players = 1
+
+    def __init__(self, max_pip: int | None = 12):
+        max_pip = 12 if max_pip is None else max_pip
+        if max_pip not in (12, 9, 6):
+            raise ValueError(f"The Big Clock is played with double-12, double-9 or double-6, "
+                             f"not double-{max_pip}")
+        self.max_pip = max_pip
+        self.domino_set = DominoSet(max_pip)
+        self.slots = tuple(range(1, max_pip + 1))
+        self.deal_order = _tables(max_pip).deal_order
+
+    def new_initial_state(self, seed: int | None = None) -> "BigClockState":
+        """Take out 0-0, shuffle the rest with ``seed``, deal one tile per slot in deal order
+        (double-12: slot 12 first, then 1..11), then draw the first tile."""
+        return BigClockState(self, seed)
+
+    def state_from_position(self, piles: Mapping[int, Sequence[TileLike] | TileLike | None],
+                            home: Iterable[int] | None = None,
+                            stock: Sequence[TileLike] | None = None,
+                            drawn: TileLike | None = None,
+                            set_aside: Sequence[TileLike] = (),
+                            seed: int | None = None) -> "BigClockState":
+        """A position seen on the table (e.g. rebuilt from a photo).
+
+        Args:
+            piles: every slot 1..N -> its pile bottom to top (a list of tiles), or only the top
+                tile (a Tile; the tiles under it are then unknown and counted as unseen), or
+                None / [] for a blank slot. Tiles may be given as text such as ``"3-5"``.
+            home: slots the player reports as home (optional check: each must hold its own
+                double on top; a double on its own slot is home anyway).
+            stock: tiles still face down, any order (shuffled with ``seed``); None means every
+                tile not seen elsewhere (0-0 excluded).
+            drawn: the tile drawn and not yet placed; None draws the next one from the stock.
+            set_aside: tiles set aside for good.
+            seed: seed of the stock order and of later chance.
+
+        Raises:
+            ValueError: a slot outside 1..N or missing, a tile outside the set or twice, 0-0 on
+                the clock (it stays in the centre), a tile lying on a double (doubles are never
+                covered) or on a tile it shares no number with, a home slot without its double.
+        """
+        n = self.max_pip
+        ds = self.domino_set
+        bad = [k for k in piles if not isinstance(k, int) or not 1 <= k <= n]
+        if bad:
+            raise ValueError(f"slot(s) {bad} out of range: double-{n} slots are 1..{n}")
+        missing = [k for k in self.slots if k not in piles]
+        if missing:
+            raise ValueError(f"slot(s) {missing} missing: give every slot 1..{n} "
+                             "(None or [] for a blank slot)")
+        clock: dict[int, list[Tile]] = {}
+        for k in self.slots:
+            v = piles[k]
+            if v is None:
+                clock[k] = []
+            elif isinstance(v, (Tile, str)):
+                clock[k] = [_as_tile(v)]
+            else:
+                clock[k] = [_as_tile(x) for x in v]
+        for k, pile in clock.items():
+            for below, above in zip(pile, pile[1:]):
+                if below.is_double:
+                    raise ValueError(f"slot {k}: {above} lies on the double {below}; "
+                                     "a double is never covered (RULES.md 2)")
+                if not below.shares_number(above):
+                    raise ValueError(f"slot {k}: {above} lies on {below} but they share no "
+                                     "number (RULES.md 2)")
+        for k in (home or ()):
+            if k not in clock:
+                raise ValueError(f"home slot {k} out of range 1..{n}")
+            if not clock[k] or clock[k][-1] != Tile(k, k):
+                raise ValueError(f"slot {k} is reported home but {Tile(k, k)} is not on top "
+                                 "of its pile")
+        drawn_t = None if drawn is None else _as_tile(drawn)
+        aside = [_as_tile(x) for x in set_aside]
+        seen = [t for p in clock.values() for t in p] + aside + ([drawn_t] if drawn_t else [])
+        if Tile(0, 0) in seen:
+            raise ValueError("0-0 is out of play in the centre of the clock (RULES.md 2)")
+        ds.check_tiles(seen)
+        if stock is None:
+            used = set(seen)
+            stock_t = [t for t in ds.tiles if t != Tile(0, 0) and t not in used]
+        else:
+            stock_t = [_as_tile(x) for x in stock]
+            if Tile(0, 0) in stock_t:
+                raise ValueError("0-0 is out of play in the centre of the clock (RULES.md 2)")
+            ds.check_tiles(seen + stock_t)
+        state = BigClockState(self, seed, deal=False)
+        state.rng.shuffle(stock_t)
+        state._piles = tuple([()] + [tuple(ds.index(t) for t in clock[k]) for k in self.slots])
+        state._stock = [ds.index(t) for t in stock_t]
+        state._set_aside = [ds.index(t) for t in aside]
+        if drawn_t is not None:
+            state._drawn = ds.index(drawn_t)
+        elif not _all_home(state._tab, state._piles):
+            state._draw()
+        return state
+
+    def __repr__(self) -> str:
+        return f"BigClockGame(max_pip={self.max_pip})"
+
+
+class BigClockState(State):
+    """A Big Clock position.
+
+    Read it through :attr:`piles` (slot -> tiles bottom to top), :attr:`drawn`, :attr:`stock`
+    (draw order, next first), :attr:`set_aside`, :meth:`home_slots`, :meth:`blank_slots`,
+    :meth:`doubles_in_trouble`, :attr:`moves_used` (moves since the last draw).
+    """
+
+    def __init__(self, game: BigClockGame, seed: int | None, deal: bool = True):
+        super().__init__(game, seed)
+        self._tab = _tables(game.max_pip)
+        self._piles: Piles = tuple(() for _ in range(game.max_pip + 1))
+        self._stock: list[int] = []
+        self._drawn = -1
+        self._set_aside: list[int] = []
+        self.moves_used = 0
+        self._gave_up = False
+        self._legal: list | None = None
+        if deal:
+            ds = game.domino_set
+            tiles = [t for t in ds.tiles if t != Tile(0, 0)]
+            self.rng.shuffle(tiles)
+            ids = [ds.index(t) for t in tiles]
+            piles = [()] * (game.max_pip + 1)
+            for slot, t in zip(game.deal_order, ids):
+                piles[slot] = (t,)
+            self._piles = tuple(piles)
+            self._stock = ids[game.max_pip:]
+            if not _all_home(self._tab, self._piles):
+                self._draw()
+
+    # --- readings ---
+    @property
+    def piles(self) -> dict[int, list[Tile]]:
+        """Slot (1..N) -> its pile, bottom to top ([] for a blank slot)."""
+        tiles = self._tab.tiles
+        return {k: [tiles[t] for t in self._piles[k]] for k in self._tab.slots}
+
+    @property
+    def drawn(self) -> Tile | None:
+        """The drawn tile waiting to be placed (None when the stock is exhausted)."""
+        return None if self._drawn < 0 else self._tab.tiles[self._drawn]
+
+    @property
+    def stock(self) -> list[Tile]:
+        """The face-down stock in draw order (next first)."""
+        return [self._tab.tiles[t] for t in self._stock]
+
+    @property
+    def set_aside(self) -> list[Tile]:
+        """Tiles set aside for good, in order."""
+        return [self._tab.tiles[t] for t in self._set_aside]
+
+    def top(self, slot: int) -> Tile | None:
+        """Top tile of ``slot``'s pile (None for a blank slot)."""
+        p = self._piles[slot]
+        return self._tab.tiles[p[-1]] if p else None
+
+    def home_slots(self) -> list[int]:
+        """Slots whose own double is home (closed)."""
+        return [k for k in self._tab.slots if _is_home(self._tab, self._piles, k)]
+
+    def blank_slots(self) -> list[int]:
+        """Slots emptied by moves (only their own double may go there)."""
+        return [k for k in self._tab.slots if not self._piles[k]]
+
+    def doubles_in_trouble(self) -> list[Tile]:
+        """Doubles lying on a wrong slot, plus the drawn double if it matches no top tile."""
+        tab = self._tab
+        out = [tab.tiles[p[-1]] for k, p in enumerate(self._piles)
+               if k and p and tab.dbl[p[-1]] and p[-1] != tab.double_of[k]]
+        if self._drawn >= 0 and tab.dbl[self._drawn] and _matches_none(tab, self._piles,
+                                                                         self._drawn):
+            out.append(tab.tiles[self._drawn])
+        return out
+
+    def is_won(self) -> bool:
+        """Every double n-n (n >= 1) is home."""
+        return _all_home(self._tab, self._piles)
+
+    # --- State interface ---
+    def _draw(self) -> None:
+        self._drawn = self._stock.pop(0) if self._stock else -1
+        self.moves_used = 0
+
+    def current_player(self) -> int:
+        return TERMINAL if self.is_terminal() else 0
+
+    def legal_actions(self) -> list[BigClockAction]:
+        """Places (best first by the slot rule), then SetAside, moves and GiveUp; empty when
+        the game is over."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return list(self._legal)
+
+    def _compute_legal(self) -> list[BigClockAction]:
+        tab, piles, drawn = self._tab, self._piles, self._drawn
+        if self._gave_up or drawn < 0 or _all_home(tab, piles):
+            return []
+        out: list[BigClockAction] = [Place(k) for k in _place_targets(tab, piles, drawn)]
+        placed = bool(out)
+        if not placed and not tab.dbl[drawn]:
+            out.append(SET_ASIDE)
+        moves = []
+        if self.moves_used < MAX_MOVES_PER_DRAW and _in_trouble(tab, piles, drawn):
+            moves = [Move(i, j) for i, j in _moves(tab, piles)]
+        out.extend(moves)
+        if not placed and tab.dbl[drawn] and moves:
+            out.append(GIVE_UP)
+        return out
+
+    def _apply(self, action: BigClockAction) -> None:
+        tab = self._tab
+        if isinstance(action, Place):
+            self._piles = _put(self._piles, action.slot, self._drawn)
+            if not _all_home(tab, self._piles):
+                self._draw()
+        elif isinstance(action, SetAside):
+            self._set_aside.append(self._drawn)
+            self._draw()
+        elif isinstance(action, Move):
+            self._piles = _move(self._piles, action.src, action.dst)
+            self.moves_used += 1
+        else:
+            self._gave_up = True
+        self._legal = None
+
+    def is_terminal(self) -> bool:
+        return not self.legal_actions()
+
+    def returns(self) -> list[float]:
+        return [1.0 if self.is_won() else 0.0]
+
+    def clone(self) -> "BigClockState":
+        c = BigClockState.__new__(BigClockState)
+        c.game, c.seed, c.rng = self.game, self.seed, clone_rng(self.rng)
+        c.history = list(self.history)
+        c._tab, c._piles, c._stock = self._tab, self._piles, list(self._stock)
+        c._drawn, c._set_aside = self._drawn, list(self._set_aside)
+        c.moves_used, c._gave_up, c._legal = self.moves_used, self._gave_up, self._legal
+        return c
+
+    def determinize(self, rng: random.Random) -> "BigClockState":
+        """A clone with the face-down stock reshuffled by ``rng`` (clock and drawn tile kept)."""
+        c = self.clone()
+        rng.shuffle(c._stock)
+        return c
+
+    def action_to_string(self, action: BigClockAction) -> str:
+        tab = self._tab
+        d = self.drawn
+        if isinstance(action, Place):
+            k = action.slot
+            if d is not None and d == Tile(k, k):
+                return f"bring {d} home to slot {k}"
+            top = self.top(k)
+            if top is None:
+                return f"fill blank slot {k} with {d}"
+            return f"put {d} on slot {k} (on {top})"
+        if isinstance(action, Move):
+            m = self.top(action.src)
+            if m is not None and m == Tile(action.dst, action.dst):
+                return f"move {m} from slot {action.src} home to slot {action.dst}"
+            return (f"move {m} from slot {action.src} to slot {action.dst} "
+                    f"(on {self.top(action.dst)})")
+        if isinstance(action, SetAside):
+            return f"set {d} aside (it fits nowhere)"
+        if isinstance(action, GiveUp):
+            return f"give up: {d} cannot come home"
+        return str(action)
+
+    def action_to_json(self, action: BigClockAction):
+        kind = type(action).__name__.lower()
+        out = {"type": {"place": "place", "move": "move", "setaside": "set_aside",
+                        "giveup": "give_up"}[kind]}
+        if isinstance(action, Place):
+            out["slot"] = action.slot
+        elif isinstance(action, Move):
+            out.update(src=action.src, dst=action.dst)
+        return out
+
+    def __str__(self) -> str:
+        tab = self._tab
+        lines = []
+        for k in self.game.deal_order:
+            p = self._piles[k]
+            if not p:
+                what = "blank (only its double may go here)"
+            elif _is_home(tab, self._piles, k):
+                what = f"HOME {tab.tiles[p[-1]]}"
+            else:
+                top = tab.tiles[p[-1]]
+                what = f"{top}" + ("  <- double in trouble" if top.is_double else "")
+                if len(p) > 1:
+                    what += f"   ({len(p)} tiles)"
+            lines.append(f"{k:>2} o'clock: {what}")
+        d = self.drawn
+        lines.append(f"drawn: {d if d is not None else '-'}   stock: {len(self._stock)}   "
+                     f"set aside: {len(self._set_aside)}   home: {len(self.home_slots())}/"
+                     f"{tab.n}   moves this draw: {self.moves_used}/{MAX_MOVES_PER_DRAW}")
+        return "\n".join(lines)
+
+
+
+# --- module interface -----------------------------------------------------------------------
+
+def _rescue_path(tab: _Tables, piles: Piles, drawn: int, max_depth: int) -> list | None:
+    """Shortest list of moves (see :func:`_rescues`) that brings a double home, or None."""
+    found = _rescues(tab.n, piles, drawn if drawn >= 0 and tab.dbl[drawn] else -1, max_depth)
+    return list(found[0][0]) if found else None
+
+
+def random_action(state: BigClockState, rng: random.Random) -> BigClockAction:
+    """A uniformly random legal action (moves and giving up included)."""
+    return random_legal_action(state, rng)
+
+
+def greedy_action(state: BigClockState) -> BigClockAction:
+    """The simple rule: bring a drawn double home when it can go; while a double is in trouble,
+    play the first move of the shortest move sequence (at most :data:`RESCUE_DEPTH` moves)
+    that brings a double home; else place the drawn tile where it keeps the most slots showing their own number
+    (the seed's advice: 6-10 on the 4-6 at 10 o'clock); else set it aside, or give up.
+
+    Raises:
+        ValueError: the game is over.
+    """
+    acts = state.legal_actions()
+    if not acts:
+        raise ValueError("no legal action: the game is over")
+    tab, piles, drawn = state._tab, state._piles, state._drawn
+    if tab.dbl[drawn] and Place(tab.lo[drawn]) in acts:
+        return Place(tab.lo[drawn])
+    if any(isinstance(a, Move) for a in acts):
+        path = _rescue_path(tab, piles, drawn, min(RESCUE_DEPTH, MAX_MOVES_PER_DRAW - state.moves_used))
+        if path:
+            return Move(*path[0])
+    places = [a.slot for a in acts if isinstance(a, Place)]
+    if places:
+        return Place(max(places, key=lambda k: _place_score(tab, piles, k, drawn)))
+    return SET_ASIDE if SET_ASIDE in acts else GIVE_UP if GIVE_UP in acts else acts[0]
+
+
+def _search_for(state: BigClockState, memo: dict, node_limit: int) -> _Search:
+    stock = ((state._drawn,) if state._drawn >= 0 else ()) + tuple(state._stock)
+    return _Search(state._tab, stock, memo, NodeBudget(node_limit))
+
+
+def solve(state: BigClockState, node_limit: int = 200_000) -> bool | None:
+    """Can ``state`` still be won, knowing the stock order? None when ``node_limit`` search nodes
+    (positions expanded) were used up first.
+
+    Exact over placements; moves are searched only as *rescues* (see :func:`_rescues`: at most
+    :data:`RESCUE_DEPTH` moves ending with a double home), so True is always right while False
+    means "no win with rescue-only moves" -- the solver is a lower bound on the true ceiling.
+    """
+    if state.is_terminal():
+        return state.is_won()
+    try:
+        return _search_for(state, {}, node_limit).episode(state._piles, 0, state.moves_used)
+    except SearchLimit:
+        return None
+
+
+def solve_line(state: BigClockState, node_limit: int = 200_000) -> list[BigClockAction] | None:
+    """A winning action list from ``state`` (stock order known), or None (lost or limit hit).
+
+    ``node_limit`` applies to each of the solver calls made along the line.
+    """
+    s = state.clone()
+    line: list[BigClockAction] = []
+    if solve(s, node_limit) is not True:
+        return None
+    while not s.is_terminal():
+        for a in sorted(s.legal_actions(), key=lambda a: isinstance(a, Move)):
+            child = s.clone()
+            child.apply_action(a)
+            if solve(child, node_limit) is True:
+                break
+        else:
+            return None
+        line.append(a)
+        s = child
+    return line if s.is_won() else None
+
+
+def _evaluate(det: BigClockState, actions: Sequence[BigClockAction], node_limit: int) -> list:
+    """For each action: does it still win in this determinized state? (shared memo)."""
+    memo: dict = {}
+    tab, piles, drawn = det._tab, det._piles, det._drawn
+    out = []
+    for a in actions:
+        search = _search_for(det, memo, node_limit)
+        try:
+            if isinstance(a, Place):
+                out.append(search.episode(_put(piles, a.slot, drawn), 1))
+            elif isinstance(a, SetAside):
+                out.append(search.episode(piles, 1))
+            elif isinstance(a, Move):
+                out.append(search.episode(_move(piles, a.src, a.dst), 0, det.moves_used + 1))
+            else:
+                out.append(False)
+        except SearchLimit:
+            out.append(None)
+    return out
+
+
+def _candidates(state: BigClockState) -> list[BigClockAction]:
+    """Legal actions, the greedy choice first, then places by the slot rule, then the rest."""
+    acts = state.legal_actions()
+    if not acts:
+        return []
+    first = greedy_action(state)
+    tab, piles, drawn = state._tab, state._piles, state._drawn
+
+    def rank(a):
+        if isinstance(a, Place):
+            return (0, -_place_score(tab, piles, a.slot, drawn))
+        return (1 if isinstance(a, (SetAside, Move)) else 2, 0)
+
+    return [first] + sorted((a for a in acts if a != first), key=rank)
+
+
+def hint(state: BigClockState, samples: int = 16, seed: int | None = 0,
+         node_limit: int = 2000) -> Hint:
+    """Best action by determinized Monte Carlo (see ``engine.solitaire.determinized_hint``):
+    each legal action is tried on ``samples`` sampled stock orders with the perfect-information
+    solver (``node_limit`` nodes per try; an unfinished search counts as half a win).
+    ``win_chance`` is the best action's win rate over the samples."""
+    return determinized_hint(state, evaluate=_evaluate, samples=samples, seed=seed,
+                             node_limit=node_limit, actions=_candidates(state))
