@@ -125,8 +125,13 @@ class LineOfPlay:
 
     def __init__(self) -> None:
         self._nodes: list[Node] = []
-        self._taken: set[tuple[int, str]] = set()  # (node_id, direction) already used
+        self._open: dict[str, OpenEnd] = {}  # open ends by id, in open_ends() order
         self._tiles: set[Tile] = set()
+
+    def _add_open_ends(self, node: Node) -> None:
+        for d in _open_directions(node):
+            end_id = f"{node.id}.{d}"
+            self._open[end_id] = OpenEnd(end_id, node.id, d, _number_at(node, d))
 
     # --- building --------------------------------------------------------------------
     def place_first(self, tile: Tile) -> int:
@@ -137,8 +142,10 @@ class LineOfPlay:
         """
         if self._nodes:
             raise ValueError("the line of play already has a first tile")
-        self._nodes.append(Node(0, tile, None, None, None, tile.high))
+        node = Node(0, tile, None, None, None, tile.high)
+        self._nodes.append(node)
         self._tiles.add(tile)
+        self._add_open_ends(node)
         return 0
 
     def can_attach(self, tile: Tile, open_end_id: str) -> bool:
@@ -166,8 +173,9 @@ class LineOfPlay:
         node = Node(len(self._nodes), tile, end.node_id, end.direction, end.number,
                     tile.other(end.number))
         self._nodes.append(node)
-        self._taken.add((end.node_id, end.direction))
+        del self._open[end.id]
         self._tiles.add(tile)
+        self._add_open_ends(node)
         return node.id
 
     def attach_at(self, tile: Tile, node_id: int, direction: str) -> int:
@@ -206,24 +214,20 @@ class LineOfPlay:
         Raises:
             ValueError: malformed id, no such node, or that end is not open.
         """
+        end = self._open.get(open_end_id) if isinstance(open_end_id, str) else None
+        if end is not None:
+            return end
         node_id, direction = parse_end_id(open_end_id)
-        node = self.node(node_id)
-        if direction not in _open_directions(node) or (node_id, direction) in self._taken:
-            raise ValueError(f"open end {open_end_id!r} is not open")
-        return OpenEnd(f"{node_id}.{direction}", node_id, direction, _number_at(node, direction))
+        self.node(node_id)
+        raise ValueError(f"open end {open_end_id!r} is not open")
 
     def open_ends(self) -> list[OpenEnd]:
         """Every open end, by node id then in :data:`DIRECTIONS` order. Empty before the lead."""
-        out = []
-        for node in self._nodes:
-            for d in _open_directions(node):
-                if (node.id, d) not in self._taken:
-                    out.append(OpenEnd(f"{node.id}.{d}", node.id, d, _number_at(node, d)))
-        return out
+        return list(self._open.values())
 
     def open_numbers(self) -> list[int]:
         """The numbers at the open ends (with repeats), in :meth:`open_ends` order."""
-        return [e.number for e in self.open_ends()]
+        return [e.number for e in self._open.values()]
 
     def pips(self) -> int:
         """Total pips of the tiles in the line."""
@@ -233,7 +237,7 @@ class LineOfPlay:
         """An independent copy."""
         out = LineOfPlay()
         out._nodes = list(self._nodes)
-        out._taken = set(self._taken)
+        out._open = dict(self._open)
         out._tiles = set(self._tiles)
         return out
 
