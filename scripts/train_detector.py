@@ -136,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--onnx", default=str(ROOT / "models/tiles-obb.onnx"))
     ap.add_argument("--check-real", nargs="?", const="best", default=None,
                     help="only run WEIGHTS (.pt/.onnx, or 'best') on the real photos; boxes drawn to data/real_check")
-    ap.add_argument("--photos", default=str(ROOT / "sample_images"))
+    ap.add_argument("--photos", default="/work/shared/real_photos",
+                    help="folder with the photos, labels.json and *.boxes.txt")
     ap.add_argument("--conf", type=float, default=0.25)
     a = ap.parse_args(argv)
 
