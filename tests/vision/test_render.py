@@ -11,7 +11,7 @@ from engine.tiles import Tile
 from vision.render import Placement, pip_layout, preset_style, random_scene, render_scene
 from vision.render.dataset import obb_label_lines
 
-W, H = 640, 480
+W, H = 400, 300
 
 
 def _clean(placements, style, seed=0, tile_px=110.0, rotation_deg=None):
@@ -81,7 +81,7 @@ def test_determinism():
 
 def test_box_corners_lie_on_tile():
     style = replace(preset_style("ivory"), spinner=False, divider="none")
-    sc = _clean([Placement(Tile(0, 0), False, (0, 0), 25.0)], style, seed=1)
+    sc = _clean([Placement(Tile(0, 0), False, (0, 0), 25.0)], style, seed=1, tile_px=80.0)
     d = sc.labels[0]
     grey = cv2.cvtColor(sc.image, cv2.COLOR_BGR2GRAY).astype(float)
     centre = d.centre
@@ -100,7 +100,7 @@ def test_box_corners_lie_on_tile():
 def test_pip_count_per_half_matches_label(value, max_pip, family, angle, flip):
     style = replace(preset_style(family, max_pip=max_pip), spinner=False, divider="none")
     tile = Tile(*value)
-    sc = _clean([Placement(tile, False, (0, 0), angle, flip)], style, seed=2, tile_px=130.0)
+    sc = _clean([Placement(tile, False, (0, 0), angle, flip)], style, seed=2, tile_px=110.0)
     d = sc.labels[0]
     dark = family not in ("white_on_black", "raised_colour")  # those have light pips
     assert _count_blobs(sc.image, d.corners, dark) == d.pips
