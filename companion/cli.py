@@ -26,7 +26,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     for name, (module, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
-        import_module(module).add_arguments(p)
+        try:
+            import_module(module).add_arguments(p)
+        except ImportError as exc:  # one broken subcommand must not take the others down
+            p.set_defaults(unavailable=f"{exc}")
+            p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     return parser
 
 
@@ -34,6 +38,10 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point. Returns the process exit code (0 ok, 1 runtime error, 2 usage error)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "unavailable", None):
+        print(f"domino-companion {args.command}: not available here ({args.unavailable})",
+              file=sys.stderr)
+        return 1
     module = import_module(COMMANDS[args.command][0])
     try:
         return int(module.run(args) or 0)
