@@ -1,0 +1,16 @@
+"""Tile detector: an ultralytics YOLO11n-OBB model exported to ONNX, run with onnxruntime.
+
+No torch: letterbox preprocessing, decoding of the raw OBB output and rotated NMS are done here
+with numpy and OpenCV. Classes: 0 = face-up tile, 1 = face-down tile.
+
+Public API:
+
+- :func:`load_detector` ``(path=None) -> TileDetector`` (cached: one session per model file).
+- :class:`TileDetector` ``.detect(image) -> list[TileDetection]`` (pips not yet read).
+- :func:`letterbox`, :func:`decode_obb`, :func:`rotated_nms`, :func:`obb_corners`: the steps.
+"""
+from .onnx_model import (DEFAULT_MODEL, RawDetections, TileDetector, decode_obb, letterbox, load_detector,
+                         obb_corners, rotated_nms)
+
+__all__ = ["DEFAULT_MODEL", "RawDetections", "TileDetector", "decode_obb", "letterbox", "load_detector",
+           "obb_corners", "rotated_nms"]

@@ -1,0 +1,280 @@
+"""ONNX YOLO-OBB tile detector (onnxruntime, numpy, OpenCV; no torch).
+
+Output of an ultralytics OBB export (``end2end`` off): one tensor ``(1, 4 + nc + 1, N)``; for each
+of the ``N`` anchor points: ``cx, cy, w, h`` in letterboxed input pixels, ``nc`` class scores
+(already sigmoid, 0..1) and the box angle in radians (ultralytics' range [-pi/4, 3pi/4)).
+"""
+from __future__ import annotations
+
+import ast
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.types import TileDetection
+
+#: The committed detector; ``DOMINO_DETECTOR_MODEL`` (environment) overrides it.
+DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "tiles-obb.onnx"
+
+FACE_UP, FACE_DOWN = 0, 1
+
+
+@dataclass
+class RawDetections:
+    """Decoded boxes before they become :class:`TileDetection` s.
+
+    Attributes:
+        xywhr: ``(M, 5) float32``: centre x, centre y, length, width (pixels, length >= width) and
+            the angle of the long side in radians, in the image the coordinates refer to.
+        scores: ``(M, nc) float32`` class scores in [0, 1].
+    """
+
+    xywhr: np.ndarray
+    scores: np.ndarray
+
+    @property
+    def confidence(self) -> np.ndarray:
+        """``(M,) float32``: the best class score of each box."""
+        return self.scores.max(axis=1) if len(self.scores) else np.zeros(0, np.float32)
+
+    @property
+    def cls(self) -> np.ndarray:
+        """``(M,) int``: the best class of each box."""
+        return self.scores.argmax(axis=1) if len(self.scores) else np.zeros(0, int)
+
+    def take(self, idx: np.ndarray) -> "RawDetections":
+        """The boxes at ``idx`` (an index array)."""
+        return RawDetections(self.xywhr[idx], self.scores[idx])
+
+
+def letterbox(image: np.ndarray, size: int | tuple[int, int]) -> tuple[np.ndarray, float, tuple[float, float]]:
+    """Resize keeping the aspect ratio and pad to ``size`` like ultralytics (grey 114, centred).
+
+    Args:
+        image: ``(H, W, 3) uint8`` BGR.
+        size: model input side in pixels, or ``(height, width)``.
+    Returns:
+        ``(blob, scale, (pad_x, pad_y))``: ``blob`` is the ``(1, 3, h, w) float32`` RGB network
+        input in [0, 1]; an input pixel ``p`` maps back to ``(p - pad) / scale`` in ``image``.
+    Raises:
+        ValueError: not an ``(H, W, 3)`` image.
+    """
+    if image.ndim != 3 or image.shape[2] != 3 or image.shape[0] < 1 or image.shape[1] < 1:
+        raise ValueError(f"expected an (H, W, 3) image, got shape {image.shape}")
+    th, tw = (size, size) if isinstance(size, int) else size
+    h, w = image.shape[:2]
+    r = min(th / h, tw / w)
+    nw, nh = int(round(w * r)), int(round(h * r))
+    dw, dh = (tw - nw) / 2, (th - nh) / 2
+    if (nw, nh) != (w, h):
+        image = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
+    top, left = int(round(dh - 0.1)), int(round(dw - 0.1))
+    bottom, right = th - nh - top, tw - nw - left
+    padded = cv2.copyMakeBorder(image, top, bottom, left, right, cv2.BORDER_CONSTANT, value=(114, 114, 114))
+    blob = cv2.dnn.blobFromImage(padded, 1 / 255.0, swapRB=True)
+    return blob, r, (float(left), float(top))
+
+
+def decode_obb(output: np.ndarray, conf_threshold: float = 0.25, max_candidates: int = 3000) -> RawDetections:
+    """Decode a raw ultralytics OBB output.
+
+    Args:
+        output: ``(1, 4 + nc + 1, N)`` or ``(4 + nc + 1, N)`` float32 network output.
+        conf_threshold: keep boxes whose best class score is at least this.
+        max_candidates: keep at most this many boxes (highest scores first).
+    Returns:
+        :class:`RawDetections` in network-input pixels, long side first (``w >= h``, angle of the
+        long side in [0, pi)).
+    Raises:
+        ValueError: the output has fewer than 6 rows.
+    """
+    out = np.asarray(output, np.float32)
+    if out.ndim == 3:
+        out = out[0]
+    if out.ndim != 2 or out.shape[0] < 6:
+        raise ValueError(f"expected an OBB output (4 + nc + 1, N), got shape {np.shape(output)}")
+    out = out.T  # (N, 4 + nc + 1)
+    scores = out[:, 4:-1]
+    best = scores.max(axis=1)
+    keep = np.nonzero(best >= conf_threshold)[0]
+    if len(keep) > max_candidates:
+        keep = keep[np.argsort(-best[keep])[:max_candidates]]
+    sel = out[keep]
+    cx, cy, w, h, ang = sel[:, 0], sel[:, 1], sel[:, 2], sel[:, 3], sel[:, -1]
+    swap = h > w
+    length = np.where(swap, h, w)
+    width = np.where(swap, w, h)
+    ang = np.mod(np.where(swap, ang + np.pi / 2, ang), np.pi)
+    xywhr = np.stack([cx, cy, length, width, ang], axis=1).astype(np.float32)
+    return RawDetections(xywhr, scores[keep].astype(np.float32))
+
+
+def obb_corners(xywhr: np.ndarray) -> np.ndarray:
+    """Corners of oriented boxes in :class:`TileDetection` order (``corners[0] -> corners[1]`` is a
+    long side).
+
+    Args:
+        xywhr: ``(M, 5)``: cx, cy, length, width, angle of the long side (radians).
+    Returns:
+        ``(M, 4, 2) float32`` pixel corners.
+    """
+    b = np.asarray(xywhr, np.float64).reshape(-1, 5)
+    u = np.stack([np.cos(b[:, 4]), np.sin(b[:, 4])], axis=1)  # along the long side
+    v = np.stack([-u[:, 1], u[:, 0]], axis=1)  # across
+    c, hl, hw = b[:, None, :2], b[:, 2, None, None] / 2, b[:, 3, None, None] / 2
+    signs = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64)
+    pts = c + signs[None, :, :1] * hl * u[:, None, :] + signs[None, :, 1:] * hw * v[:, None, :]
+    return pts.astype(np.float32)
+
+
+def rotated_nms(xywhr: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.5,
+                max_det: int = 300) -> np.ndarray:
+    """Class-agnostic non-maximum suppression of oriented boxes (OpenCV ``NMSBoxesRotated``).
+
+    Agnostic on purpose: one tile is face up or face down, never both.
+
+    Args:
+        xywhr: ``(M, 5)`` boxes (pixels, radians).
+        scores: ``(M,)`` confidences.
+        iou_threshold: suppress a box overlapping a better one by more than this rotated IoU.
+        max_det: keep at most this many.
+    Returns:
+        ``(K,) int`` indices of kept boxes, best first.
+    """
+    if len(xywhr) == 0:
+        return np.zeros(0, int)
+    rects = [((float(x), float(y)), (float(w), float(h)), float(np.degrees(a))) for x, y, w, h, a in xywhr]
+    idx = cv2.dnn.NMSBoxesRotated(rects, [float(s) for s in scores], 0.0, float(iou_threshold))
+    idx = np.asarray(idx, int).reshape(-1)
+    order = np.argsort(-np.asarray(scores)[idx], kind="stable")
+    return idx[order][:max_det]
+
+
+def _metadata(session) -> tuple[tuple[int, int] | None, dict[int, str]]:
+    meta = session.get_modelmeta().custom_metadata_map
+    imgsz, names = None, {}
+    try:
+        v = ast.literal_eval(meta.get("imgsz", "None"))
+        if isinstance(v, (list, tuple)) and len(v) == 2:
+            imgsz = (int(v[0]), int(v[1]))
+        elif isinstance(v, int):
+            imgsz = (v, v)
+    except (ValueError, SyntaxError):
+        pass
+    try:
+        n = ast.literal_eval(meta.get("names", "{}"))
+        names = {int(k): str(s) for k, s in dict(n).items()}
+    except (ValueError, SyntaxError, TypeError):
+        pass
+    return imgsz, names
+
+
+class TileDetector:
+    """An ONNX OBB tile detector.
+
+    Args:
+        path: the ``.onnx`` file.
+        threads: onnxruntime intra-op threads (None: onnxruntime's default).
+    Raises:
+        FileNotFoundError: no model file at ``path``.
+        ValueError: the model is not an OBB model with at least 2 classes.
+    Attributes:
+        imgsz: ``(height, width)`` of the network input, from the model (metadata or input shape).
+        names: class names from the model metadata (``{0: ..., 1: ...}``).
+    """
+
+    def __init__(self, path: str | os.PathLike, threads: int | None = None):
+        import onnxruntime as ort
+
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"detector model not found: {path} (train it with scripts/train_detector.py)")
+        opts = ort.SessionOptions()
+        if threads:
+            opts.intra_op_num_threads = int(threads)
+        opts.log_severity_level = 3
+        self.path = path
+        self.session = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+        inp = self.session.get_inputs()[0]
+        self.input_name = inp.name
+        imgsz, self.names = _metadata(self.session)
+        shape = inp.shape
+        if imgsz is None:
+            if isinstance(shape[2], int) and isinstance(shape[3], int):
+                imgsz = (shape[2], shape[3])
+            else:
+                imgsz = (640, 640)
+        self.imgsz = imgsz
+        out_shape = self.session.get_outputs()[0].shape
+        rows = out_shape[1] if len(out_shape) == 3 and isinstance(out_shape[1], int) else None
+        if rows is not None and rows < 7:
+            raise ValueError(f"{path}: output {out_shape} is not a 2-class OBB output (4 + nc + 1 rows)")
+        self._lock = threading.Lock()
+
+    def raw(self, image: np.ndarray, conf_threshold: float = 0.25, iou_threshold: float = 0.5,
+            max_det: int = 300) -> RawDetections:
+        """Run the network and NMS; boxes in ``image`` pixels.
+
+        Args:
+            image: ``(H, W, 3) uint8`` BGR.
+            conf_threshold: minimum best-class score.
+            iou_threshold: rotated-NMS IoU.
+            max_det: most boxes returned.
+        Returns:
+            :class:`RawDetections` (best first).
+        """
+        blob, r, (px, py) = letterbox(image, self.imgsz)
+        with self._lock:  # one onnxruntime session shared by web request threads
+            out = self.session.run(None, {self.input_name: blob})[0]
+        det = decode_obb(out, conf_threshold)
+        keep = rotated_nms(det.xywhr, det.confidence, iou_threshold, max_det)
+        det = det.take(keep)
+        xywhr = det.xywhr.copy()
+        xywhr[:, 0] = (xywhr[:, 0] - px) / r
+        xywhr[:, 1] = (xywhr[:, 1] - py) / r
+        xywhr[:, 2:4] /= r
+        return RawDetections(xywhr, det.scores)
+
+    def detect(self, image: np.ndarray, conf_threshold: float = 0.25, iou_threshold: float = 0.5,
+               max_det: int = 300) -> list[TileDetection]:
+        """Tiles in ``image`` (pips not read: ``pips`` None, ``face_down`` from the class).
+
+        Args:
+            image: ``(H, W, 3) uint8`` BGR.
+            conf_threshold, iou_threshold, max_det: see :meth:`raw`.
+        Returns:
+            list of :class:`TileDetection`, best confidence first.
+        """
+        det = self.raw(image, conf_threshold, iou_threshold, max_det)
+        corners = obb_corners(det.xywhr)
+        cls, conf = det.cls, det.confidence
+        return [TileDetection(corners=corners[i], confidence=float(conf[i]), face_down=bool(cls[i] == FACE_DOWN))
+                for i in range(len(det.xywhr))]
+
+
+_CACHE: dict[tuple[str, float], TileDetector] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def load_detector(path: str | os.PathLike | None = None) -> TileDetector:
+    """The detector for ``path`` (default: ``$DOMINO_DETECTOR_MODEL`` or :data:`DEFAULT_MODEL`),
+    loaded once and cached (reloaded when the file changes).
+
+    Raises:
+        FileNotFoundError: no model file.
+    """
+    p = Path(path or os.environ.get("DOMINO_DETECTOR_MODEL") or DEFAULT_MODEL).resolve()
+    if not p.is_file():
+        raise FileNotFoundError(f"detector model not found: {p} (train it with scripts/train_detector.py)")
+    key = (str(p), p.stat().st_mtime)
+    with _CACHE_LOCK:
+        det = _CACHE.get(key)
+        if det is None:
+            det = TileDetector(p)
+            _CACHE.clear()
+            _CACHE[key] = det
+    return det

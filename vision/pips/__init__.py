@@ -1,0 +1,13 @@
+"""Pip counting on detected tiles (OpenCV, no learned model).
+
+Public API:
+
+- :func:`rectify_tile` ``(image, corners, width=64) -> (2*width, width, 3) uint8``: the tile's top
+  face warped upright, half 0 on top.
+- :func:`read_tile` ``(image, detection) -> TileReading``: pips per half, divider, confidence.
+- :func:`read_pips` ``(image, detections) -> list[TileDetection]``: fills ``pips``,
+  ``pip_confidence``, ``note`` (and ``face_down`` for pip-less, divider-less "face-up" boxes).
+"""
+from .counter import TileReading, read_pips, read_tile, rectify_tile
+
+__all__ = ["TileReading", "read_pips", "read_tile", "rectify_tile"]

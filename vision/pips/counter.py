@@ -1,0 +1,238 @@
+"""Classical pip counter: rectify the tile, find the divider, count blobs that differ from the body.
+
+Method (per tile):
+
+1. Warp the oriented box to an upright ``(2w, w)`` image (half 0 on top, ``w`` = 64 px).
+2. Body colour = median Lab colour of the inner face; "ink" = pixels whose Lab distance from the
+   body exceeds a threshold (Otsu on the distance, clamped), so dark, light and coloured pips,
+   white-on-black sets and raised pips all show as ink.
+3. Ink blobs (external contours, holes filled so engraved rings count as one pip) are sorted into
+   the divider (a long thin blob across the middle), a spinner pin (a blob on the divider at the
+   centre: never a pip), pips (area and roundness within limits relative to the tile width; a
+   blob of two touching pips counts by area) and rejects.
+4. Pips are assigned to the half on their side of the divider (the middle when none is found).
+
+A half with more than 12 pips or pips of wildly different sizes is unreadable (``None``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.types import TileDetection
+
+MAX_PIPS = 12
+#: rectified tile width (across) in pixels; the length is twice this.
+RECT_W = 64
+
+
+def rectify_tile(image: np.ndarray, corners: np.ndarray, width: int = RECT_W) -> np.ndarray:
+    """The tile's top face warped to an upright rectangle.
+
+    Args:
+        image: ``(H, W, 3) uint8`` BGR photo.
+        corners: ``(4, 2)`` pixel corners in :class:`TileDetection` order (``0 -> 1`` a long side;
+            half 0 is the end between corners 0 and 3).
+        width: output width in pixels (across the tile).
+    Returns:
+        ``(2 * width, width, 3) uint8``: rows run along the tile, half 0 in rows ``0 .. width``.
+        Parts outside the photo are replicated from its border.
+    """
+    c = np.asarray(corners, np.float32).reshape(4, 2)
+    L = 2 * width
+    dst = np.array([[0, 0], [0, L], [width, L], [width, 0]], np.float32)
+    M = cv2.getPerspectiveTransform(c, dst)
+    return cv2.warpPerspective(image, M, (width, L), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+
+
+@dataclass
+class TileReading:
+    """What the pip counter saw on one tile.
+
+    Attributes:
+        pips: ``(a, b)`` pips on half 0 and half 1; an entry is None when that half is unreadable.
+        confidence: confidence in [0, 1] of the whole reading.
+        divider: True when a divider bar (or groove) was found across the middle.
+        divider_pos: position of the divider along the tile as a fraction of its length (0.5 ideal).
+        spinner: True when a spinner pin was seen on the divider (never counted as a pip).
+        note: why a half is unreadable or doubtful ("" when nothing to say).
+        pip_centres: ``(K, 2)`` pip centres in rectified pixels (x across, y along).
+    """
+
+    pips: tuple[int | None, int | None]
+    confidence: float
+    divider: bool
+    divider_pos: float
+    spinner: bool = False
+    note: str = ""
+    pip_centres: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.float32))
+
+    @property
+    def readable(self) -> bool:
+        """True when both halves were read."""
+        return self.pips[0] is not None and self.pips[1] is not None
+
+
+def _ink_mask(rect: np.ndarray, margin: int) -> tuple[np.ndarray, float]:
+    """Pixels differing from the body colour; returns ``(mask uint8 0/255, contrast)``."""
+    lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32)
+    h, w = lab.shape[:2]
+    inner = lab[margin:h - margin, margin:w - margin].reshape(-1, 3)
+    body = np.median(inner, axis=0)
+    diff = lab - body
+    diff[..., 1:] *= 1.6  # chroma matters: light blue or yellow pips on ivory
+    dist = np.sqrt((diff ** 2).sum(axis=2))
+    d8 = np.clip(dist * 2, 0, 255).astype(np.uint8)
+    core = d8[margin:h - margin, margin:w - margin]
+    otsu, _ = cv2.threshold(core, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    thr = float(np.clip(otsu, 2 * 16, 2 * 60))
+    mask = np.zeros((h, w), np.uint8)
+    mask[margin:h - margin, margin:w - margin] = (core > thr).astype(np.uint8) * 255
+    hi = float(np.percentile(core, 99.5)) / 2
+    return mask, hi
+
+
+def read_tile(image: np.ndarray, corners: np.ndarray, width: int = RECT_W) -> TileReading:
+    """Count the pips on both halves of one face-up tile.
+
+    Args:
+        image: ``(H, W, 3) uint8`` BGR photo.
+        corners: ``(4, 2)`` oriented box of the tile's top face (:class:`TileDetection` order).
+        width: rectified width in pixels.
+    Returns:
+        :class:`TileReading` (``pips[i]`` belongs to ``halves[i]`` of the detection).
+    """
+    rect = rectify_tile(image, corners, width)
+    return read_rectified(rect)
+
+
+def read_rectified(rect: np.ndarray) -> TileReading:
+    """:func:`read_tile` on an already rectified ``(2w, w, 3) uint8`` tile (half 0 on top)."""
+    L, w = rect.shape[:2]
+    margin = max(2, int(round(0.07 * w)))
+    mask, contrast = _ink_mask(rect, margin)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    blobs = []
+    for cnt in contours:
+        area = float(cv2.contourArea(cnt))
+        x, y, bw, bh = cv2.boundingRect(cnt)
+        if area < 0.003 * w * w and bw * bh < 0.004 * w * w:
+            continue  # specks
+        per = float(cv2.arcLength(cnt, True))
+        m = cv2.moments(cnt)
+        cx = m["m10"] / m["m00"] if m["m00"] > 0 else x + bw / 2
+        cy = m["m01"] / m["m00"] if m["m00"] > 0 else y + bh / 2
+        circ = 4 * np.pi * area / (per * per) if per > 0 else 0.0
+        (_, _), (rw, rh), _ = cv2.minAreaRect(cnt)
+        minor, major = max(1.0, min(rw, rh)), max(1.0, rw, rh)
+        blobs.append(dict(area=area, x=x, y=y, w=bw, h=bh, cx=cx, cy=cy, circ=circ, minor=minor,
+                          aspect=major / minor))
+
+    # divider: a long, thin blob across the middle of the tile
+    # (a spinner pin may cut the bar in two: thin pieces in the middle band add up)
+    divider, div_y = None, L / 2
+    parts = [b for b in blobs if b["h"] <= 0.3 * w and b["w"] >= 2.5 * b["h"] and b["w"] >= 0.15 * w
+             and 0.3 * L <= b["cy"] <= 0.7 * L]
+    if parts:
+        best = max(parts, key=lambda b: b["w"])
+        parts = [b for b in parts if abs(b["cy"] - best["cy"]) <= 0.1 * w]
+        if sum(b["w"] for b in parts) >= 0.45 * w:
+            divider = best
+            div_y = float(np.average([b["cy"] for b in parts], weights=[b["area"] for b in parts]))
+            blobs = [b for b in blobs if all(b is not q for q in parts)]
+    spinner = False
+    pips, rejects = [], []
+    amin, amax = np.pi * (0.04 * w) ** 2, np.pi * (0.17 * w) ** 2
+    for b in blobs:
+        near_centre = abs(b["cx"] - w / 2) < 0.14 * w and abs(b["cy"] - div_y) < 0.12 * w
+        if near_centre and (divider is not None or b["area"] < amax):
+            if divider is not None or abs(b["cy"] - L / 2) < 0.08 * w:
+                spinner = True
+                continue
+        if amin <= b["area"] <= 4 * amax and b["minor"] >= 0.07 * w:
+            pips.append(b)
+        else:
+            rejects.append(b)
+    note = []
+    conf = 1.0
+    if pips:
+        # touching pips merge into one blob: count such blobs by area relative to a single pip
+        # (the median round blob, else a disc as wide as the blob's minor axis)
+        round_ = [p for p in pips if p["circ"] >= 0.75 and p["aspect"] < 1.35]
+        if round_:
+            ref = float(np.median([p["area"] for p in round_]))
+        else:
+            ref = float(np.median([np.pi * (p["minor"] / 2) ** 2 for p in pips]))
+        counted = []
+        for p in pips:
+            single = p["circ"] >= 0.75 and p["aspect"] < 1.35
+            k = 1 if single else int(round(p["area"] / max(ref, 1.0)))
+            if p["area"] < 0.35 * ref:
+                rejects.append(p)
+                continue
+            if k >= 2:
+                conf *= 0.9
+            counted.extend([p] * max(1, min(k, 4)))
+        pips = counted
+        big = [r for r in rejects if r["area"] > 0.35 * ref]
+        if big:
+            conf *= 0.6 ** len(big)
+            note.append(f"{len(big)} unclear mark(s)")
+    halves: list[int | None] = [sum(1 for p in pips if p["cy"] < div_y), sum(1 for p in pips if p["cy"] >= div_y)]
+    if divider is None:
+        conf *= 0.8
+        # a pip straddling the middle without a divider is ambiguous
+        if any(abs(p["cy"] - L / 2) < 0.1 * w for p in pips):
+            conf *= 0.5
+            note.append("pip at the middle and no divider")
+    for i in range(2):
+        if halves[i] is not None and halves[i] > MAX_PIPS:
+            halves[i] = None
+            note.append(f"half {i}: more than {MAX_PIPS} marks")
+    if conf < 0.3:
+        note.append("too many unclear marks")
+        halves = [None, None]
+    centres = np.array([[p["cx"], p["cy"]] for p in pips], np.float32).reshape(-1, 2)
+    return TileReading(pips=(halves[0], halves[1]), confidence=float(conf), divider=divider is not None,
+                       divider_pos=float(div_y / L), spinner=spinner, note="; ".join(note), pip_centres=centres)
+
+
+def read_pips(image: np.ndarray, detections: list[TileDetection],
+              face_down_scores: list[float] | None = None) -> list[TileDetection]:
+    """Read the pips of every face-up detection (in place) and return the list.
+
+    Face-down detections keep ``pips`` None. A face-up box with no pips on either half and no
+    divider is a plain back more often than a divider-less blank double: it becomes face down when
+    the detector's face-down score is at least half its face-up score (``face_down_scores``, one per
+    detection, as fractions of the confidence), else it stays 0-0 with low ``pip_confidence``.
+
+    Args:
+        image: ``(H, W, 3) uint8`` BGR photo.
+        detections: from the detector.
+        face_down_scores: optional ratio (face-down score / face-up score) per detection.
+    Returns:
+        ``detections`` with ``pips``, ``pip_confidence`` and ``note`` filled in.
+    """
+    for i, d in enumerate(detections):
+        if d.face_down:
+            d.pips, d.pip_confidence = None, None
+            continue
+        r = read_tile(image, d.corners)
+        if not r.readable:
+            d.pips, d.pip_confidence, d.note = None, None, r.note or "unreadable"
+            continue
+        pips = (int(r.pips[0]), int(r.pips[1]))
+        if pips == (0, 0) and not r.divider:
+            ratio = face_down_scores[i] if face_down_scores is not None else 0.0
+            if ratio >= 0.5:
+                d.face_down, d.pips, d.pip_confidence = True, None, None
+                d.note = "no pips and no divider: taken as face down"
+                continue
+            d.pips, d.pip_confidence = pips, min(r.confidence, 0.5)
+            d.note = "no pips and no divider: blank double or a plain back"
+            continue
+        d.pips, d.pip_confidence, d.note = pips, r.confidence, r.note
+    return detections
