@@ -1,0 +1,185 @@
+"""From detected tiles to game state, for all five games (issue 6).
+
+One entry point::
+
+    from vision.layout import read
+    result = read(detections, "draw100", hand=hand_detections)
+    result.state        # engine State, or None when the photo leaves a blocking problem
+    result.to_json()    # {game, layout, problems, legal_moves, hint, state_ok}
+
+``detections`` are ``vision.types.TileDetection`` (from ``vision.pipeline.detect`` or the
+renderer's labels). One module per game reads the layout (see docs/layout.md for the layout
+conventions): :mod:`.good_neighbors`, :mod:`.big_clock`, :mod:`.luzon`, :mod:`.draw100`,
+:mod:`.tableaux`; :mod:`.common` holds the shared geometry and the checks.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from engine.game import Hint
+from engine.tiles import Tile
+from vision.types import TileDetection
+
+from .big_clock import read_big_clock
+from .common import GameReading, Problem, check_set, to_seen
+from .draw100 import read_draw100
+from .good_neighbors import read_good_neighbors
+from .luzon import read_luzon
+from .tableaux import read_tableaux
+
+#: Game names (as in ``engine.make_game``) -> (reader, default max_pip or None = inferred).
+READERS = {
+    "draw100": (read_draw100, 6),
+    "tableaux": (read_tableaux, 6),
+    "good-neighbors": (read_good_neighbors, None),
+    "big-clock": (read_big_clock, None),
+    "luzon": (read_luzon, 6),
+}
+
+
+@dataclass
+class ReadResult:
+    """What a photo says about a game.
+
+    Attributes:
+        game: the game name (a key of :data:`READERS`).
+        state: the engine State rebuilt from the photo, or None when a blocking problem stands
+            (or, for draw100/tableaux, when no hand was given).
+        layout: JSON-ready description of the layout (per game, see docs/layout.md).
+        problems: every problem found (:class:`Problem`: tile index, kind, message).
+        legal_moves: ``[{"text": ..., "json": ...}, ...]`` of the state (empty without state).
+        hint: the engine's :class:`engine.game.Hint`, or None.
+        hand: the tiles of the player's hand as text (when a hand was given).
+    """
+
+    game: str
+    state: Any
+    layout: dict
+    problems: list[Problem] = field(default_factory=list)
+    legal_moves: list[dict] = field(default_factory=list)
+    hint: Hint | None = None
+    hand: list[str] | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when a state was built and no blocking problem stands."""
+        return self.state is not None and not any(p.blocking for p in self.problems)
+
+    def to_json(self) -> dict:
+        """JSON-ready dict: game, ok, layout, hand, problems, legal_moves, hint, state_text."""
+        hint = None
+        if self.hint is not None:
+            h = self.hint
+            hint = {"action": None if h.action is None else self.state.action_to_string(h.action),
+                    "action_json": None if h.action is None else self.state.action_to_json(h.action),
+                    "value_unit": h.value_unit, "win_chance": h.win_chance,
+                    "explanation": h.explanation, "elapsed_ms": h.elapsed_ms,
+                    "ranking": [{"action": self.state.action_to_string(a), "value": v}
+                                for a, v in (h.ranking or [])[:10]]}
+        return {"game": self.game, "ok": self.ok, "layout": self.layout, "hand": self.hand,
+                "problems": [p.to_json() for p in self.problems],
+                "legal_moves": self.legal_moves, "hint": hint,
+                "state_text": None if self.state is None else str(self.state)}
+
+
+def _hint_fn(game: str):
+    if game == "draw100":
+        from engine.draw100 import hint
+    elif game == "tableaux":
+        from engine.tableaux.hint import hint
+    elif game == "good-neighbors":
+        from engine.good_neighbors import hint
+    elif game == "big-clock":
+        from engine.big_clock import hint
+    else:
+        from engine.luzon import hint
+    return hint
+
+
+def _read_hand(hand: Sequence, max_pip: int, problems: list[Problem],
+               min_pip_confidence: float) -> tuple[list[Tile], list]:
+    """The hand as tiles, from detections (a hand photo) or from Tiles / "a-b" strings."""
+    if all(isinstance(h, TileDetection) for h in hand):
+        seen = to_seen(hand, max_pip, problems, min_pip_confidence, source="hand")
+        return [s.tile for s in seen if s.tile is not None], seen
+    tiles = []
+    for h in hand:
+        try:
+            tiles.append(h if isinstance(h, Tile) else Tile.parse(str(h)))
+        except ValueError as e:
+            raise ValueError(f"bad hand tile {h!r}: {e}") from None
+    return tiles, []
+
+
+def read(detections: Sequence[TileDetection], game: str,
+         hand: Sequence[TileDetection] | Sequence[Tile | str] | None = None, *,
+         max_pip: int | None = None, min_pip_confidence: float = 0.5, with_hint: bool = True,
+         hint_kwargs: dict | None = None, **params: Any) -> ReadResult:
+    """Rebuild the game on the table from a photo's detections.
+
+    Args:
+        detections: the table photo's tiles (``TileDetection``: pixel corners, pips).
+        game: "draw100", "tableaux", "good-neighbors", "big-clock" or "luzon" ("_" for "-"
+            accepted).
+        hand: the player's own hand, photographed apart (its detections), or its tiles
+            (``Tile`` or "3-5" strings); needed for a draw100 / tableaux state.
+        max_pip: the set (6, 9, 12); None: the game's default or inferred from the photo.
+        min_pip_confidence: pip readings below this are reported ``doubtful`` and not used.
+        with_hint: compute the engine's hint (can take a second or more).
+        hint_kwargs: extra arguments for the engine's hint function (e.g. ``samples``).
+        **params: per-game extras passed to the reader: ``seed``; draw100: ``players``,
+            ``opponent_hand_counts``, ``boneyard_count``, ``scores``; tableaux: ``scores``,
+            ``player``, ``opponent_hand_count``, ``continuing``; good-neighbors: ``stock``;
+            luzon: ``variant``.
+    Returns:
+        :class:`ReadResult`.
+    Raises:
+        ValueError: unknown game, a detection that is not a TileDetection, a bad hand tile,
+            or a max_pip the game does not use.
+    """
+    name = str(game).strip().lower().replace("_", "-")
+    if name not in READERS:
+        raise ValueError(f"unknown game {game!r}; one of {sorted(READERS)}")
+    reader, default_pip = READERS[name]
+    if name in ("draw100", "luzon") and max_pip not in (None, 6):
+        raise ValueError(f"{name} is played with a double-six set, not double-{max_pip}")
+    if name == "tableaux" and max_pip not in (None, 6, 9):
+        raise ValueError("tableaux is played with double-6 or double-9")
+    if max_pip is not None and max_pip not in (6, 9, 12):
+        raise ValueError(f"max_pip must be 6, 9 or 12, got {max_pip!r}")
+    problems: list[Problem] = []
+    pip_limit = max_pip or default_pip or 12
+    seen = to_seen(list(detections), pip_limit, problems, min_pip_confidence,
+                   face_down_ok=(name in ("big-clock", "draw100")))
+    hand_tiles = None
+    if hand is not None:
+        hand_tiles, hand_seen = _read_hand(list(hand), pip_limit, problems, min_pip_confidence)
+        # a tile both on the table and in the hand
+        table_tiles = {s.tile: s.index for s in seen if s.tile is not None}
+        for k, t in enumerate(hand_tiles):
+            if t in table_tiles:
+                problems.append(Problem(hand_seen[k].index if hand_seen else k, "duplicate",
+                                        f"{t} is both in the hand and on the table (table tile "
+                                        f"{table_tiles[t]})", "hand"))
+        check_set([("hand", hand_seen)], pip_limit, problems) if hand_seen else None
+    kwargs = dict(params)
+    if name in ("draw100", "tableaux"):
+        kwargs["hand"] = hand_tiles
+    if name in ("good-neighbors", "big-clock"):
+        kwargs["max_pip"] = max_pip
+    elif name == "tableaux":
+        kwargs["max_pip"] = max_pip or 6
+    got: GameReading = reader(seen, problems, **kwargs)
+    result = ReadResult(name, got.state, got.layout, got.problems,
+                        hand=None if hand_tiles is None else [str(t) for t in hand_tiles])
+    st = result.state
+    if st is not None and not st.is_terminal():
+        result.legal_moves = [{"text": st.action_to_string(a), "json": st.action_to_json(a)}
+                              for a in st.legal_actions()]
+        if with_hint and result.legal_moves:
+            result.hint = _hint_fn(name)(st, **(hint_kwargs or {}))
+    return result
+
+
+__all__ = ["read", "ReadResult", "Problem", "READERS"]

@@ -1,0 +1,296 @@
+"""Geometry and bookkeeping shared by the per-game layout readers.
+
+Every reader takes ``list[TileDetection]`` (pixel corners, pips per half; see
+``vision/types.py``) and returns a :class:`GameReading`: the engine state (or None), a
+JSON-ready description of the layout and the problems found. The helpers here turn detections
+into :class:`Seen` records (centre, long axis, size in pixels, value), check the tiles against
+the set (unreadable, doubtful, duplicate, outside the set, too many) and fit simple lattices.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from engine.tiles import DominoSet, Tile
+from vision.types import TileDetection
+
+#: Problem kinds that stop the state from being built (the others are only reported).
+BLOCKING = {"unreadable", "doubtful", "duplicate", "outside_set", "too_many", "impossible",
+            "ambiguous", "overlap", "no_layout"}
+
+
+@dataclass
+class Problem:
+    """Something the reader could not settle; reported, never guessed away.
+
+    Attributes:
+        tile_index: index into the detections of the photo it concerns (None: the whole layout).
+        kind: short tag: unreadable, doubtful, duplicate, outside_set, too_many, face_down,
+            ambiguous, overlap, gap, not_joined, impossible, no_layout, hand_*.
+        message: one human sentence.
+        source: "table" or "hand" (which photo ``tile_index`` refers to).
+    """
+
+    tile_index: int | None
+    kind: str
+    message: str
+    source: str = "table"
+
+    @property
+    def blocking(self) -> bool:
+        """True when the state cannot be built while this problem stands."""
+        return self.kind in BLOCKING
+
+    def to_json(self) -> dict:
+        """``{tile_index, kind, message, source, blocking}``."""
+        return {"tile_index": self.tile_index, "kind": self.kind, "message": self.message,
+                "source": self.source, "blocking": self.blocking}
+
+
+@dataclass
+class GameReading:
+    """What a per-game reader returns to :func:`vision.layout.read`.
+
+    Attributes:
+        state: the engine state, or None when a blocking problem stands.
+        layout: JSON-ready description of what was seen (per game).
+        problems: the problems found.
+    """
+
+    state: Any
+    layout: dict
+    problems: list[Problem] = field(default_factory=list)
+
+
+@dataclass
+class Seen:
+    """One detection in a form the readers use.
+
+    Attributes:
+        index: index of the detection in the input list.
+        det: the detection.
+        value: ``(a, b)`` pips on half 0 and half 1, or None when not usable.
+        centre: ``(2,) float64`` pixel centre.
+        axis: ``(2,) float64`` unit vector half 0 -> half 1 (the long axis).
+        length, width: box side lengths in pixels (length >= width).
+    """
+
+    index: int
+    det: TileDetection
+    value: tuple[int, int] | None
+    centre: np.ndarray
+    axis: np.ndarray
+    length: float
+    width: float
+
+    @property
+    def tile(self) -> Tile | None:
+        """The canonical tile, or None when the value is unknown."""
+        return None if self.value is None else Tile(*self.value)
+
+    @property
+    def halves(self) -> np.ndarray:
+        """``(2, 2) float64`` pixel centres of the halves."""
+        return np.asarray(self.det.halves, np.float64)
+
+    @property
+    def is_double(self) -> bool:
+        return self.value is not None and self.value[0] == self.value[1]
+
+    def label(self) -> str:
+        """"a-b" as seen (half 0 first), "?" when unknown, "back" for a face-down tile."""
+        if self.det.face_down:
+            return "back"
+        return "?" if self.value is None else f"{self.value[0]}-{self.value[1]}"
+
+
+def tile_json(s: Seen) -> dict:
+    """A JSON record of a seen tile: index, tile text, centre in pixels."""
+    return {"tile_index": s.index, "tile": None if s.tile is None else str(s.tile),
+            "centre": [round(float(s.centre[0]), 1), round(float(s.centre[1]), 1)]}
+
+
+def to_seen(dets: Sequence[TileDetection], max_pip: int, problems: list[Problem],
+            min_pip_confidence: float = 0.5, source: str = "table",
+            face_down_ok: bool = False) -> list[Seen]:
+    """Turn detections into :class:`Seen` records and report unusable values.
+
+    Args:
+        dets: the detections (pixel corners, pips per half).
+        max_pip: the set (6, 9 or 12): pips above it are reported ``outside_set``.
+        problems: list to append :class:`Problem` records to.
+        min_pip_confidence: a pip reading below this ``pip_confidence`` is ``doubtful`` and
+            not used (the brief: say so instead of guessing).
+        source: "table" or "hand", copied into the problems.
+        face_down_ok: when False a face-down tile is reported (kind ``face_down``).
+    Returns:
+        One :class:`Seen` per detection, same order (value None when not usable).
+    Raises:
+        ValueError: when ``dets`` holds something that is not a TileDetection.
+    """
+    out: list[Seen] = []
+    for i, d in enumerate(dets):
+        if not isinstance(d, TileDetection):
+            raise ValueError(f"detection {i} is a {type(d).__name__}, not a TileDetection")
+        halves = np.asarray(d.halves, np.float64)
+        v = halves[1] - halves[0]
+        n = float(np.linalg.norm(v))
+        axis = v / n if n > 0 else np.array([1.0, 0.0])
+        length, width = d.size
+        value = None
+        if d.face_down:
+            if not face_down_ok:
+                problems.append(Problem(i, "face_down", "tile lies face down; its value is "
+                                        "unknown and it is left out", source))
+        elif d.pips is None:
+            why = f": {d.note}" if d.note else ""
+            problems.append(Problem(i, "unreadable", f"the pips of this tile could not be "
+                                    f"read{why}", source))
+        elif d.pip_confidence is not None and d.pip_confidence < min_pip_confidence:
+            problems.append(Problem(i, "doubtful", f"pips read as {d.pips[0]}-{d.pips[1]} "
+                                    f"with confidence {d.pip_confidence:.2f} only "
+                                    f"(< {min_pip_confidence}); photograph it again", source))
+        elif max(d.pips) > max_pip or min(d.pips) < 0:
+            problems.append(Problem(i, "outside_set", f"{d.pips[0]}-{d.pips[1]} is not in a "
+                                    f"double-{max_pip} set", source))
+        else:
+            value = (int(d.pips[0]), int(d.pips[1]))
+        out.append(Seen(i, d, value, np.asarray(d.centre, np.float64), axis, float(length),
+                        float(width)))
+    return out
+
+
+def check_set(groups: Sequence[tuple[str, Sequence[Seen]]], max_pip: int,
+              problems: list[Problem], limit: int | None = None) -> None:
+    """Report a tile seen twice (across all groups) and more tiles than the game allows.
+
+    Args:
+        groups: ``[(source, seen tiles), ...]``, e.g. the table and the hand.
+        max_pip: the set.
+        problems: list to append to.
+        limit: the most tiles the game can show at once (default: the set size).
+    """
+    first: dict[Tile, tuple[str, int]] = {}
+    count = 0
+    for source, seen in groups:
+        for s in seen:
+            if s.det.face_down:
+                continue
+            count += 1
+            t = s.tile
+            if t is None:
+                continue
+            if t in first:
+                src0, i0 = first[t]
+                problems.append(Problem(s.index, "duplicate", f"{t} is seen twice ({src0} tile "
+                                        f"{i0} and {source} tile {s.index}); a set has one of "
+                                        "each", source))
+            else:
+                first[t] = (source, s.index)
+    size = len(DominoSet(max_pip).tiles)
+    lim = size if limit is None else limit
+    if count > lim:
+        problems.append(Problem(None, "too_many", f"{count} face-up tiles seen; this game shows "
+                                f"at most {lim} (double-{max_pip} set of {size})"))
+
+
+def dominant_axis(seen: Sequence[Seen], period_deg: float = 180.0) -> np.ndarray:
+    """The main direction of the tiles' long axes, modulo ``period_deg``.
+
+    Args:
+        seen: tiles (at least one).
+        period_deg: 180 when all tiles lie the same way, 90 when some lie crosswise.
+    Returns:
+        ``(2,) float64`` unit vector in image pixels, the one closest to +x of its family.
+    """
+    k = 360.0 / period_deg
+    ang = np.array([math.atan2(s.axis[1], s.axis[0]) for s in seen])
+    w = np.array([s.length for s in seen])
+    z = np.sum(w * np.exp(1j * k * ang))
+    a = float(np.angle(z)) / k
+    cands = [a + m * math.radians(period_deg) for m in range(int(round(360 / period_deg)))]
+    best = max(cands, key=lambda t: math.cos(t))
+    return np.array([math.cos(best), math.sin(best)])
+
+
+def perp(u: np.ndarray) -> np.ndarray:
+    """``u`` turned 90 degrees so that (u, perp(u)) is a right-handed image frame (y down)."""
+    return np.array([-u[1], u[0]])
+
+
+def cluster_1d(values: np.ndarray, min_gap: float) -> np.ndarray:
+    """Cluster labels 0, 1, ... for 1-D values, splitting wherever sorted neighbours are more
+    than ``min_gap`` apart (same units as ``values``). Returns ``(N,) int``, labels ascending
+    with the values."""
+    v = np.asarray(values, np.float64)
+    order = np.argsort(v)
+    labels = np.empty(len(v), int)
+    k = 0
+    for j, i in enumerate(order):
+        if j and v[i] - v[order[j - 1]] > min_gap:
+            k += 1
+        labels[i] = k
+    return labels
+
+
+def polygon_gap(a: np.ndarray, b: np.ndarray) -> tuple[float, np.ndarray]:
+    """Smallest distance between two convex quads (pixels) and the midpoint of the closest points.
+
+    Args:
+        a, b: ``(4, 2)`` corners in order around each box.
+    Returns:
+        ``(distance, (2,) midpoint)``; distance 0 when the boxes overlap.
+    """
+    best = (math.inf, None)
+    for p_set, q_set in ((a, b), (b, a)):
+        for p in p_set:
+            for k in range(4):
+                q0, q1 = q_set[k], q_set[(k + 1) % 4]
+                d = q1 - q0
+                t = float(np.clip(np.dot(p - q0, d) / max(np.dot(d, d), 1e-9), 0, 1))
+                c = q0 + t * d
+                dist = float(np.linalg.norm(p - c))
+                if dist < best[0]:
+                    best = (dist, (p + c) / 2)
+    if _overlap(a, b):
+        return 0.0, best[1]
+    return best
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    # separating axis test for convex quads
+    for poly in (a, b):
+        for k in range(4):
+            e = poly[(k + 1) % 4] - poly[k]
+            n = np.array([-e[1], e[0]])
+            pa, pb = a @ n, b @ n
+            if pa.max() < pb.min() or pb.max() < pa.min():
+                return False
+    return True
+
+
+def fit_grid_homography(cells: np.ndarray, pixels: np.ndarray) -> np.ndarray | None:
+    """Least-squares homography from lattice coordinates to pixels (None if degenerate).
+
+    Args:
+        cells: ``(N, 2)`` lattice coordinates (any unit).
+        pixels: ``(N, 2)`` image pixels.
+    Returns:
+        ``(3, 3) float64`` or None when fewer than 4 points or all on a line.
+    """
+    import cv2
+
+    cells = np.asarray(cells, np.float64)
+    if len(cells) < 4 or np.linalg.matrix_rank(cells - cells.mean(0), tol=1e-6) < 2:
+        return None
+    H, _ = cv2.findHomography(cells, np.asarray(pixels, np.float64), 0)
+    return H
+
+
+def apply_h(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Map ``(N, 2)`` points through the homography ``H``; returns ``(N, 2) float64``."""
+    p = np.c_[np.asarray(pts, np.float64).reshape(-1, 2), np.ones(len(pts))] @ H.T
+    return p[:, :2] / p[:, 2:3]

@@ -1,0 +1,155 @@
+"""Good Neighbors (RULES.md section 1): the grid of tiles, rows and columns.
+
+Layout convention (what a player lays, and what ``vision/render/layouts.py`` renders): the
+tiles lie lengthwise along the rows, double-12 on 3 rows x 4, double-9 on 3 x 3, double-6 on
+2 rows x 6, with small gaps between cells. The photo may be rotated and seen in perspective;
+cells may be empty (closed up at the end, or gaps where a pair was just removed).
+
+Method: the dominant long-axis direction ``u`` (length-weighted circular mean of the tiles'
+angles, mod 180 degrees) and its normal ``v`` give a first frame; tile centres are clustered
+into rows (along ``v``) and columns (along ``u``) by gaps; a homography from (column, row) to
+the centres, refitted twice, absorbs perspective. Of the four quarter turns of that frame the
+reader keeps the one where the grid fits the set's size, empty cells come last in reading
+order, tiles lie along the rows and "up" is nearest the photo's top.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from engine.good_neighbors import GoodNeighborsGame
+from engine.tiles import Tile
+
+from .common import (GameReading, Problem, Seen, apply_h, check_set, cluster_1d, dominant_axis,
+                     fit_grid_homography, perp)
+
+#: Grid size (rows, cols) per set (RULES.md section 1).
+SHAPES = {12: (3, 4), 9: (3, 3), 6: (2, 6)}
+
+
+def _index_clusters(proj: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Cluster labels -> integer lattice indices using the smallest gap between cluster means
+    as the pitch (so missing rows/columns in between are kept)."""
+    k = labels.max() + 1
+    means = np.array([proj[labels == j].mean() for j in range(k)])
+    if k == 1:
+        return np.zeros(len(proj), int)
+    pitch = float(np.min(np.diff(means)))
+    idx = np.round((means - means[0]) / pitch).astype(int)
+    return idx[labels]
+
+
+def grid_cells(seen: Sequence[Seen]) -> tuple[np.ndarray, np.ndarray]:
+    """Lattice coordinates of the tiles in the frame of their dominant axis.
+
+    Args:
+        seen: the tiles on the grid (at least one).
+    Returns:
+        ``(cols, rows)``: two ``(N,) int`` arrays, column along ``u`` and row along ``v``
+        (min 0), and ``u`` is returned as the frame through :func:`frame_axis`.
+    """
+    u = dominant_axis(seen, 180.0)
+    v = perp(u)
+    C = np.array([s.centre for s in seen])
+    L = float(np.median([s.length for s in seen]))
+    W = float(np.median([s.width for s in seen]))
+    pu, pv = C @ u, C @ v
+    cols = _index_clusters(pu, cluster_1d(pu, 0.55 * L))
+    rows = _index_clusters(pv, cluster_1d(pv, 0.6 * W))
+    for _ in range(2):  # refine through a homography (perspective)
+        H = fit_grid_homography(np.c_[cols, rows].astype(float), C)
+        if H is None:
+            break
+        q = apply_h(np.linalg.inv(H), C)
+        nc, nr = np.round(q[:, 0]).astype(int), np.round(q[:, 1]).astype(int)
+        if len(set(zip(nc, nr))) < len(C):
+            break
+        cols, rows = nc - nc.min(), nr - nr.min()
+    return cols, rows, u
+
+
+def _frames(cols: np.ndarray, rows: np.ndarray, u: np.ndarray):
+    """The four quarter turns: (name, col, row, up vector in the image, tiles along rows)."""
+    v = perp(u)
+    yield "0", cols, rows, -v, True
+    yield "180", -cols, -rows, v, True
+    yield "90", -rows, cols, u, False
+    yield "270", rows, -cols, -u, False
+
+
+def read_good_neighbors(seen: list[Seen], problems: list[Problem], max_pip: int | None = None,
+                        stock: Sequence[str] | None = None, seed: int | None = None,
+                        **_: object) -> GameReading:
+    """Rebuild a Good Neighbors grid.
+
+    Args:
+        seen: the table's tiles (:func:`vision.layout.common.to_seen`).
+        problems: list to append to.
+        max_pip: 12, 9 or 6 (None: the smallest set whose grid and pips fit what is seen).
+        stock: tiles still in the stock, as text ("3-5"); None: every tile neither on the grid
+            nor removed (with empty cells at the end of the grid the stock is empty).
+        seed: seed of the stock order in the state.
+    Returns:
+        :class:`GameReading` with a ``GoodNeighborsState`` (or None) and the grid as layout.
+    """
+    tiles = [s for s in seen if not s.det.face_down]
+    if not tiles:
+        problems.append(Problem(None, "no_layout", "no face-up tile on the table"))
+        return GameReading(None, {"grid": []}, problems)
+    cols, rows, u = grid_cells(tiles)
+    top = max((max(s.value) for s in tiles if s.value is not None), default=0)
+    sets = [max_pip] if max_pip else [n for n in (6, 9, 12) if n >= top]
+    best = None
+    for n in sets:
+        R, Cn = SHAPES[n]
+        for name, c, r, up, along in _frames(cols, rows, u):
+            c, r = c - c.min(), r - r.min()
+            fits = bool(c.max() < Cn and r.max() < R)
+            order = r * Cn + c
+            filled = set(order.tolist())
+            holes = sum(1 for k in range(max(filled) + 1) if k not in filled) if fits else 99
+            score = (fits, -holes, along, len(tiles) == R * Cn if max_pip is None else 0,
+                     -n if max_pip is None else 0, float(up @ np.array([0.0, -1.0])))
+            if best is None or score > best[0]:
+                best = (score, n, name, c, r)
+    score, n, name, c, r = best
+    R, Cn = SHAPES[n]
+    if not score[0]:
+        problems.append(Problem(None, "impossible", f"the tiles do not fit a {R} x {Cn} grid "
+                                f"(double-{n}) in any quarter turn"))
+    check_set([("table", tiles)], n, problems, limit=R * Cn)
+    grid: list[list[object]] = [[None] * Cn for _ in range(R)]
+    cells = []
+    for s, cc, rr in zip(tiles, c, r):
+        if rr < R and cc < Cn:
+            if grid[rr][cc] is not None:
+                problems.append(Problem(s.index, "overlap", f"two tiles read on cell row {rr}, "
+                                        f"column {cc}"))
+            grid[rr][cc] = s
+        cells.append({"tile_index": s.index, "row": int(rr), "col": int(cc),
+                      "tile": None if s.tile is None else str(s.tile)})
+    reading = [x for row in grid for x in row]
+    last = max((k for k, x in enumerate(reading) if x is not None), default=-1)
+    gaps = [divmod(k, Cn) for k in range(last + 1) if reading[k] is None]
+    if gaps:
+        problems.append(Problem(None, "gap", f"empty cells inside the grid at (row, col) "
+                                f"{gaps}: tiles were removed; closing up in reading order"))
+    layout = {"set": f"double-{n}", "max_pip": n, "rows": R, "cols": Cn, "turn": name,
+              "grid": [[None if x is None else (x.label() if x.tile is None else str(x.tile))
+                        for x in row] for row in grid],
+              "cells": cells, "gaps": [list(g) for g in gaps]}
+    state = None
+    if not any(p.blocking for p in problems):
+        packed: list[Tile | None] = [x.tile for x in reading if x is not None]
+        packed += [None] * (R * Cn - len(packed))
+        rows_t = [packed[i * Cn:(i + 1) * Cn] for i in range(R)]
+        st = None if stock is None else [Tile.parse(t) for t in stock]
+        if st is None and len([x for x in packed if x is not None]) < R * Cn:
+            st = []  # empty cells stay empty only once the stock is out (RULES.md s.1)
+        try:
+            state = GoodNeighborsGame(max_pip=n).state_from_position(rows_t, st, seed=seed)
+        except ValueError as e:
+            problems.append(Problem(None, "impossible", str(e)))
+    return GameReading(state, layout, problems)
