@@ -344,7 +344,7 @@ class BigClockGame(Game):
                             stock: Sequence[TileLike] | None = None,
                             drawn: TileLike | None = None,
                             set_aside: Sequence[TileLike] = (),
-                            seed: int | None = None) -> "BigClockState":
+                            seed: int | None = None, shuffle: bool = True) -> "BigClockState":
         """A position seen on the table (e.g. rebuilt from a photo).
 
         Args:
@@ -354,10 +354,13 @@ class BigClockGame(Game):
             home: slots the player reports as home (optional check: each must hold its own
                 double on top; a double on its own slot is home anyway).
             stock: tiles still face down, any order (shuffled with ``seed``); None means every
-                tile not seen elsewhere (0-0 excluded).
+                tile not seen elsewhere (0-0 excluded). With an explicit stock, tiles found
+                nowhere are counted as set aside.
             drawn: the tile drawn and not yet placed; None draws the next one from the stock.
             set_aside: tiles set aside for good.
             seed: seed of the stock order and of later chance.
+            shuffle: False keeps ``stock`` in the given order (next draw first), e.g. to
+                replay a known order in tests.
 
         Raises:
             ValueError: a slot outside 1..N or missing, a tile outside the set or twice, 0-0 on
@@ -411,9 +414,12 @@ class BigClockGame(Game):
                 raise ValueError("0-0 is out of play in the centre of the clock (RULES.md 2)")
             ds.check_tiles(seen + stock_t)
         state = BigClockState(self, seed, deal=False)
-        state.rng.shuffle(stock_t)
+        if shuffle:
+            state.rng.shuffle(stock_t)
         state._piles = tuple([()] + [tuple(ds.index(t) for t in clock[k]) for k in self.slots])
         state._stock = [ds.index(t) for t in stock_t]
+        known = set(seen) | set(stock_t)
+        aside += [t for t in ds.tiles if t != Tile(0, 0) and t not in known]
         state._set_aside = [ds.index(t) for t in aside]
         if drawn_t is not None:
             state._drawn = ds.index(drawn_t)
@@ -540,7 +546,9 @@ class BigClockState(State):
         tab = self._tab
         if isinstance(action, Place):
             self._piles = _put(self._piles, action.slot, self._drawn)
-            if not _all_home(tab, self._piles):
+            if _all_home(tab, self._piles):
+                self._drawn = -1
+            else:
                 self._draw()
         elif isinstance(action, SetAside):
             self._set_aside.append(self._drawn)
@@ -732,26 +740,39 @@ def _evaluate(det: BigClockState, actions: Sequence[BigClockAction], node_limit:
 
 
 def _candidates(state: BigClockState) -> list[BigClockAction]:
-    """Legal actions, the greedy choice first, then places by the slot rule, then the rest."""
+    """The actions worth ranking: the greedy choice first, then the places (by the slot rule),
+    set aside / give up, then the first moves of rescue sequences (:func:`_rescues`). Other
+    moves are legal but lead nowhere by themselves; the hint does not rank them."""
     acts = state.legal_actions()
     if not acts:
         return []
-    first = greedy_action(state)
     tab, piles, drawn = state._tab, state._piles, state._drawn
-
-    def rank(a):
-        if isinstance(a, Place):
-            return (0, -_place_score(tab, piles, a.slot, drawn))
-        return (1 if isinstance(a, (SetAside, Move)) else 2, 0)
-
-    return [first] + sorted((a for a in acts if a != first), key=rank)
+    out = [greedy_action(state)]
+    places = sorted((a for a in acts if isinstance(a, Place)),
+                    key=lambda a: -_place_score(tab, piles, a.slot, drawn))
+    out += [a for a in places if a not in out]
+    out += [a for a in acts if isinstance(a, (SetAside, GiveUp)) and a not in out]
+    if any(isinstance(a, Move) for a in acts):
+        dd = drawn if tab.dbl[drawn] else -1
+        depth = min(RESCUE_DEPTH, MAX_MOVES_PER_DRAW - state.moves_used)
+        for path, _ in _rescues(tab.n, piles, dd, depth):
+            m = Move(*path[0])
+            if m not in out:
+                out.append(m)
+    return out
 
 
 def hint(state: BigClockState, samples: int = 16, seed: int | None = 0,
-         node_limit: int = 2000) -> Hint:
+         node_limit: int = 500) -> Hint:
     """Best action by determinized Monte Carlo (see ``engine.solitaire.determinized_hint``):
     each legal action is tried on ``samples`` sampled stock orders with the perfect-information
     solver (``node_limit`` nodes per try; an unfinished search counts as half a win).
-    ``win_chance`` is the best action's win rate over the samples."""
+    ``win_chance`` is the best action's win rate over the samples. Only the actions of
+    :func:`_candidates` are ranked; when there is only one, it is returned at once with
+    ``win_chance=None`` (nothing to choose)."""
+    cands = _candidates(state)
+    if len(cands) == 1:
+        return Hint(cands[0], [(cands[0], float("nan"))], "win_rate", None,
+                    f"{state.action_to_string(cands[0])}: the only sensible move", 0.0)
     return determinized_hint(state, evaluate=_evaluate, samples=samples, seed=seed,
-                             node_limit=node_limit, actions=_candidates(state))
+                             node_limit=node_limit, actions=cands)

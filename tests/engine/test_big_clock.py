@@ -1,0 +1,317 @@
+"""The Big Clock engine (RULES.md section 2; seed 001_*.txt; choices in docs/big-clock.md)."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import IllegalActionError, make_game
+from engine import big_clock as bc
+from engine.big_clock import GIVE_UP, SET_ASIDE, BigClockGame, Move, Place
+from engine.game import TERMINAL
+from engine.tiles import DominoSet, Tile
+
+T = Tile.parse
+
+
+def six(piles: dict, stock=(), drawn=None, **kw):
+    """A double-6 position; ``stock`` kept in the given order."""
+    full = {k: None for k in range(1, 7)}
+    full.update(piles)
+    return BigClockGame(6).state_from_position(full, stock=list(stock), drawn=drawn,
+                                               shuffle=False, **kw)
+
+
+def places(state) -> set[int]:
+    return {a.slot for a in state.legal_actions() if isinstance(a, Place)}
+
+
+def moves(state) -> set[tuple[int, int]]:
+    return {(a.src, a.dst) for a in state.legal_actions() if isinstance(a, Move)}
+
+
+# --- deal ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("max_pip,stock", [(12, 78), (9, 45), (6, 21)])
+def test_deal(max_pip, stock):
+    game = make_game("big-clock", max_pip=max_pip)
+    state = game.new_initial_state(5)
+    expected = [t for t in DominoSet(max_pip).tiles if t != Tile(0, 0)]
+    random.Random(5).shuffle(expected)
+    order = [12] + list(range(1, 12)) if max_pip == 12 else list(range(1, max_pip + 1))
+    assert [state.piles[k] for k in order] == [[t] for t in expected[:max_pip]]
+    seen = [t for p in state.piles.values() for t in p] + [state.drawn] + state.stock
+    assert len(state.stock) + 1 == stock and Tile(0, 0) not in seen
+    assert sorted(seen) == sorted(expected)
+    assert state.drawn == expected[max_pip]
+    with pytest.raises(ValueError):
+        BigClockGame(max_pip=7)
+
+
+def test_dealt_double_on_own_slot_is_home_and_closed():
+    state = six({1: ["1-1"], 2: ["2-5"], 3: ["3-4"], 4: ["4-5"], 5: ["5-6"], 6: ["0-6"]},
+                stock=["2-3"], drawn="0-1")
+    assert state.home_slots() == [1]
+    assert 1 not in places(state)          # 0-1 shares the 1 but 1-1 is home, closed
+    assert places(state) == {6}
+    assert not state.doubles_in_trouble() and not moves(state)
+
+
+# --- placing ------------------------------------------------------------------------------
+
+SEED_CLOCK = {12: ["1-12"], 1: ["3-10"], 2: ["2-5"], 3: ["0-3"], 4: ["4-7", "7-7"], 5: ["5-8"],
+              6: ["1-6"], 7: ["2-7"], 8: ["8-9"], 9: ["9-11"], 10: ["4-6"], 11: ["11-12"]}
+
+
+def test_seed_example_6_10_and_7_7_in_trouble():
+    state = BigClockGame(12).state_from_position(SEED_CLOCK, drawn="6-10", seed=3)
+    # "If you drew the 6-10, you could play it on the 3-10, 6-1, or 4-6."
+    assert places(state) == {1, 6, 10}
+    # "The 7-7 at 4:00 ... is a double in trouble": moves are open, e.g. 7-7 home onto 2-7
+    assert state.doubles_in_trouble() == [T("7-7")]
+    assert (4, 7) in moves(state)
+    state.apply_action(Move(4, 7))
+    assert state.home_slots() == [7] and not moves(state)
+    # "The best play ... is likely to be on the 4-6 at the 10:00 time slot"
+    assert bc.greedy_action(state) == Place(10)
+
+
+def test_non_double_must_be_placed_and_never_covers_a_double():
+    state = six({1: ["1-3"], 2: ["4-4"], 3: ["3-5"], 4: ["0-2"], 5: ["5-6"], 6: ["0-6"]},
+                stock=["2-3"], drawn="4-5")
+    # 4-4 lies on slot 2 (wrong slot): never covered; 3-5 and 5-6 share the 5
+    assert places(state) == {3, 5}
+    assert SET_ASIDE not in state.legal_actions()
+    state2 = six({1: ["1-3"], 2: ["2-6"], 3: ["0-3"], 4: ["0-2"], 5: ["3-6"], 6: ["0-6"]},
+                 stock=["2-3"], drawn="4-5")
+    assert state2.legal_actions() == [SET_ASIDE]       # no 4 or 5 on top, no trouble
+    state2.apply_action(SET_ASIDE)
+    assert state2.set_aside[-1] == T("4-5") and state2.drawn == T("2-3")
+    with pytest.raises(IllegalActionError):
+        state2.apply_action(Place(6))                   # 2-3 does not match 0-6
+
+
+def test_no_moves_without_a_double_in_trouble():
+    state = six({1: ["1-3"], 2: ["2-6"], 3: ["0-3"], 4: ["0-2"], 5: ["3-6"], 6: ["0-6"]},
+                stock=["1-2"], drawn="2-4")
+    assert not state.doubles_in_trouble()
+    assert all(not isinstance(a, Move) for a in state.legal_actions())
+
+
+def test_drawn_double_goes_home_or_onto_a_wrong_matching_pile():
+    state = six({1: ["1-3"], 2: ["2-6"], 3: ["0-3"], 4: ["0-2"], 5: ["3-6"], 6: ["0-6"]},
+                stock=["1-2", "4-5"], drawn="3-3")
+    assert places(state) == {1, 3, 5}                   # home on 3, or on 1-3 / 3-6
+    assert not state.doubles_in_trouble()
+    wrong = state.clone()
+    wrong.apply_action(Place(5))
+    assert wrong.doubles_in_trouble() == [T("3-3")]     # lying on a wrong slot: trouble
+    assert (5, 3) in moves(wrong)                       # ... and it may move home later
+    state.apply_action(Place(3))
+    assert state.home_slots() == [3]
+    assert 3 not in places(state) and all(3 not in m for m in moves(state))
+
+
+def test_drawn_double_in_trouble_moves_home():
+    # 5-5 drawn: no top shows a 5. Moving 2-4 off slot 5 (onto 0-2) uncovers the 4-5 there.
+    state = six({1: ["1-3"], 2: ["2-6"], 3: ["0-3"], 4: ["0-2"], 5: ["4-5", "2-4"],
+                 6: ["0-6"]}, stock=["1-2"], drawn="5-5")
+    assert state.doubles_in_trouble() == [T("5-5")]
+    assert places(state) == set() and GIVE_UP in state.legal_actions()
+    assert bc.greedy_action(state) in (Move(5, 4), Move(5, 2))   # 2-4 onto 0-2 or 2-6
+    state.apply_action(Move(5, 4))
+    assert state.piles[5] == [T("4-5")] and state.piles[4] == [T("0-2"), T("2-4")]
+    assert places(state) == {5} and not moves(state)     # 5 shows now: no longer in trouble
+    state.apply_action(Place(5))
+    assert state.home_slots() == [5] and state.moves_used == 0
+
+
+def test_give_up_and_stuck_double_lose():
+    state = six({1: ["1-3"], 2: ["2-6"], 3: ["0-3"], 4: ["0-2"], 5: ["4-5", "2-4"],
+                 6: ["0-6"]}, stock=["1-2"], drawn="5-5")
+    state.apply_action(GIVE_UP)
+    assert state.is_terminal() and state.returns() == [0.0]
+    assert state.current_player() == TERMINAL
+    # no top shows a 5 and no tile can move anywhere: lost at once
+    stuck = six({1: ["1-1"], 2: ["2-2"], 3: ["3-3"], 4: ["4-4"], 5: ["1-6"], 6: ["6-6"]},
+                stock=["1-2"], drawn="5-5")
+    assert stuck.legal_actions() == [] and stuck.is_terminal() and stuck.returns() == [0.0]
+
+
+def test_blank_slot_only_its_double_then_filled_by_next_tile():
+    # 2-2 on slot 4 is in trouble; moving 1-3 off slot 3 empties it: a blank slot.
+    state = six({1: ["1-1"], 2: ["0-2"], 3: ["1-3"], 4: ["2-2"], 5: ["3-5"], 6: ["5-6"]},
+                stock=["4-6", "3-3", "0-4"], drawn="0-1")
+    assert (3, 5) in moves(state)
+    state.apply_action(Move(3, 5))
+    assert state.blank_slots() == [3]
+    assert all(dst != 3 for _, dst in moves(state))  # only 3-3 may go there
+    # the drawn 0-1 must fill the blank at once (it also matches 0-2, but not while blank)
+    assert places(state) == {3}
+    state.apply_action(Place(3))
+    assert state.piles[3] == [T("0-1")] and not state.blank_slots()
+
+
+def test_drawn_double_goes_home_to_its_blank_slot():
+    state = six({1: ["1-1"], 2: ["0-2"], 3: [], 4: ["2-2"], 5: ["1-3", "3-5"], 6: ["5-6"]},
+                stock=["4-6"], drawn="3-3")
+    assert places(state) == {3}
+    state.apply_action(Place(3))
+    assert state.home_slots() == [1, 3]
+
+
+def test_won_and_lost_when_stock_runs_out():
+    state = six({1: ["1-1"], 2: ["2-2"], 3: ["3-3"], 4: ["4-4"], 5: ["5-5"], 6: ["2-6"]},
+                stock=["0-1"], drawn="6-6")
+    assert places(state) == {6}
+    state.apply_action(Place(6))
+    assert state.is_won() and state.is_terminal() and state.returns() == [1.0]
+    last = six({1: ["1-1"], 2: ["2-2"], 3: ["3-3"], 4: ["4-4"], 5: ["5-5"], 6: ["2-6"]},
+               stock=[], drawn="0-2")
+    last.apply_action(Place(6))
+    assert last.drawn is None and last.is_terminal() and last.returns() == [0.0]
+
+
+def test_move_limit_per_draw():
+    # 4-4 is in trouble on slot 1; 2-3 could shuttle between 2-5 and 3-6 for ever without the cap
+    state = six({1: ["1-4", "4-4"], 2: ["2-5", "2-3"], 3: ["0-2"], 4: ["1-3"], 5: ["5-6"],
+                 6: ["3-6"]}, stock=["1-2"], drawn="0-5")
+    for k in range(bc.MAX_MOVES_PER_DRAW):
+        state.apply_action(Move(2, 6) if k % 2 == 0 else Move(6, 2))
+    assert state.moves_used == bc.MAX_MOVES_PER_DRAW
+    assert not moves(state) and state.legal_actions()
+    state.apply_action(state.legal_actions()[0])
+    assert state.moves_used == 0 and moves(state)
+
+
+# --- position constructor -----------------------------------------------------------------
+
+@pytest.mark.parametrize("piles,kw,msg", [
+    ({7: ["1-2"]}, {}, "out of range"),
+    ({1: ["0-0"]}, {}, "0-0"),
+    ({1: ["1-1", "1-2"]}, {}, "never covered"),
+    ({1: ["1-2", "3-4"]}, {}, "share no number"),
+    ({1: ["1-2"], 2: ["1-2"]}, {}, "twice"),
+    ({1: ["1-7"]}, {}, "not in a double-6"),
+    ({1: ["1-2"]}, {"home": [1]}, "home"),
+    ({1: ["1-2"]}, {"stock": ["1-2"]}, "twice"),
+])
+def test_state_from_position_rejects_impossible(piles, kw, msg):
+    full = {k: [] for k in range(1, 7)}
+    full.update(piles)
+    with pytest.raises(ValueError, match=msg):
+        BigClockGame(6).state_from_position(full, **kw)
+    del full[6]
+    with pytest.raises(ValueError, match="missing|out of range"):
+        BigClockGame(6).state_from_position(full)
+
+
+def test_state_from_position_tops_only_and_default_stock():
+    tops = {1: "1-3", 2: T("2-6"), 3: "0-3", 4: "0-2", 5: "3-6", 6: "0-6"}
+    state = BigClockGame(6).state_from_position(tops, seed=1)
+    assert len(state.stock) + 1 + 6 == 27
+    assert state.piles[2] == [T("2-6")]
+
+
+# --- solver and hint ----------------------------------------------------------------------
+
+def test_solver_line_replays_to_a_win():
+    game = BigClockGame(6)
+    found = 0
+    for seed in range(6):
+        state = game.new_initial_state(seed)
+        r = bc.solve(state, node_limit=50_000)
+        if r is True:
+            line = bc.solve_line(state, node_limit=50_000)
+            assert line is not None
+            replay = game.replay(seed, line)
+            assert replay.is_won()
+            found += 1
+        if r is False:
+            assert bc.solve_line(state, node_limit=50_000) is None
+    assert found
+
+
+HOMES_1_TO_4 = {1: ["1-1"], 2: ["2-2"], 3: ["3-3"], 4: ["4-4"]}
+
+
+def test_solver_sees_a_lost_position():
+    # 3-4 fits nowhere (set aside), then 5-5 comes: no 5 on top, and neither 1-6 nor 0-2 can
+    # move anywhere, so slot 5 can never show a 5 or be emptied
+    state = six({**HOMES_1_TO_4, 5: ["1-6"], 6: ["0-2"]}, stock=["5-5", "6-6"], drawn="3-4")
+    assert state.legal_actions() == [SET_ASIDE]
+    assert bc.solve(state) is False
+    assert bc.greedy_action(state) == SET_ASIDE
+    state.apply_action(SET_ASIDE)
+    assert state.is_terminal() and state.returns() == [0.0]
+    # rescues count: 0-1 on either pile, 5-5 comes with no 5 on top, but three moves empty
+    # slot 5 (a blank slot takes its own double) and then slot 6 shows the 6
+    rescued = six({**HOMES_1_TO_4, 5: ["2-6", "1-6"], 6: ["0-6"]}, stock=["5-5", "6-6"],
+                  drawn="0-1")
+    assert places(rescued) == {5, 6} and bc.solve(rescued) is True
+    won = six({**HOMES_1_TO_4, 5: ["1-6"], 6: ["0-6"]}, stock=["5-5", "6-6"], drawn="1-5")
+    assert bc.solve(won) is True
+    line = bc.solve_line(won)
+    for a in line:
+        won.apply_action(a)
+    assert won.is_won()
+
+
+def test_hint_late_in_won_lines_finds_the_win():
+    """With at most one unseen tile every sampled stock order is the true one, so the hint's
+    win chance must be 1.0 exactly when some candidate action still wins (the solver says)."""
+    game = BigClockGame(6)
+    checked = 0
+    for seed in range(12):
+        state = game.new_initial_state(seed)
+        line = bc.solve_line(state, node_limit=20_000)
+        if not line:
+            continue
+        for a in line:
+            if len(state.stock) <= 1 and len(bc._candidates(state)) >= 2:
+                h = bc.hint(state, samples=2, seed=1)
+                assert h.action in state.legal_actions() and h.win_chance == 1.0
+                child = state.clone()
+                child.apply_action(h.action)
+                assert bc.solve(child) is True
+                rates = [r for _, r in h.ranking]
+                assert rates == sorted(rates, reverse=True)
+                checked += 1
+            state.apply_action(a)
+    assert checked >= 1
+
+
+# --- properties ---------------------------------------------------------------------------
+
+def check_rules(state) -> None:
+    seen = []
+    for k, pile in state.piles.items():
+        for below, above in zip(pile, pile[1:]):
+            assert not below.is_double and below.shares_number(above)
+        seen += pile
+    seen += state.stock + state.set_aside + ([state.drawn] if state.drawn else [])
+    ds = state.game.domino_set
+    assert sorted(seen) == sorted(t for t in ds.tiles if t != Tile(0, 0))
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), max_pip=st.sampled_from([6, 9, 12]),
+       greedy_share=st.floats(0, 1))
+def test_random_play_keeps_rules_tiles_and_replays(seed, max_pip, greedy_share):
+    game = BigClockGame(max_pip)
+    state = game.new_initial_state(seed)
+    rng = random.Random(seed)
+    check_rules(state)
+    while not state.is_terminal():
+        a = bc.greedy_action(state) if rng.random() < greedy_share else bc.random_action(state,
+                                                                                        rng)
+        state.apply_action(a)
+        check_rules(state)
+        assert state.moves_used <= bc.MAX_MOVES_PER_DRAW
+    replay = game.replay(seed, state.history)
+    assert replay.piles == state.piles and replay.set_aside == state.set_aside
+    assert replay.returns() == state.returns()
+    assert state.returns()[0] == (1.0 if all(
+        state.top(k) == Tile(k, k) for k in game.slots) else 0.0)
