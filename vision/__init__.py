@@ -8,4 +8,12 @@ The record passed between stages is :class:`vision.types.TileDetection`.
 """
 from .types import TileDetection, half_centres
 
-__all__ = ["TileDetection", "half_centres"]
+
+def detect(image, **kwargs):
+    """Tiles in a photo with their pips: see :func:`vision.pipeline.detect` (imported lazily)."""
+    from .pipeline import detect as _detect
+
+    return _detect(image, **kwargs)
+
+
+__all__ = ["TileDetection", "detect", "half_centres"]

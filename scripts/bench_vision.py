@@ -1,0 +1,243 @@
+#!/usr/bin/env python
+"""Benchmark of the vision pipeline (detector + pip counter): accuracy and speed.
+
+    nice -n 10 .venv/bin/python scripts/bench_vision.py [--n 30] [--timing 30] [--model M] [--json OUT]
+
+Parts:
+
+1. Rendered validation set (``vision.render.random_scene``, seeds ``10_000_000 + 100_000 * max_pip
+   + k``, disjoint from training seeds), per set size double-6/9/12, ``--n`` images each:
+   tile recall at rotated IoU >= 0.5 (ground-truth tiles at least 60% visible), face-up/down
+   correct among matched tiles, exact value accuracy (pips on the right halves) among matched
+   face-up tiles at least 98% visible, and the pip counter alone on the ground-truth boxes.
+2. Real photos (``--photos``, default /work/shared/real_photos or sample_images): face-up tiles
+   read correctly per labelled box (``*.boxes.txt``; a detection matches a box at axis-aligned IoU
+   >= 0.5 of its hull, and its value must be one of the photo's labelled values, each used once),
+   the looser value-multiset match per photo, extra face-up detections, face-down tiles reported
+   face down (labels give only their number), and the pip counter alone on the labelled boxes.
+3. Time per photo: ``detect()`` in-process, model loaded once, on 1280x960 input (the real photos
+   and rendered scenes resized), median and p95 ms over ``--timing`` calls.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vision.pipeline import detect  # noqa: E402
+from vision.pips import read_tile  # noqa: E402
+from vision.types import TileDetection  # noqa: E402
+
+VAL_SEED0 = 10_000_000
+
+
+def poly_iou(a: np.ndarray, b: np.ndarray) -> float:
+    """IoU of two convex quadrilaterals ``(4, 2)`` (pixels)."""
+    a = np.asarray(a, np.float32).reshape(4, 2)
+    b = np.asarray(b, np.float32).reshape(4, 2)
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    union = abs(cv2.contourArea(a)) + abs(cv2.contourArea(b)) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def match(gt: list[np.ndarray], pred: list[np.ndarray], iou_min: float = 0.5, iou=poly_iou) -> dict[int, int]:
+    """Greedy one-to-one matching by IoU: ``{gt index: pred index}`` for pairs with IoU >= ``iou_min``."""
+    pairs = sorted(((iou(g, p), i, j) for i, g in enumerate(gt) for j, p in enumerate(pred)), reverse=True)
+    out: dict[int, int] = {}
+    used: set[int] = set()
+    for v, i, j in pairs:
+        if v < iou_min:
+            break
+        if i not in out and j not in used:
+            out[i] = j
+            used.add(j)
+    return out
+
+
+def oriented_pips(gt: TileDetection, pred: TileDetection) -> tuple[int, int] | None:
+    """``pred.pips`` reordered so entry i lies on ``gt.halves[i]`` (None when unread)."""
+    if pred.pips is None:
+        return None
+    d_same = np.linalg.norm(gt.halves - pred.halves, axis=1).sum()
+    d_swap = np.linalg.norm(gt.halves - pred.halves[::-1], axis=1).sum()
+    return tuple(pred.pips) if d_same <= d_swap else (pred.pips[1], pred.pips[0])
+
+
+def in_frame(c: np.ndarray, w: int, h: int) -> bool:
+    return bool((c[:, 0] >= 0).all() and (c[:, 1] >= 0).all() and (c[:, 0] < w).all() and (c[:, 1] < h).all())
+
+
+def bench_rendered(n: int, model: str | None, conf: float) -> dict:
+    """Part 1 (see the module docstring)."""
+    from vision.render import random_scene, random_style
+
+    res = {}
+    for mp in (6, 9, 12):
+        c = Counter()
+        for k in range(n):
+            rng = np.random.default_rng(VAL_SEED0 + 100_000 * mp + k)
+            scene = random_scene(rng, style=random_style(rng, max_pip=mp))
+            h, w = scene.image.shape[:2]
+            gts = [(g, v) for g, v in zip(scene.labels, scene.visible) if v >= 0.6]
+            tiles = detect(scene.image, model=model, conf_threshold=conf)
+            m = match([g.corners for g, _ in gts], [t.corners for t in tiles])
+            c["gt"] += len(gts)
+            c["found"] += len(m)
+            c["pred"] += len(tiles)
+            for i, j in m.items():
+                g, v = gts[i]
+                t = tiles[j]
+                c["side_ok"] += int(g.face_down == t.face_down)
+                if not g.face_down and v >= 0.98 and in_frame(g.corners, w, h):
+                    c["val_n"] += 1
+                    c["val_ok"] += int(oriented_pips(g, t) == tuple(g.pips))
+                    c["unread"] += int(t.pips is None and not t.face_down)
+            for g, v in gts:  # pip counter alone on the true boxes
+                if not g.face_down and v >= 0.98 and in_frame(g.corners, w, h):
+                    r = read_tile(scene.image, g.corners)
+                    c["gtbox_n"] += 1
+                    c["gtbox_ok"] += int(r.pips == tuple(g.pips))
+        res[f"double-{mp}"] = {
+            "images": n, "gt_tiles": c["gt"], "recall": round(c["found"] / max(c["gt"], 1), 4),
+            "precision": round(c["found"] / max(c["pred"], 1), 4),
+            "face_side_ok": round(c["side_ok"] / max(c["found"], 1), 4),
+            "value_tiles": c["val_n"], "value_accuracy": round(c["val_ok"] / max(c["val_n"], 1), 4),
+            "unreadable": c["unread"],
+            "pips_on_true_boxes": f"{c['gtbox_ok']}/{c['gtbox_n']}",
+            "pips_on_true_boxes_accuracy": round(c["gtbox_ok"] / max(c["gtbox_n"], 1), 4),
+        }
+        print(f"rendered double-{mp}: {res[f'double-{mp}']}", flush=True)
+    return res
+
+
+def real_boxes(photos: Path, name: str, w: int, h: int) -> list[np.ndarray]:
+    """Corners ``(4, 2)`` of the labelled axis-aligned boxes of a photo (long side first)."""
+    f = photos / (Path(name).stem + ".boxes.txt")
+    out = []
+    for line in f.read_text().splitlines() if f.exists() else []:
+        v = line.split()
+        if len(v) != 5:
+            continue
+        cx, cy, bw, bh = float(v[1]) * w, float(v[2]) * h, float(v[3]) * w, float(v[4]) * h
+        x0, y0, x1, y1 = cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2
+        if bh >= bw:
+            out.append(np.array([[x0, y0], [x0, y1], [x1, y1], [x1, y0]], np.float32))
+        else:
+            out.append(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32))
+    return out
+
+
+def _aabb_iou(a: np.ndarray, b: np.ndarray) -> float:
+    a0, a1, b0, b1 = a.min(0), a.max(0), b.min(0), b.max(0)
+    iw, ih = max(0.0, min(a1[0], b1[0]) - max(a0[0], b0[0])), max(0.0, min(a1[1], b1[1]) - max(a0[1], b0[1]))
+    inter = iw * ih
+    union = np.prod(a1 - a0) + np.prod(b1 - b0) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def bench_real(photos: Path, model: str | None, conf: float) -> dict:
+    """Part 2 (see the module docstring)."""
+    labels = json.loads((photos / "labels.json").read_text())["photos"]
+    tot = Counter()
+    per_photo = {}
+    for name, lab in sorted(labels.items()):
+        img = cv2.imread(str(photos / name))
+        h, w = img.shape[:2]
+        tiles = detect(img, model=model, conf_threshold=conf)
+        want = Counter(tuple(sorted(t)) for t in lab["tiles"])
+        have = Counter(tuple(sorted(t.pips)) for t in tiles if not t.face_down and t.pips is not None)
+        up_ok = sum((want & have).values())
+        down = sum(1 for t in tiles if t.face_down)
+        boxes = real_boxes(photos, name, w, h)
+        m = match(boxes, [t.corners for t in tiles], 0.5, _aabb_iou)
+        # labelled boxes carry no value order: compare per matched box by the photo's multiset
+        # (each labelled value is used once)
+        left = Counter(want)
+        box_ok = 0
+        for i, j in sorted(m.items()):
+            v = None if tiles[j].pips is None or tiles[j].face_down else tuple(sorted(tiles[j].pips))
+            if v is not None and left[v] > 0:
+                left[v] -= 1
+                box_ok += 1
+        unmatched_up = sum(1 for j, t in enumerate(tiles) if not t.face_down and j not in set(m.values()))
+        counter_alone = Counter(tuple(sorted(r.pips)) for r in (read_tile(img, b) for b in boxes) if r.readable)
+        alone_ok = sum((want & counter_alone).values())
+        per_photo[name] = {"face_up": len(lab["tiles"]), "face_up_read": up_ok, "face_down": lab["face_down"],
+                           "reported_face_down": down, "boxes_found": f"{len(m)}/{len(boxes)}",
+                           "boxes_read": box_ok, "detections": len(tiles), "extra_face_up": unmatched_up, "counter_on_boxes": alone_ok,
+                           "values": [None if t.face_down else t.pips for t in tiles]}
+        tot["up"] += len(lab["tiles"])
+        tot["up_ok"] += up_ok
+        tot["down"] += lab["face_down"]
+        tot["down_ok"] += min(down, lab["face_down"])
+        tot["extra_down"] += max(0, down - lab["face_down"])
+        tot["boxes"] += len(boxes)
+        tot["boxes_found"] += len(m)
+        tot["alone_ok"] += alone_ok
+        tot["boxes_read"] += box_ok
+        tot["extra_up"] += unmatched_up
+        print(f"real {name}: {per_photo[name]}", flush=True)
+    summary = {"face_up_read_per_box": f"{tot['boxes_read']}/{tot['up']}",
+               "face_up_read_multiset": f"{tot['up_ok']}/{tot['up']}", "extra_face_up": tot["extra_up"], "face_down_reported": f"{tot['down_ok']}/{tot['down']}",
+               "extra_face_down": tot["extra_down"], "labelled_boxes_found": f"{tot['boxes_found']}/{tot['boxes']}",
+               "pip_counter_on_labelled_boxes": f"{tot['alone_ok']}/{tot['up']}"}
+    print(f"real photos: {summary}", flush=True)
+    return {"summary": summary, "photos": per_photo}
+
+
+def bench_timing(photos: Path, calls: int, model: str | None, conf: float) -> dict:
+    """Part 3 (see the module docstring)."""
+    from vision.render import random_scene
+
+    imgs = [cv2.resize(cv2.imread(str(p)), (1280, 960)) for p in sorted(photos.glob("*.jpg"))]
+    imgs += [random_scene(np.random.default_rng(VAL_SEED0 + 900_000 + k), image_size=(1280, 960)).image
+             for k in range(4)]
+    detect(imgs[0], model=model, conf_threshold=conf)  # load + warm up
+    times = []
+    for k in range(calls):
+        img = imgs[k % len(imgs)]
+        t0 = time.perf_counter()
+        detect(img, model=model, conf_threshold=conf)
+        times.append((time.perf_counter() - t0) * 1000)
+    out = {"calls": calls, "size": "1280x960", "median_ms": round(float(np.median(times)), 1),
+           "p95_ms": round(float(np.percentile(times, 95)), 1)}
+    print(f"timing: {out}", flush=True)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=30, help="rendered images per set size (0: skip)")
+    ap.add_argument("--timing", type=int, default=30, help="timed detect() calls (0: skip)")
+    ap.add_argument("--model", default=None, help="ONNX detector (default models/tiles-obb.onnx)")
+    ap.add_argument("--conf", type=float, default=0.35, help="detector confidence threshold")
+    default_photos = Path("/work/shared/real_photos")
+    ap.add_argument("--photos", type=Path,
+                    default=default_photos if default_photos.exists() else ROOT / "sample_images")
+    ap.add_argument("--json", type=Path, default=None, help="write the results as JSON here")
+    args = ap.parse_args(argv)
+    import onnxruntime
+
+    result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "onnxruntime": onnxruntime.__version__,
+              "conf": args.conf}
+    result["real"] = bench_real(args.photos, args.model, args.conf)
+    if args.n > 0:
+        result["rendered"] = bench_rendered(args.n, args.model, args.conf)
+    if args.timing > 0:
+        result["timing"] = bench_timing(args.photos, args.timing, args.model, args.conf)
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,111 @@
+"""Tests of vision.pipeline (load_image, detect, annotate) and ``domino-companion detect``."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import vision.pipeline as pipeline
+from companion.cli import main
+from vision import detect
+from vision.pipeline import annotate, load_image
+from vision.types import TileDetection
+
+ROOT = Path(__file__).resolve().parents[2]
+PHOTO = ROOT / "sample_images" / "boxed-set-row.jpg"
+
+
+def test_load_image_from_path_and_bytes():
+    a = load_image(PHOTO)
+    b = load_image(PHOTO.read_bytes())
+    assert a.shape == (640, 640, 3) and a.dtype == np.uint8
+    assert np.array_equal(a, b)
+    grey = cv2.imencode(".png", np.full((20, 30), 128, np.uint8))[1].tobytes()
+    assert load_image(grey).shape == (20, 30, 3)
+
+
+def test_load_image_bad_input(tmp_path, monkeypatch):
+    with pytest.raises(FileNotFoundError):
+        load_image(tmp_path / "missing.jpg")
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    with pytest.raises(ValueError, match="empty"):
+        load_image(empty)
+    with pytest.raises(ValueError, match="not an image"):
+        load_image(b"this is not an image at all")
+    with pytest.raises(ValueError, match="not a file"):
+        load_image(tmp_path)
+    monkeypatch.setattr(pipeline, "MAX_PIXELS", 100_000)
+    with pytest.raises(ValueError, match="megapixels"):
+        load_image(PHOTO)  # 640x640 = 409,600 pixels
+    monkeypatch.setattr(pipeline, "MAX_FILE_BYTES", 1000)
+    with pytest.raises(ValueError, match="limit"):
+        load_image(PHOTO)
+
+
+def test_detect_rejects_non_images():
+    with pytest.raises(ValueError):
+        detect(np.zeros((4, 4, 3), np.uint8))
+    with pytest.raises(ValueError):
+        detect(np.zeros((100, 100, 3), np.float32))
+
+
+def test_detect_returns_consistent_tiles():
+    img = load_image(PHOTO)
+    tiles = detect(img)
+    assert tiles == sorted(tiles, key=lambda t: -t.confidence)
+    for t in tiles:
+        assert isinstance(t, TileDetection) and t.corners.shape == (4, 2)
+        assert 0.35 <= t.confidence <= 1.0
+        length, width = t.size
+        assert np.linalg.norm(t.corners[1] - t.corners[0]) == pytest.approx(length, rel=1e-4)
+        if t.face_down:
+            assert t.pips is None
+        elif t.pips is not None:
+            assert all(0 <= p <= 12 for p in t.pips) and 0 < t.pip_confidence <= 1
+        else:
+            assert t.note  # unreadable halves say why
+    # a plain table has no tiles
+    assert detect(np.full((480, 640, 3), (60, 90, 120), np.uint8)) == []
+
+
+def test_annotate_draws_outlines():
+    img = np.full((200, 300, 3), 50, np.uint8)
+    t = TileDetection(np.array([[50, 50], [250, 50], [250, 150], [50, 150]], np.float32), 0.9, pips=(2, 5))
+    d = TileDetection(np.array([[10, 160], [90, 160], [90, 195], [10, 195]], np.float32), 0.9, face_down=True)
+    out = annotate(img, [t, d])
+    assert out.shape == img.shape and not np.array_equal(out, img)
+    b, g, r = (int(v) for v in out[50, 150])
+    assert g > 150 and b < 100 and r < 100  # green outline of the face-up tile
+    b, g, r = (int(v) for v in out[160, 50])
+    assert r > 150 and g < 100  # red outline of the face-down tile
+    assert np.array_equal(img, np.full((200, 300, 3), 50, np.uint8))  # input untouched
+
+
+def test_cli_json_and_annotate(tmp_path, capsys):
+    out_png = tmp_path / "out.png"
+    assert main(["detect", str(PHOTO), "--json", "--annotate", str(out_png)]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["image"] == {"width": 640, "height": 640}
+    assert isinstance(res["elapsed_ms"], float) and res["elapsed_ms"] > 0
+    for t in res["tiles"]:
+        assert set(t) >= {"pips", "face_down", "corners", "confidence"} and len(t["corners"]) == 4
+    assert cv2.imread(str(out_png)).shape == (640, 640, 3)
+
+
+@pytest.mark.parametrize("content", [b"", b"GIF89a-broken", b"\x89PNG\r\n\x1a\n" + b"\x00" * 40])
+def test_cli_bad_file_is_one_line_error(tmp_path, capsys, content):
+    f = tmp_path / "bad.jpg"
+    f.write_bytes(content)
+    assert main(["detect", str(f)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("domino-companion detect: error:") and "\n" not in err
+
+
+def test_cli_text_output_lists_tiles(capsys):
+    assert main(["detect", str(ROOT / "sample_images" / "IMG_0359.jpg")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(str(ROOT / "sample_images" / "IMG_0359.jpg")) and "tile(s)" in out

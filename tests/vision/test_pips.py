@@ -1,0 +1,105 @@
+"""Tests of the classical pip counter (vision.pips) on rendered tiles and on the real photos."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.tiles import Tile
+from vision.pips import read_pips, read_tile, rectify_tile
+from vision.render import Placement, preset_style, render_scene
+from vision.types import TileDetection
+
+ROOT = Path(__file__).resolve().parents[2]
+PHOTOS = ROOT / "sample_images"
+
+
+def _render(tile: Tile, style, seed: int, angle: float = 0.0, flip: bool = False, effects: float = 0.3):
+    """One tile, close up (about 90 px wide), lightly photo-processed."""
+    pl = [Placement(tile, False, (0.0, 0.0), angle, flip)]
+    return render_scene(pl, seed, style=style, image_size=(400, 300), effects=effects, tile_px=90.0, tilt=0.03,
+                        surface=None, clutter=0)
+
+
+def _box_corners(line: str, w: int, h: int) -> np.ndarray:
+    _, cx, cy, bw, bh = (float(v) for v in line.split())
+    cx, cy, bw, bh = cx * w, cy * h, bw * w, bh * h
+    x0, y0, x1, y1 = cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2
+    if bh >= bw:
+        return np.array([[x0, y0], [x0, y1], [x1, y1], [x1, y0]], np.float32)
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+
+
+def test_rectify_puts_half_0_on_top():
+    img = np.zeros((100, 200, 3), np.uint8)
+    img[:, :100] = (0, 0, 255)  # left = red
+    img[:, 100:] = (255, 0, 0)  # right = blue
+    corners = np.array([[0, 0], [200, 0], [200, 100], [0, 100]], np.float32)  # half 0 = left end
+    r = rectify_tile(img, corners, width=32)
+    assert r.shape == (64, 32, 3)
+    assert r[5, 16, 2] > 200 and r[5, 16, 0] < 50  # top rows red
+    assert r[60, 16, 0] > 200 and r[60, 16, 2] < 50  # bottom rows blue
+
+
+@pytest.mark.parametrize("family", ["ivory", "coloured", "white_on_black", "wood"])
+def test_every_half_value_0_to_6_on_rendered_tiles(family):
+    style = preset_style(family, max_pip=6)
+    for n in range(7):
+        tile = Tile(n, (n + 3) % 7)
+        sc = _render(tile, style, seed=100 + n, angle=30.0 * n, flip=bool(n % 2))
+        lab = sc.labels[0]
+        r = read_tile(sc.image, lab.corners)
+        assert r.pips == tuple(lab.pips), (family, tile, r)
+        assert r.divider
+
+
+@pytest.mark.parametrize("n", [7, 8, 9, 10, 11, 12])
+def test_double_twelve_values(n):
+    style = preset_style("ivory", max_pip=12)
+    sc = _render(Tile(n, 12 - n if n != 6 else 1), style, seed=200 + n, angle=-15.0 * n)
+    lab = sc.labels[0]
+    assert read_tile(sc.image, lab.corners).pips == tuple(lab.pips)
+
+
+def test_spinner_pin_is_not_a_pip():
+    style = preset_style("ivory")  # brass spinner pin on the divider
+    assert style.spinner
+    for n in (0, 1, 3):
+        sc = _render(Tile(n, n), style, seed=300 + n, angle=90.0)
+        assert read_tile(sc.image, sc.labels[0].corners).pips == (n, n)
+
+
+def test_real_photos_tile_values_on_labelled_boxes():
+    import cv2
+
+    labels = json.loads((PHOTOS / "labels.json").read_text())["photos"]
+    total = right = 0
+    for name, lab in labels.items():
+        img = cv2.imread(str(PHOTOS / name))
+        h, w = img.shape[:2]
+        lines = [s for s in (PHOTOS / name).with_suffix(".boxes.txt").read_text().splitlines() if s.strip()]
+        got = Counter(tuple(sorted(r.pips)) for r in (read_tile(img, _box_corners(s, w, h)) for s in lines)
+                      if r.readable)
+        want = Counter(tuple(sorted(t)) for t in lab["tiles"])
+        total += len(lab["tiles"])
+        right += sum((got & want).values())
+    assert total == 23
+    assert right >= 22, f"{right}/23 real tiles read on their labelled boxes"
+
+
+def test_blank_box_without_divider_follows_detector_face_down_score():
+    img = np.full((200, 300, 3), (200, 235, 245), np.uint8)  # plain ivory: no pips, no divider
+    corners = np.array([[50, 50], [250, 50], [250, 150], [50, 150]], np.float32)
+    a = read_pips(img, [TileDetection(corners, 0.9)], [0.1])[0]
+    assert a.pips == (0, 0) and not a.face_down and a.pip_confidence <= 0.5 and "no divider" in a.note
+    b = read_pips(img, [TileDetection(corners, 0.9)], [0.8])[0]
+    assert b.face_down and b.pips is None
+
+
+def test_face_down_detection_is_not_read():
+    img = np.zeros((50, 50, 3), np.uint8)
+    d = read_pips(img, [TileDetection(np.array([[0, 0], [40, 0], [40, 20], [0, 20]]), 0.8, face_down=True)])[0]
+    assert d.pips is None and d.pip_confidence is None and d.face_down

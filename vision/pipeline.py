@@ -1,0 +1,146 @@
+"""Photo -> tiles: the detector (``vision.detector``) then the pip counter (``vision.pips``).
+
+Public API:
+
+- :func:`load_image` ``(path_or_bytes) -> (H, W, 3) uint8 BGR``, with clear errors for bad input.
+- :func:`detect` ``(image, ...) -> list[TileDetection]``: oriented boxes, face up/down, pips.
+- :func:`annotate` ``(image, tiles) -> (H, W, 3) uint8``: the photo with outlines and values drawn.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.detector import load_detector, obb_corners
+from vision.detector.onnx_model import FACE_DOWN, FACE_UP
+from vision.pips import read_pips
+from vision.types import TileDetection
+
+#: Largest accepted file (bytes) and image (pixels); larger input is refused, not downscaled,
+#: so a phone never waits on a decompression bomb.
+MAX_FILE_BYTES = 30 * 1024 * 1024
+MAX_PIXELS = 40_000_000
+
+
+def load_image(source: str | os.PathLike | bytes | bytearray | memoryview) -> np.ndarray:
+    """Read a photo from a path or from encoded bytes (JPEG, PNG, WebP, BMP, TIFF ...).
+
+    Args:
+        source: a file path, or the encoded file content.
+    Returns:
+        ``(H, W, 3) uint8`` BGR image (greyscale and alpha images are converted).
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: empty input, a file over :data:`MAX_FILE_BYTES`, content that is not a
+            decodable image, or an image over :data:`MAX_PIXELS` pixels.
+    """
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        what = "image data"
+    else:
+        path = Path(source)
+        if not path.exists():
+            raise FileNotFoundError(f"no such file: {path}")
+        if not path.is_file():
+            raise ValueError(f"not a file: {path}")
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ValueError(f"{path}: file is {size / 2**20:.1f} MB; the limit is {MAX_FILE_BYTES / 2**20:.0f} MB")
+        data = path.read_bytes()
+        what = str(path)
+    if len(data) == 0:
+        raise ValueError(f"{what}: empty file")
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(f"{what}: {len(data) / 2**20:.1f} MB; the limit is {MAX_FILE_BYTES / 2**20:.0f} MB")
+    try:
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    except cv2.error as exc:
+        raise ValueError(f"{what}: cannot decode the image ({str(exc).strip().splitlines()[-1]})") from None
+    if img is None or img.size == 0:
+        raise ValueError(f"{what}: not an image (cannot decode it)")
+    h, w = img.shape[:2]
+    if h * w > MAX_PIXELS:
+        raise ValueError(f"{what}: {w}x{h} is {h * w / 1e6:.0f} megapixels; the limit is {MAX_PIXELS / 1e6:.0f}")
+    return img
+
+
+def _check_image(image: np.ndarray) -> np.ndarray:
+    img = np.asarray(image)
+    if img.ndim == 2:
+        img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    if img.ndim != 3 or img.shape[2] not in (3, 4) or img.shape[0] < 8 or img.shape[1] < 8:
+        raise ValueError(f"expected an (H, W, 3) BGR image of at least 8x8 pixels, got shape {img.shape}")
+    if img.shape[2] == 4:
+        img = cv2.cvtColor(img, cv2.COLOR_BGRA2BGR)
+    if img.dtype != np.uint8:
+        raise ValueError(f"expected a uint8 image, got {img.dtype}")
+    if img.shape[0] * img.shape[1] > MAX_PIXELS:
+        raise ValueError(f"image of {img.shape[1]}x{img.shape[0]} is over {MAX_PIXELS / 1e6:.0f} megapixels")
+    return np.ascontiguousarray(img)
+
+
+def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_threshold: float = 0.35,
+           iou_threshold: float = 0.5) -> list[TileDetection]:
+    """Find the tiles in a photo and read their pips.
+
+    Args:
+        image: ``(H, W, 3) uint8`` BGR photo (greyscale or BGRA are converted).
+        model: ONNX detector path (None: ``$DOMINO_DETECTOR_MODEL`` or ``models/tiles-obb.onnx``;
+            loaded once and cached).
+        conf_threshold: minimum detector confidence of a tile.
+        iou_threshold: rotated-NMS IoU between two boxes of the same tile.
+    Returns:
+        list of :class:`TileDetection` (best confidence first): ``corners`` (4, 2) float32 pixels,
+        ``face_down``, ``pips`` (a, b) with ``pips[i]`` on ``halves[i]`` or None (face down or
+        unreadable; ``note`` says why), ``pip_confidence``. An empty list when no tile is seen.
+    Raises:
+        ValueError: not an image array.
+        FileNotFoundError: no detector model.
+    """
+    img = _check_image(image)
+    det = load_detector(model)
+    raw = det.raw(img, conf_threshold, iou_threshold)
+    corners = obb_corners(raw.xywhr)
+    cls, conf = raw.cls, raw.confidence
+    tiles = [TileDetection(corners=corners[i], confidence=float(conf[i]), face_down=bool(cls[i] == FACE_DOWN))
+             for i in range(len(raw.xywhr))]
+    sc = raw.scores
+    ratios = [float(sc[i, FACE_DOWN] / max(sc[i, FACE_UP], 1e-6)) if sc.shape[1] > FACE_DOWN else 0.0
+              for i in range(len(tiles))]
+    return read_pips(img, tiles, ratios)
+
+
+def annotate(image: np.ndarray, tiles: list[TileDetection]) -> np.ndarray:
+    """Draw each tile's outline and value on a copy of the photo.
+
+    Green: read face-up tile ("a-b" near the tile, ``a`` on ``halves[0]``); orange: unreadable
+    ("?"); red: face down ("down").
+
+    Args:
+        image: ``(H, W, 3) uint8`` BGR.
+        tiles: detections in this image's pixels.
+    Returns:
+        ``(H, W, 3) uint8`` BGR copy with the drawing.
+    """
+    out = _check_image(image).copy()
+    scale = max(out.shape[:2]) / 1000.0
+    thick = max(1, int(round(2 * scale)))
+    for t in tiles:
+        if t.face_down:
+            colour, text = (40, 40, 230), "down"
+        elif t.pips is None:
+            colour, text = (0, 160, 255), "?"
+        else:
+            colour, text = (40, 200, 40), f"{t.pips[0]}-{t.pips[1]}"
+        cv2.polylines(out, [np.round(t.corners).astype(np.int32)], True, colour, thick, cv2.LINE_AA)
+        cv2.circle(out, tuple(int(v) for v in np.round(t.halves[0])), max(2, thick + 1), colour, -1, cv2.LINE_AA)
+        x, y = (int(v) for v in np.round(t.centre))
+        fs = 0.5 * max(scale, 0.6)
+        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, fs, thick)
+        org = (x - tw // 2, y + th // 2)
+        cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, fs, (0, 0, 0), thick + 2, cv2.LINE_AA)
+        cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, fs, (255, 255, 255), thick, cv2.LINE_AA)
+    return out
