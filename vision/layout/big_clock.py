@@ -6,8 +6,8 @@ set's top number) evenly around a ring, slot N at the top of the clock and 1..N-
 whose double came home is turned to radiate out (long axis along the radius). Only the top tile
 of a pile is seen; a slot with no tile is a blank slot.
 
-Method: the tile nearest the middle of the layout, when clearly inside the ring, is the centre
-tile; an ellipse fitted to the other tiles' centres (the ring in perspective) is mapped to a
+Method: the 0-0 (else the tile nearest the middle of the layout, when clearly inside the
+ring) is the centre tile; an ellipse fitted to the other tiles' centres (the ring in perspective) is mapped to a
 circle; slot N is the direction the centre tile's long axis points to (of its two ends, the one
 nearer the photo's top), otherwise the slot direction nearest the photo's top; each tile takes
 the nearest slot angle clockwise from there.
@@ -63,9 +63,10 @@ def read_big_clock(seen: list[Seen], problems: list[Problem], max_pip: int | Non
     C = np.array([s.centre for s in tiles])
     mid = C.mean(0)
     d = np.linalg.norm(C - mid, axis=1)
-    i0 = int(np.argmin(d))
+    zero = [k for k, s in enumerate(tiles) if s.tile == Tile(0, 0)]
+    i0 = zero[0] if zero else int(np.argmin(d))
     others = np.delete(d, i0)
-    centre = tiles[i0] if d[i0] < 0.4 * float(np.median(others)) else None
+    centre = tiles[i0] if zero or d[i0] < 0.4 * float(np.median(others)) else None
     ring = [s for s in tiles if s is not centre]
     n = max_pip or (12 if top > 9 else 9 if top > 6 else (9 if len(ring) > 6 else 6))
     step = 2 * math.pi / n

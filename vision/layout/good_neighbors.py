@@ -36,8 +36,11 @@ def _index_clusters(proj: np.ndarray, labels: np.ndarray) -> np.ndarray:
     means = np.array([proj[labels == j].mean() for j in range(k)])
     if k == 1:
         return np.zeros(len(proj), int)
-    pitch = float(np.min(np.diff(means)))
-    idx = np.round((means - means[0]) / pitch).astype(int)
+    diffs = np.diff(means)
+    pitch = float(np.min(diffs))
+    # step by step (perspective changes the pitch across the photo): a gap of about two
+    # pitches or more between neighbouring clusters is a missing row / column
+    idx = np.concatenate([[0], np.cumsum(np.maximum(1, np.round(diffs / pitch)))]).astype(int)
     return idx[labels]
 
 
@@ -47,8 +50,8 @@ def grid_cells(seen: Sequence[Seen]) -> tuple[np.ndarray, np.ndarray]:
     Args:
         seen: the tiles on the grid (at least one).
     Returns:
-        ``(cols, rows)``: two ``(N,) int`` arrays, column along ``u`` and row along ``v``
-        (min 0), and ``u`` is returned as the frame through :func:`frame_axis`.
+        ``(cols, rows, u)``: two ``(N,) int`` arrays, column along ``u`` and row along ``v``
+        (min 0), and ``u`` the ``(2,)`` unit long-axis direction in pixels.
     """
     u = dominant_axis(seen, 180.0)
     v = perp(u)

@@ -8,7 +8,9 @@ turn from the column tiles. A column's last tile (nearest the reserve) is the fr
 Method: the dominant axis modulo 90 degrees splits the tiles into two families by direction;
 the family with more than 3 tiles (else the one higher in the photo) are column tiles, the
 other the reserve. "Down" is the direction from the columns toward the reserve (without a
-reserve: the column direction nearest the photo's bottom). Column tiles are clustered across
+reserve: the way
+the columns' tops line up, as they are dealt from the top and shrink from the bottom; if both
+ends line up alike, the column direction nearest the photo's bottom). Column tiles are clustered across
 that direction into columns and ordered along it.
 """
 from __future__ import annotations
@@ -21,6 +23,19 @@ from engine.luzon import LuzonGame
 
 from .common import (GameReading, Problem, Seen, check_set, cluster_1d, dominant_axis, perp,
                      tile_json)
+
+
+def _columns(col_tiles: list[Seen], down: np.ndarray) -> tuple[list[list[Seen]], np.ndarray]:
+    """Column tiles clustered across ``down`` (left to right) and sorted top to bottom."""
+    right = np.array([down[1], -down[0]])
+    L = float(np.median([s.length for s in col_tiles]))
+    across = np.array([s.centre @ right for s in col_tiles])
+    labels = cluster_1d(across, 0.5 * L)
+    columns: list[list[Seen]] = []
+    for k in range(labels.max() + 1):
+        col = [s for s, lab in zip(col_tiles, labels) if lab == k]
+        columns.append(sorted(col, key=lambda s: float(s.centre @ down)))
+    return columns, right
 
 
 def read_luzon(seen: list[Seen], problems: list[Problem], variant: str | None = None,
@@ -57,14 +72,15 @@ def read_luzon(seen: list[Seen], problems: list[Problem], variant: str | None = 
             down = -down
     elif down[1] < 0:
         down = -down
-    right = np.array([down[1], -down[0]])
-    L = float(np.median([s.length for s in col_tiles]))
-    across = np.array([s.centre @ right for s in col_tiles])
-    labels = cluster_1d(across, 0.5 * L)
-    columns: list[list[Seen]] = []
-    for k in range(labels.max() + 1):
-        col = [s for s, lab in zip(col_tiles, labels) if lab == k]
-        columns.append(sorted(col, key=lambda s: float(s.centre @ down)))
+    columns, right = _columns(col_tiles, down)
+    if not reserve:
+        # columns are dealt from the top and shrink from the bottom: their tops line up
+        W = float(np.median([s.width for s in col_tiles]))
+        tops = [float(c[0].centre @ down) for c in columns]
+        bottoms = [float(c[-1].centre @ down) for c in columns]
+        if np.ptp(bottoms) < np.ptp(tops) - 0.5 * W:
+            down = -down
+            columns, right = _columns(col_tiles, down)
     reserve.sort(key=lambda s: float(s.centre @ right))
     if len(columns) > 5:
         problems.append(Problem(None, "impossible", f"{len(columns)} columns seen; Luzon never "
