@@ -19,7 +19,7 @@ from vision.types import TileDetection
 
 #: Problem kinds that stop the state from being built (the others are only reported).
 BLOCKING = {"unreadable", "doubtful", "duplicate", "outside_set", "too_many", "impossible",
-            "ambiguous", "overlap", "no_layout"}
+            "ambiguous", "overlap", "no_layout", "mid_turn"}
 
 
 @dataclass
@@ -29,7 +29,7 @@ class Problem:
     Attributes:
         tile_index: index into the detections of the photo it concerns (None: the whole layout).
         kind: short tag: unreadable, doubtful, duplicate, outside_set, too_many, face_down,
-            ambiguous, overlap, gap, not_joined, impossible, no_layout, hand_*.
+            ambiguous, overlap, gap, mid_turn, not_joined, impossible, no_layout, no_hand.
         message: one human sentence.
         source: "table" or "hand" (which photo ``tile_index`` refers to).
     """

@@ -139,6 +139,10 @@ def read_good_neighbors(seen: list[Seen], problems: list[Problem], max_pip: int 
     if gaps:
         problems.append(Problem(None, "gap", f"empty cells inside the grid at (row, col) "
                                 f"{gaps}: tiles were removed; closing up in reading order"))
+        if stock is None:
+            problems.append(Problem(None, "mid_turn", "the photo is from the middle of a turn: "
+                                    "close up and refill from the deck, then photograph again "
+                                    "(or give stock=[] when the deck is out)"))
     layout = {"set": f"double-{n}", "max_pip": n, "rows": R, "cols": Cn, "turn": name,
               "grid": [[None if x is None else (x.label() if x.tile is None else str(x.tile))
                         for x in row] for row in grid],

@@ -1,0 +1,234 @@
+"""Tests of vision.layout: each game's rebuild (rotated, perspective), the real photo's line of
+play from hand-entered boxes, and the problems (unreadable, doubtful, duplicate, too many)."""
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import vintage_fixture  # noqa: E402
+from engine.tiles import Tile  # noqa: E402
+from vision.layout import read  # noqa: E402
+from vision.render.layouts import (GAMES, make_layout, project_layout, read_matches,  # noqa: E402
+                                   render_layout)
+from vision.types import TileDetection  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _warp(dets, H):
+    out = []
+    for d in dets:
+        p = np.c_[d.corners, np.ones(4)] @ H.T
+        out.append(TileDetection((p[:, :2] / p[:, 2:3]).astype(np.float32), d.confidence,
+                                 pips=d.pips, pip_confidence=d.pip_confidence))
+    return out
+
+
+def _sample(game, seed, rot=None, tilt=0.15, noise=1.5, **kw):
+    s = make_layout(game, random.Random(seed), **kw)
+    return project_layout(s, np.random.default_rng(seed), rotation_deg=rot, tilt=tilt,
+                          corner_noise_px=noise)
+
+
+# --- the real photo --------------------------------------------------------------------------
+VINTAGE_OPEN = [0, 0, 1, 1, 2, 3, 3, 4, 5, 6]
+
+
+def _check_vintage(result):
+    lay = result.layout
+    assert sorted(lay["spinners"]) == ["0-0", "3-3", "4-4", "5-5"]
+    items = lay["line"]
+    parent_of = {it["tile"]: (None if it["parent"] is None else items[it["parent"]]["tile"])
+                 for it in items}
+    assert len(items) == 12
+    assert parent_of["1-4"] == "4-4"                      # 1-4 stands on 4-4
+    for t in ("2-5", "3-5", "4-5"):                       # 5-5's three arms
+        assert parent_of[t] == "5-5" or parent_of["5-5"] == t
+    assert sorted(e["number"] for e in lay["open_ends"]) == VINTAGE_OPEN
+    assert not [p for p in result.problems if p.blocking]
+
+
+def test_vintage_line_of_play_from_hand_entered_boxes():
+    r = read(vintage_fixture.detections(), "draw100", with_hint=False)
+    _check_vintage(r)
+    assert r.state is None and any(p.kind == "no_hand" for p in r.problems)
+
+
+def test_vintage_rotated_and_in_perspective_with_a_hand():
+    H = np.array([[0.8, -0.45, 300], [0.5, 0.75, 40], [0.0004, 0.0003, 1.0]])
+    r = read(_warp(vintage_fixture.detections(), H), "draw100", hand=["1-1", "2-2", "5-6"],
+             with_hint=False, seed=3)
+    _check_vintage(r)
+    assert r.ok
+    moves = {m["text"] for m in r.legal_moves}
+    # open numbers 0-6 all occur, so every hand tile has a move; 1-1 fits the two 1s
+    assert sum("1-1" in m for m in moves) == 2
+    assert any("5-6" in m for m in moves) and any("2-2" in m for m in moves)
+
+
+def test_vintage_hint_is_a_legal_move():
+    r = read(vintage_fixture.detections(), "draw100", hand=["1-1", "2-2", "5-6"], seed=1,
+             hint_kwargs={"samples": 4})
+    assert r.hint is not None and r.hint.action in r.state.legal_actions()
+    json.dumps(r.to_json())
+
+
+# --- each game, rotated and in perspective --------------------------------------------------
+@pytest.mark.parametrize("game", GAMES)
+def test_rebuild_rotated_perspective(game):
+    rot_range = 40 if game in ("good-neighbors", "big-clock") else 180
+    for seed in range(12):
+        rot = float(np.random.default_rng(seed).uniform(-rot_range, rot_range))
+        s = _sample(game, seed, rot=rot, tilt=0.15)
+        r = read(s.labels, game, hand=s.hand, max_pip=s.max_pip, with_hint=False)
+        assert read_matches(s, r), (game, seed, [p.message for p in r.problems])
+        json.dumps(r.to_json())
+
+
+def test_rebuild_fails_when_a_value_is_wrong():
+    s = _sample("good-neighbors", 5, rot=10.0, max_pip=12)
+    d = s.labels[3]
+    d.pips = (d.pips[0], (d.pips[1] + 1) % 13)
+    r = read(s.labels, "good-neighbors", max_pip=12, with_hint=False)
+    assert not read_matches(s, r)
+
+
+def test_good_neighbors_infers_the_set_from_the_grid():
+    for n in (12, 9, 6):
+        s = _sample("good-neighbors", 11, rot=0.0, tilt=0.05, max_pip=n)
+        r = read(s.labels, "good-neighbors", with_hint=False)
+        if len([c for row in s.truth["grid"] for c in row if c]) == len(s.labels):
+            assert r.layout["max_pip"] == n
+
+
+def test_good_neighbors_gap_is_reported_with_its_cell():
+    s = _sample("good-neighbors", 2, rot=0.0, tilt=0.0, max_pip=12)
+    assert len(s.labels) == 12
+    dets = s.labels[:5] + s.labels[6:]  # row 1, column 1 removed, not closed up
+    r = read(dets, "good-neighbors", max_pip=12, with_hint=False)
+    gaps = [p for p in r.problems if p.kind == "gap"]
+    assert gaps and "(1, 1)" in gaps[0].message
+    assert r.layout["gaps"] == [[1, 1]]
+    assert r.state is None  # mid-turn: the grid must be closed up and refilled first
+    assert any(p.kind == "mid_turn" and p.blocking for p in r.problems)
+    r = read(dets, "good-neighbors", max_pip=12, with_hint=False, stock=[])
+    assert r.ok  # the deck is out: the grid is closed up in reading order
+    flat = list(r.state.grid)  # reading order
+    assert str(flat[4]) == s.truth["grid"][1][0] and str(flat[5]) == s.truth["grid"][1][2]
+
+
+def test_big_clock_home_and_trouble_flags():
+    for seed in range(20):
+        s = _sample("big-clock", seed, rot=15.0, tilt=0.1, max_pip=12)
+        r = read(s.labels, "big-clock", max_pip=12, with_hint=False)
+        for k, v in r.layout["slots"].items():
+            t = s.truth["tops"][k]
+            if t is None:
+                assert v["blank"]
+                continue
+            tile = Tile.parse(t)
+            assert v["home"] == (tile == Tile(int(k), int(k)))
+            assert v["double_in_trouble"] == (tile.is_double and tile != Tile(int(k), int(k)))
+            assert v["radial"] == v["home"]
+
+
+def test_solitaire_state_gives_moves_and_hint():
+    s = _sample("big-clock", 4, rot=0.0, max_pip=9)
+    r = read(s.labels, "big-clock", max_pip=9, hint_kwargs={"samples": 2})
+    assert r.ok and r.legal_moves
+    assert r.hint is not None and r.hint.action in r.state.legal_actions()
+
+
+# --- problems ---------------------------------------------------------------------------------
+def test_unreadable_tile_is_named_not_guessed():
+    s = _sample("luzon", 1, rot=0.0)
+    s.labels[7].pips = None
+    s.labels[7].note = "glare on the tile"
+    r = read(s.labels, "luzon", with_hint=False)
+    bad = [p for p in r.problems if p.kind == "unreadable"]
+    assert [p.tile_index for p in bad] == [7] and "glare" in bad[0].message
+    assert r.state is None and not r.legal_moves
+
+
+def test_doubtful_reading_is_not_used():
+    s = _sample("tableaux", 3, rot=30.0)
+    s.labels[0].pip_confidence = 0.2
+    r = read(s.labels, "tableaux", hand=s.hand, max_pip=s.max_pip, with_hint=False)
+    assert [p.tile_index for p in r.problems if p.kind == "doubtful"] == [0]
+    assert r.state is None
+
+
+def test_duplicate_tile_is_reported():
+    s = _sample("draw100", 6, rot=0.0)
+    s.labels[1].pips = s.labels[0].pips
+    r = read(s.labels, "draw100", hand=s.hand, with_hint=False)
+    assert any(p.kind == "duplicate" and p.tile_index == 1 for p in r.problems)
+    assert r.state is None
+
+
+def test_tile_in_hand_and_on_table_is_a_duplicate():
+    s = _sample("draw100", 8, rot=0.0)
+    on_table = str(Tile(*s.labels[0].pips))
+    r = read(s.labels, "draw100", hand=[on_table], with_hint=False)
+    assert any(p.kind == "duplicate" and p.source == "hand" for p in r.problems)
+    assert r.state is None
+
+
+def test_too_many_tiles_for_the_clock():
+    s = _sample("big-clock", 9, rot=0.0, tilt=0.0, max_pip=6)
+    used = {Tile(*d.pips) for d in s.labels}
+    spare = next(t for t in __import__("engine.tiles").tiles.DominoSet(6).tiles if t not in used)
+    extra = []
+    for k, d in enumerate(s.labels[1:4]):
+        extra.append(TileDetection(d.corners + np.float32([2000, 0]), 1.0,
+                                   pips=(spare.low, spare.high) if k == 0 else d.pips))
+    r = read(s.labels + extra[:1], "big-clock", max_pip=6, with_hint=False)
+    assert any(p.kind == "too_many" for p in r.problems) and r.state is None
+
+
+def test_outside_set_and_bad_arguments():
+    s = _sample("luzon", 2, rot=0.0)
+    s.labels[0].pips = (7, 2)
+    r = read(s.labels, "luzon", with_hint=False)
+    assert [p.tile_index for p in r.problems if p.kind == "outside_set"] == [0]
+    with pytest.raises(ValueError, match="unknown game"):
+        read([], "chess")
+    with pytest.raises(ValueError, match="double-six"):
+        read([], "draw100", max_pip=9)
+    with pytest.raises(ValueError, match="bad hand tile"):
+        read(vintage_fixture.detections(), "draw100", hand=["x-y"])
+    r = read([], "good-neighbors", with_hint=False)
+    assert r.state is None and r.problems[0].kind == "no_layout"
+
+
+# --- rendering and the command -----------------------------------------------------------------
+def test_render_layout_labels_every_tile():
+    s = make_layout("luzon", random.Random(0))
+    render_layout(s, np.random.default_rng(0), image_size=(480, 360), rotation_deg=20.0)
+    assert s.image.shape == (360, 480, 3) and len(s.labels) == len(s.placements)
+    r = read(s.labels, "luzon", with_hint=False)
+    assert read_matches(s, r)
+
+
+def test_read_command_json_on_the_real_photo(capsys):
+    from companion.cli import main
+
+    rc = main(["read", str(ROOT / "sample_images/vintage-games-game-night.jpg"), "--game",
+               "draw100", "--json", "--no-hint"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == (0 if out["ok"] else 3)
+    assert out["game"] == "draw100" and "open_ends" in out["layout"]
+
+
+def test_read_command_bad_file(capsys):
+    from companion.cli import main
+
+    rc = main(["read", "/nonexistent/photo.jpg", "--game", "luzon"])
+    assert rc == 1 and "error" in capsys.readouterr().err
