@@ -410,8 +410,7 @@ def _evaluate(det: GoodNeighborsState, actions: Sequence[RemovePairs], node_limi
 
 #: max_pip -> hint settings (samples, node_limit, screen_samples, keep, sample_node_budget).
 #: Double-6 has the most candidate turns (up to ~560 on a 2x6 grid), so it gets a larger
-#: budget: on deals 0-99 it won 97 of 100 with these settings against 90 with the double-12/9
-#: ones (see docs/solitaires.md).
+#: budget (benchmark numbers for both settings in docs/solitaires.md).
 HINT_SETTINGS = {12: (16, 300, 2, 4, 20_000), 9: (16, 300, 2, 4, 20_000),
                  6: (24, 1_000, 3, 6, 60_000)}
 
