@@ -232,3 +232,48 @@ def test_read_command_bad_file(capsys):
 
     rc = main(["read", "/nonexistent/photo.jpg", "--game", "luzon"])
     assert rc == 1 and "error" in capsys.readouterr().err
+
+
+# --- arbitrary detections never crash the reader -----------------------------------------------
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@st.composite
+def _random_detections(draw):
+    n = draw(st.integers(0, 14))
+    out = []
+    for _ in range(n):
+        cx, cy = draw(st.floats(0, 600)), draw(st.floats(0, 600))
+        ang = draw(st.floats(0, 6.3))
+        length = draw(st.floats(0.0, 120))
+        width = draw(st.floats(0.0, 60))
+        a = np.array([np.cos(ang), np.sin(ang)]) * length / 2
+        b = np.array([-np.sin(ang), np.cos(ang)]) * width / 2
+        c = np.array([cx, cy])
+        corners = np.array([c - a - b, c + a - b, c + a + b, c - a + b], np.float32)
+        pips = draw(st.one_of(st.none(), st.tuples(st.integers(0, 12), st.integers(0, 12))))
+        out.append(TileDetection(corners, 1.0, face_down=draw(st.booleans()) and pips is None,
+                                 pips=pips, pip_confidence=draw(st.floats(0, 1))))
+    return out
+
+
+@settings(max_examples=int(__import__("os").environ.get("LAYOUT_FUZZ", 40)), deadline=None)
+@given(_random_detections(), st.sampled_from(GAMES))
+def test_any_detections_give_a_result_not_a_crash(dets, game):
+    r = read(dets, game, hand=["0-1"] if game in ("draw100", "tableaux") else None,
+             with_hint=False)
+    json.dumps(r.to_json())
+    if r.state is not None:
+        assert not any(p.blocking for p in r.problems)
+
+
+def test_hand_photo_detections_with_an_unreadable_tile():
+    hand = vintage_fixture.detections()[:0]
+    box = np.array([[0, 0], [90, 0], [90, 45], [0, 45]], np.float32)
+    hand = [TileDetection(box, 1.0, pips=(1, 1), pip_confidence=0.9),
+            TileDetection(box + 100, 1.0, pips=None, note="blurred"),
+            TileDetection(box + 200, 1.0, pips=(2, 5), pip_confidence=0.9)]  # 2-5 is on the table
+    r = read(vintage_fixture.detections(), "draw100", hand=hand, with_hint=False)
+    kinds = {(p.kind, p.tile_index, p.source) for p in r.problems}
+    assert ("unreadable", 1, "hand") in kinds and ("duplicate", 2, "hand") in kinds
+    assert r.hand == ["1-1", "2-5"] and r.state is None

@@ -99,10 +99,14 @@ def _hint_fn(game: str):
 
 def _read_hand(hand: Sequence, max_pip: int, problems: list[Problem],
                min_pip_confidence: float) -> tuple[list[Tile], list]:
-    """The hand as tiles, from detections (a hand photo) or from Tiles / "a-b" strings."""
+    """The hand as tiles, from detections (a hand photo) or from Tiles / "a-b" strings.
+
+    Returns ``(tiles, seen)``: ``seen[k]`` is the detection record of ``tiles[k]`` (empty when
+    the hand was given as tiles). Unreadable hand tiles are reported, not guessed."""
     if all(isinstance(h, TileDetection) for h in hand):
         seen = to_seen(hand, max_pip, problems, min_pip_confidence, source="hand")
-        return [s.tile for s in seen if s.tile is not None], seen
+        usable = [s for s in seen if s.tile is not None]
+        return [s.tile for s in usable], usable
     tiles = []
     for h in hand:
         try:

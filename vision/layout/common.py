@@ -29,7 +29,7 @@ class Problem:
     Attributes:
         tile_index: index into the detections of the photo it concerns (None: the whole layout).
         kind: short tag: unreadable, doubtful, duplicate, outside_set, too_many, face_down,
-            ambiguous, overlap, gap, mid_turn, not_joined, impossible, no_layout, no_hand.
+            ambiguous, overlap, gap, mid_turn, bad_box, not_joined, impossible, no_layout, no_hand.
         message: one human sentence.
         source: "table" or "hand" (which photo ``tile_index`` refers to).
     """
@@ -127,7 +127,9 @@ def to_seen(dets: Sequence[TileDetection], max_pip: int, problems: list[Problem]
         source: "table" or "hand", copied into the problems.
         face_down_ok: when False a face-down tile is reported (kind ``face_down``).
     Returns:
-        One :class:`Seen` per detection, same order (value None when not usable).
+        One :class:`Seen` per detection with a proper box, same order (value None when not
+        usable); a degenerate box (non-finite, or a side under 2 px) is reported ``bad_box``
+        and left out.
     Raises:
         ValueError: when ``dets`` holds something that is not a TileDetection.
     """
@@ -140,6 +142,10 @@ def to_seen(dets: Sequence[TileDetection], max_pip: int, problems: list[Problem]
         n = float(np.linalg.norm(v))
         axis = v / n if n > 0 else np.array([1.0, 0.0])
         length, width = d.size
+        if not (np.all(np.isfinite(d.corners)) and width >= 2.0 and length >= 2.0):
+            problems.append(Problem(i, "bad_box", f"the box of this detection is degenerate "
+                                    f"({length:.1f} x {width:.1f} px); it is left out", source))
+            continue
         value = None
         if d.face_down:
             if not face_down_ok:

@@ -65,7 +65,12 @@ def grid_cells(seen: Sequence[Seen]) -> tuple[np.ndarray, np.ndarray]:
         H = fit_grid_homography(np.c_[cols, rows].astype(float), C)
         if H is None:
             break
-        q = apply_h(np.linalg.inv(H), C)
+        try:
+            q = apply_h(np.linalg.inv(H), C)
+        except np.linalg.LinAlgError:
+            break
+        if not np.all(np.isfinite(q)):
+            break
         nc, nr = np.round(q[:, 0]).astype(int), np.round(q[:, 1]).astype(int)
         if len(set(zip(nc, nr))) < len(C):
             break

@@ -62,7 +62,11 @@ def tableau_cells(tiles: Sequence[Seen]) -> list[tuple[Cell, Cell]]:
         kp = int(np.argmin(np.linalg.norm(hp - hq[0], axis=1)))
         col_vec = (bases[p][0] + bases[q][0]) / 2
         row_vec = (bases[p][1] + bases[q][1]) / 2
-        x = np.linalg.solve(np.c_[col_vec, row_vec], hq[0] - hp[kp])
+        try:
+            x = np.linalg.solve(np.c_[col_vec, row_vec], hq[0] - hp[kp])
+        except np.linalg.LinAlgError:  # a degenerate box: fall back to the tile width
+            w = max(tiles[p].width, 1e-6)
+            x = np.array([(hq[0] - hp[kp]) @ u, (hq[0] - hp[kp]) @ v]) / w
         r0, c0 = cells[p][kp]
         c1 = (r0 + int(round(x[1])), c0 + int(round(x[0])))
         sq = bases[q][2]
