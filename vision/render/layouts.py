@@ -136,8 +136,10 @@ def layout_luzon(rng: random.Random) -> LayoutSample:
     return LayoutSample("luzon", 6, pl, truth)
 
 
-def _line_placements(line, rng: random.Random) -> list[Placement] | None:
-    """Lay a draw100 LineOfPlay straight along its arms; None when two tiles would overlap."""
+def _line_placements(line, rng: random.Random, bend: float = 0.15) -> list[Placement] | None:
+    """Lay a draw100 LineOfPlay along its arms; a non-double following a non-double turns a
+    corner with probability ``bend`` (as lines do at the table's edge). None when two tiles
+    would overlap."""
     from vision.layout.common import _overlap
 
     gap = 0.04
@@ -161,6 +163,11 @@ def _line_placements(line, rng: random.Random) -> list[Placement] | None:
             port = pc + out * (half + gap)
             d = out
             c = port + d * (0.5 if t.is_double else 1.0)
+            if (not t.is_double and not parent.tile.is_double and rng.random() < bend):
+                # the line turns a corner: the tile's inner half sits beyond the parent's end,
+                # its outer half runs off at right angles (an L)
+                d = n if rng.random() < 0.5 else -n
+                c = port + out * 0.5 + d * 0.5
         info[node.id] = (c, d)
         if t.is_double:
             ang = math.degrees(math.atan2(d[0], -d[1]))  # crosswise
@@ -180,7 +187,8 @@ def _line_placements(line, rng: random.Random) -> list[Placement] | None:
 
 
 def layout_draw100(rng: random.Random) -> LayoutSample:
-    """Draw to 100: the line of play of a random game, doubles crosswise, arms straight."""
+    """Draw to 100: the line of play of a random game, doubles crosswise, arms that sometimes
+    turn a corner."""
     from engine.draw100 import Draw100Game
 
     for _ in range(50):
