@@ -36,6 +36,10 @@ def init_schema(conn: sqlite3.Connection) -> None:
     """Create the tables that do not exist yet (never drops data)."""
     sql = resources.files("companion").joinpath("schema.sql").read_text(encoding="utf-8")
     conn.executescript(sql)
+    # columns added after the first release: add them to older databases
+    cols = {r[1] for r in conn.execute("PRAGMA table_info(photos)")}
+    if "hand_json" not in cols:
+        conn.execute("ALTER TABLE photos ADD COLUMN hand_json TEXT NOT NULL DEFAULT '[]'")
 
 
 def get_db() -> sqlite3.Connection:

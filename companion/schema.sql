@@ -30,6 +30,7 @@ CREATE TABLE IF NOT EXISTS photos (
     height           INTEGER NOT NULL,
     detections_json  TEXT    NOT NULL DEFAULT '[]',   -- TileDetection.to_json() list
     corrections_json TEXT    NOT NULL DEFAULT '{}',   -- {"<tile index>": [a, b]} set by hand
+    hand_json        TEXT    NOT NULL DEFAULT '[]',   -- the player's own hand, ["3-5", ...] (draw100, tableaux)
     analysis_json    TEXT    NOT NULL DEFAULT '{}',   -- last read: state, problems, moves, hint
     elapsed_ms       REAL,                        -- upload-to-hint time on the server
     created          TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))

@@ -174,7 +174,8 @@ def load_image(data: bytes) -> np.ndarray:
     except ImageError:
         raise
     except Exception as exc:  # noqa: BLE001 - any decoder failure is a bad upload
-        raise ImageError(f"the image could not be decoded ({exc}); take the photo again") from None
+        what = "the JPEG is corrupt and" if is_jpeg else "the image"
+        raise ImageError(f"{what} could not be decoded ({exc}); take the photo again") from None
     if image is None or getattr(image, "size", 0) == 0:
         raise ImageError("the image is corrupt and could not be decoded; take the photo again")
     if image.ndim == 2:
@@ -275,13 +276,42 @@ def apply_corrections(tiles: list[dict], corrections: dict[str, list[int]]) -> l
     return out
 
 
+def parse_hand(hand: Any, max_pip: int) -> list[str]:
+    """The player's hand as canonical tile texts, from ``"3-5 6-6"`` or ``["3-5", [6, 6]]``.
+
+    Raises:
+        ValueError: a tile that does not parse, lies outside the double-``max_pip`` set, or
+            appears twice.
+    """
+    from engine.tiles import Tile
+    if hand is None:
+        return []
+    items = hand.replace(",", " ").split() if isinstance(hand, str) else list(hand)
+    out: list[str] = []
+    for item in items:
+        try:
+            t = Tile(*item) if isinstance(item, (list, tuple)) else Tile.parse(str(item))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"bad hand tile {item!r}: write tiles like 3-5") from exc
+        if t.high > max_pip:
+            raise ValueError(f"{t} is not in a double-{max_pip} set")
+        if str(t) in out:
+            raise ValueError(f"{t} is twice in the hand")
+        out.append(str(t))
+    if len(out) > 30:
+        raise ValueError("a hand has at most 30 tiles")
+    return out
+
+
 def read_table(tiles: list[dict], corrections: dict[str, list[int]], game: str,
-               params: dict[str, Any]) -> dict[str, Any]:
+               params: dict[str, Any], hand: list[str] | None = None) -> dict[str, Any]:
     """Rebuild the game from the tiles and ask the engine: ``vision.layout.read(...).to_json()``.
 
-    Returns a dict with ``state``, ``problems`` (list of strings), ``legal_moves``, ``hint``
-    (as the layout reader gives them) plus ``ok`` (bool) and ``message`` (why not, for the
-    page). Never raises for a missing or failing reader: that becomes ``ok=False``.
+    ``hand`` (tile texts) is the player's own hand for draw100 and Tableaux (their states need
+    it). Returns the reader's JSON (``ok``, ``layout``, ``problems`` [{tile_index, kind,
+    message, blocking}], ``legal_moves`` [{text, json}], ``hint`` {action, action_json,
+    win_chance, explanation, ranking}) plus ``message`` (why there are no moves, for the page).
+    Never raises for a missing or failing reader: that becomes ``ok=False`` with a message.
     """
     started = time.perf_counter()
     try:
@@ -289,14 +319,17 @@ def read_table(tiles: list[dict], corrections: dict[str, list[int]], game: str,
         if read is None:
             raise Unavailable("vision.layout has no read() yet")
         dets = _to_detections(tiles, corrections)
-        result = read(dets, game, **params)
+        kwargs = dict(params)
+        if hand and game in ("draw100", "tableaux"):
+            kwargs["hand"] = list(hand)
+        result = read(dets, game, **kwargs)
         data = result.to_json() if hasattr(result, "to_json") else dict(result)
         data = json.loads(json.dumps(data, default=_json_default))
         data.setdefault("problems", [])
         data.setdefault("legal_moves", [])
         data.setdefault("hint", None)
-        data["ok"] = True
-        data["message"] = ""
+        data["ok"] = bool(data.get("ok", True))
+        data["message"] = "" if data["ok"] else _why_not(data, game, hand)
     except Unavailable as exc:
         data = {"ok": False, "message": f"Moves and hints are not available yet ({exc}).",
                 "state": None, "problems": [], "legal_moves": [], "hint": None}
@@ -308,6 +341,18 @@ def read_table(tiles: list[dict], corrections: dict[str, list[int]], game: str,
                 "state": None, "problems": [], "legal_moves": [], "hint": None}
     data["elapsed_ms"] = round((time.perf_counter() - started) * 1000.0, 1)
     return data
+
+
+def _why_not(data: dict, game: str, hand: list[str] | None) -> str:
+    """One sentence for the page: why the photo gave no game state (from the reader's problems)."""
+    kinds = {p.get("kind") for p in data["problems"] if isinstance(p, dict)}
+    if "no_hand" in kinds or (game in ("draw100", "tableaux") and not hand):
+        return "Type your hand below to see your legal moves and the hint."
+    blocking = [p.get("message", "") for p in data["problems"] if isinstance(p, dict) and p.get("blocking")]
+    if blocking:
+        return "No moves yet: " + blocking[0] + (f" (and {len(blocking) - 1} more)" if len(blocking) > 1 else "") \
+            + ". Tap a tile to fix it, or take the photo again."
+    return "No moves: the game on the photo is over or could not be rebuilt."
 
 
 def _json_default(o: Any) -> Any:

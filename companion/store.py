@@ -300,4 +300,5 @@ def photo_json(row: sqlite3.Row, game: str) -> dict:
             "image_url": f"/api/tables/{row['table_id']}/photos/{row['id']}/image",
             "width": row["width"], "height": row["height"], "created": row["created"],
             "tiles": services.apply_corrections(tiles, corrections), "corrections": corrections,
+            "hand": json.loads(row["hand_json"]) if "hand_json" in row.keys() else [],
             "analysis": analysis, "suggestion": suggestion, "elapsed_ms": row["elapsed_ms"]}

@@ -136,7 +136,17 @@ def history(table_id: int):
 
 # --- photos ------------------------------------------------------------------------------
 
-def add_photo(row, data: bytes, started: float) -> dict:
+def table_hand(row, raw) -> list[str]:
+    """The hand sent with a request, checked against the table's set (400 when bad)."""
+    params = json.loads(row["params_json"])
+    max_pip = params.get("max_pip", max(services.GAMES[row["game"]].sets))
+    try:
+        return services.parse_hand(raw, max_pip)
+    except ValueError as exc:
+        raise store.ApiError(400, str(exc)) from None
+
+
+def add_photo(row, data: bytes, started: float, hand: list[str] | None = None) -> dict:
     """Decode, detect, read, then store the file and the row together (all or nothing).
 
     Raises:
@@ -145,9 +155,10 @@ def add_photo(row, data: bytes, started: float) -> dict:
     image = services.load_image(data)
     h, w = image.shape[:2]
     params = json.loads(row["params_json"])
+    hand = hand or []
     try:
         tiles = services.detect(image)
-        analysis = services.read_table(tiles, {}, row["game"], params)
+        analysis = services.read_table(tiles, {}, row["game"], params, hand)
     except services.Unavailable as exc:
         tiles = []
         analysis = {"ok": False, "message": f"Tiles cannot be found yet: {exc}", "state": None,
@@ -162,8 +173,9 @@ def add_photo(row, data: bytes, started: float) -> dict:
         path.write_bytes(data)
         with transaction() as db:
             cur = db.execute("""INSERT INTO photos (table_id, filename, width, height, detections_json,
-                                analysis_json, elapsed_ms) VALUES (?,?,?,?,?,?,?)""",
-                             (row["id"], name, w, h, json.dumps(tiles), json.dumps(analysis), elapsed_ms))
+                                hand_json, analysis_json, elapsed_ms) VALUES (?,?,?,?,?,?,?,?)""",
+                             (row["id"], name, w, h, json.dumps(tiles), json.dumps(hand), json.dumps(analysis),
+                              elapsed_ms))
             prow = db.execute("SELECT * FROM photos WHERE id = ?", (cur.lastrowid,)).fetchone()
     except BaseException:
         path.unlink(missing_ok=True)
@@ -178,7 +190,8 @@ def upload_photo(table_id: int):
     upload = request.files.get("photo")
     if upload is None:
         raise store.ApiError(400, "send the photo as the multipart form field 'photo'")
-    return jsonify(add_photo(row, upload.read(), started)), 201
+    hand = table_hand(row, request.form.get("hand", ""))
+    return jsonify(add_photo(row, upload.read(), started, hand)), 201
 
 
 @bp.post("/tables/<int:table_id>/camera")
@@ -189,7 +202,9 @@ def grab_camera(table_id: int):
     index = current_app.config.get("CAMERA_INDEX")
     if index is None:
         raise store.ApiError(404, "no laptop camera; start the server with `serve --camera N`")
-    return jsonify(add_photo(row, services.grab_camera(int(index)), started)), 201
+    body = request.get_json(silent=True) or {}
+    hand = table_hand(row, body.get("hand", "") if isinstance(body, dict) else "")
+    return jsonify(add_photo(row, services.grab_camera(int(index)), started, hand)), 201
 
 
 @bp.get("/tables/<int:table_id>/photos")
@@ -235,9 +250,24 @@ def correct_tile(table_id: int, photo_id: int, index: int):
     else:
         corrections.pop(str(index), None)
     # The engine may think for a while: read outside the write transaction.
-    analysis = services.read_table(tiles, corrections, row["game"], params)
+    analysis = services.read_table(tiles, corrections, row["game"], params, json.loads(prow["hand_json"]))
     with transaction() as db:
         db.execute("UPDATE photos SET corrections_json = ?, analysis_json = ? WHERE id = ?",
                    (json.dumps(corrections), json.dumps(analysis), photo_id))
+        prow = store.photo_row(db, table_id, photo_id)
+    return jsonify(store.photo_json(prow, row["game"]))
+
+
+@bp.put("/tables/<int:table_id>/photos/<int:photo_id>/hand")
+def set_hand(table_id: int, photo_id: int):
+    """Tell the reader the player's own hand (``{"hand": "3-5 6-6"}`` or a list); re-reads the table."""
+    row = editable_table(table_id)
+    prow = store.photo_row(get_db(), table_id, photo_id)
+    hand = table_hand(row, json_body().get("hand", ""))
+    analysis = services.read_table(json.loads(prow["detections_json"]), json.loads(prow["corrections_json"]),
+                                   row["game"], json.loads(row["params_json"]), hand)
+    with transaction() as db:
+        db.execute("UPDATE photos SET hand_json = ?, analysis_json = ? WHERE id = ?",
+                   (json.dumps(hand), json.dumps(analysis), photo_id))
         prow = store.photo_row(db, table_id, photo_id)
     return jsonify(store.photo_json(prow, row["game"]))

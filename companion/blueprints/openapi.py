@@ -57,7 +57,8 @@ def openapi_document() -> dict[str, Any]:
                 "post": {"summary": "Upload a photo: the tiles found, the game read, legal moves and the hint",
                          "parameters": [_TID, _CODE],
                          "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
-                             "type": "object", "properties": {"photo": {"type": "string", "format": "binary"}},
+                             "type": "object", "properties": {"photo": {"type": "string", "format": "binary"},
+                                                             "hand": {"type": "string", "description": "your hand, e.g. '3-5 6-6' (draw100, tableaux)"}},
                              "required": ["photo"]}}}},
                          "responses": photo_resp}},
             "/api/tables/{table_id}/camera": {"post": {"summary": "Grab a photo from the laptop webcam (serve --camera N)",
@@ -67,6 +68,13 @@ def openapi_document() -> dict[str, Any]:
                                                                  "responses": {"200": _json("Photo"), "404": _ERR}}},
             "/api/tables/{table_id}/photos/{photo_id}/image": {"get": {"summary": "The stored JPEG", "parameters": [_TID, _PID],
                                                                        "responses": {"200": {"description": "image/jpeg"}, "404": _ERR}}},
+            "/api/tables/{table_id}/photos/{photo_id}/hand": {"put": {
+                "summary": "Tell the reader your own hand (draw100, Tableaux need it for moves); re-reads the table",
+                "parameters": [_TID, _PID, _CODE],
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "properties": {"hand": {"oneOf": [{"type": "string", "example": "3-5 6-6"},
+                                                                        {"type": "array", "items": {"type": "string"}}]}}}}}},
+                "responses": {"200": _json("Photo"), "400": _ERR, "403": _ERR, "404": _ERR}}},
             "/api/tables/{table_id}/photos/{photo_id}/tiles/{index}": {
                 "parameters": [_TID, _PID, {"name": "index", "in": "path", "required": True, "schema": {"type": "integer"},
                                             "description": "0-based position in Photo.tiles"}],
@@ -119,7 +127,7 @@ def openapi_document() -> dict[str, Any]:
             "Photo": {"type": "object", "properties": {
                 "id": {"type": "integer"}, "image_url": {"type": "string"}, "width": {"type": "integer"},
                 "height": {"type": "integer"}, "tiles": {"type": "array", "items": {"$ref": "#/components/schemas/Tile"}},
-                "corrections": {"type": "object"},
+                "corrections": {"type": "object"}, "hand": {"type": "array", "items": {"type": "string"}},
                 "analysis": {"type": "object", "description": "vision.layout ReadResult.to_json(): state, problems, "
                                                                "legal_moves, hint; plus ok and message (why not)"},
                 "suggestion": {"type": ["object", "null"], "description": "points to prefill the score form"},

@@ -118,23 +118,23 @@
     if (typeof m !== 'object') return String(m);
     return m.text || m.string || m.label || m.action_string || m.description || JSON.stringify(m.action || m);
   }
-  function hintIndices(h) {
-    for (const k of ['tiles', 'tile_indices', 'detections', 'detection_indices', 'tile_index', 'detection']) {
-      const v = h[k];
-      if (Number.isInteger(v)) return [v];
-      if (Array.isArray(v) && v.every(Number.isInteger)) return v;
-    }
-    return [];
-  }
-  function hintPlaces(h) {  // polygons [[x,y]x4] or points [x,y] where the hinted tile goes
-    const out = [];
-    for (const k of ['place_corners', 'target_corners', 'corners', 'where', 'at', 'point', 'position']) {
-      const v = h[k];
-      if (!Array.isArray(v)) continue;
-      if (v.length === 2 && v.every((x) => typeof x === 'number')) out.push({ point: v });
-      else if (v.length >= 3 && v.every((p) => Array.isArray(p) && p.length === 2)) out.push({ poly: v });
-    }
+  function pairsIn(v, out) {  // every [a, b] tile value inside the hint's action JSON
+    if (Array.isArray(v)) {
+      if (v.length === 2 && v.every(Number.isInteger)) out.push(v);
+      else v.forEach((x) => pairsIn(x, out));
+    } else if (v && typeof v === 'object') Object.values(v).forEach((x) => pairsIn(x, out));
     return out;
+  }
+  function hintIndices(h, a) {
+    // the hinted tiles on the photo: tiles named in the action (solitaires: the pair removed,
+    // the tile moved) and, for draw100, the tile whose open end the hint plays on ("where")
+    const key = (p) => (p[0] <= p[1] ? p[0] + '-' + p[1] : p[1] + '-' + p[0]);
+    const want = new Set(pairsIn(h.action_json, []).map(key)), out = new Set(), where = new Set();
+    photo.tiles.forEach((t, i) => { if (t.pips && want.has(key(t.pips))) out.add(i); });
+    const end = h.action_json && h.action_json.end;
+    const ends = (a.layout && a.layout.open_ends) || [];
+    for (const e of ends) if (end !== undefined && e.id === end && Number.isInteger(e.tile_index)) where.add(e.tile_index);
+    return { tiles: out, where };
   }
 
   function renderPhoto() {
@@ -145,15 +145,20 @@
     svg.setAttribute('viewBox', `0 0 ${photo.width} ${photo.height}`);
     svg.innerHTML = '';
     const a = photo.analysis || {}, hint = a.hint || null;
-    const hinted = new Set(hint ? hintIndices(hint) : []);
-    const font = Math.max(14, Math.round(Math.max(photo.width, photo.height) / 40));
+    const hi = hint ? hintIndices(hint, a) : { tiles: new Set(), where: new Set() };
+    const problemTiles = new Set((a.problems || []).filter((p) => p && p.source !== 'hand' && Number.isInteger(p.tile_index)).map((p) => p.tile_index));
+    const font = Math.max(16, Math.round(Math.max(photo.width, photo.height) / 26));
     const stroke = Math.max(2, Math.round(font / 6));
-    photo.tiles.forEach((t, i) => {
+    const area = (c) => Math.abs(c.reduce((s, p, k) => { const q = c[(k + 1) % c.length]; return s + p[0] * q[1] - q[0] * p[1]; }, 0)) / 2;
+    const order = photo.tiles.map((t, i) => i).sort((i, j) => area(photo.tiles[j].corners) - area(photo.tiles[i].corners));
+    for (const i of order) {  // big boxes first, so a small tile drawn later stays tappable
+      const t = photo.tiles[i];
       const cls = ['tile'];
       if (t.corrected) cls.push('corrected');
       else if (!t.pips) cls.push('unread');
+      else if (problemTiles.has(i)) cls.push('problem');
       else if (t.pip_confidence !== null && t.pip_confidence < 0.6) cls.push('doubtful');
-      if (hinted.has(i)) cls.push('hinted');
+      if (hi.tiles.has(i) || hi.where.has(i)) cls.push('hinted');
       const poly = svgEl('polygon', { points: t.corners.map((c) => c.join(',')).join(' '), class: cls.join(' '),
         'stroke-width': stroke, 'data-index': i, tabindex: 0, role: 'button',
         'aria-label': `tile ${i + 1}: ${t.pips ? t.pips.join('-') : (t.face_down ? 'face down' : 'unread')}; tap to fix` });
@@ -164,14 +169,13 @@
       const cx = t.corners.reduce((s, c) => s + c[0], 0) / 4, cy = t.corners.reduce((s, c) => s + c[1], 0) / 4;
       svg.append(svgEl('text', { x: cx, y: cy, 'font-size': font, 'text-anchor': 'middle', 'dominant-baseline': 'middle',
         class: 'tile-label', 'stroke-width': stroke }, label));
-    });
-    if (hint) {
-      for (const place of hintPlaces(hint)) {
-        if (place.poly) svg.append(svgEl('polygon', { points: place.poly.map((c) => c.join(',')).join(' '), class: 'hint-mark', 'stroke-width': stroke * 2 }));
-        else svg.append(svgEl('circle', { cx: place.point[0], cy: place.point[1], r: font, class: 'hint-mark', 'stroke-width': stroke * 2 }));
-        const p = place.poly ? place.poly[0] : place.point;
-        svg.append(svgEl('text', { x: p[0], y: p[1] - font, 'font-size': font, class: 'hint-label', 'stroke-width': stroke }, 'here'));
-      }
+    }
+    for (const i of hi.where) {  // draw100: the open end to play on
+      const t = photo.tiles[i]; if (!t) continue;
+      const xs = t.corners.map((c) => c[0]), ys = t.corners.map((c) => c[1]);
+      const cx = (Math.min(...xs) + Math.max(...xs)) / 2, top = Math.min(...ys);
+      svg.append(svgEl('text', { x: cx, y: Math.max(font, top - font / 2), 'font-size': font, 'text-anchor': 'middle',
+        class: 'hint-label', 'stroke-width': stroke, id: 'hint-where' }, 'play ' + hint.action + ' here'));
     }
     const n = photo.tiles.length, up = photo.tiles.filter((t) => t.pips).length;
     $('tiles-line').textContent = n ? `${n} tile(s) seen, ${up} read. Tap a tile to fix its value.` : 'No tiles seen in this photo.';
@@ -193,6 +197,10 @@
       hb.append(el('div', { class: 'what' }, 'Hint: ' + (moveText(h.action_text || h.text || h.action) || 'nothing to play')));
       if (h.explanation) hb.append(el('p', {}, h.explanation));
       if (typeof h.win_chance === 'number') hb.append(el('p', { id: 'win-chance' }, `Chance to win from here: ${Math.round(h.win_chance * 100)}%`));
+      if (h.ranking && h.ranking.length > 1) {
+        const unit = h.value_unit === 'win_rate' ? (v) => Math.round(v * 100) + '%' : (v) => (Math.round(v * 10) / 10) + ' ' + (h.value_unit || '');
+        hb.append(el('p', { class: 'small' }, 'Next best: ' + h.ranking.slice(1, 4).map((r) => `${r.action} (${unit(r.value)})`).join(', ')));
+      }
       box.append(hb);
     }
     const moves = a.legal_moves || [];
@@ -247,6 +255,7 @@
   async function upload(blob, name) {
     if (blob.size > boot.max_upload) { say(`The photo is ${(blob.size / 1048576).toFixed(1)} MB; at most ${Math.floor(boot.max_upload / 1048576)} MB are accepted.`); return; }
     const fd = new FormData(); fd.append('photo', blob, name || 'photo.jpg');
+    if ($('hand-input')) fd.append('hand', $('hand-input').value);
     busy(true); say('');
     try { photo = await api('POST', `/api/tables/${table.id}/photos`, fd); usedSuggestion = false; renderPhoto(); $('photo-card').scrollIntoView({ behavior: 'smooth' }); }
     catch (e) { say(e.message); } finally { busy(false); }
@@ -278,6 +287,16 @@
     await upload(await shrink(v, v.videoWidth, v.videoHeight), 'live.jpg');
   });
 
+  const handForm = $('hand-form');
+  if (handForm) {
+    if (photo && photo.hand) $('hand-input').value = photo.hand.join(' ');
+    handForm.addEventListener('submit', async (ev) => {
+      ev.preventDefault(); if (!photo) { say('Take a photo first; the hand is read with it.'); return; }
+      busy(true);
+      try { photo = await api('PUT', `/api/tables/${table.id}/photos/${photo.id}/hand`, { hand: $('hand-input').value }); say(''); renderPhoto(); }
+      catch (e) { say(e.message); } finally { busy(false); }
+    });
+  }
   const form = $('round-form');
   if (form) { form.addEventListener('submit', recordRound); $('undo').addEventListener('click', undo); }
   renderTable();

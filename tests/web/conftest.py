@@ -54,3 +54,19 @@ def fake_detector(monkeypatch):
         return tiles
     monkeypatch.setattr(services, "detect", detect)
     return detect
+
+
+@pytest.fixture()
+def lead_double_detector(monkeypatch):
+    """Replace only the detector: the photo shows one 6-6 laid crosswise (the lead of a hand of
+    draw to 100, RULES.md section 4). The layout reader and the engine stay real, so with a
+    hand typed in the page shows real legal moves and the engine's hint."""
+    def detect(image):
+        h, w = image.shape[:2]
+        x, y = w / 2 - 30, h / 2 - 60
+        return [{"pips": [6, 6], "face_down": False,
+                 "corners": [[x, y], [x, y + 120], [x + 60, y + 120], [x + 60, y]],
+                 "halves": [[x + 30, y + 30], [x + 30, y + 90]], "confidence": 0.95,
+                 "pip_confidence": 0.95, "note": ""}]
+    monkeypatch.setattr(services, "detect", detect)
+    return detect

@@ -99,15 +99,15 @@ def test_phone_starts_a_table_reads_a_photo_fixes_a_tile_and_keeps_score(server,
     n = page.locator("#overlay polygon.tile").count()
     assert n >= 1
     assert page.locator("#overlay text.tile-label").count() == n
-    if layout_ok:
-        page.wait_for_selector("#moves li")
-    else:
+    # without a hand typed in, draw100 has no moves: the page says what to do (or what is wrong)
+    assert page.text_content("#analysis").strip() != ""
+    if not layout_ok:
         assert "not available" in page.text_content("#analysis")
     shot(page, "03-photo")
     assert no_sideways_scroll(page)
 
     # correct the first tile by hand
-    page.locator("#overlay polygon.tile").first.click()
+    page.locator("#overlay polygon.tile").last.click()  # drawn last: the smallest, on top
     page.wait_for_selector("#fix-dialog[open]")
     page.select_option("#fix-a", "6")
     page.select_option("#fix-b", "6")
@@ -138,6 +138,35 @@ def test_phone_starts_a_table_reads_a_photo_fixes_a_tile_and_keeps_score(server,
     assert page.is_disabled("#record")
     shot(page, "06-winner")
     assert no_sideways_scroll(page)
+
+
+def test_phone_sees_legal_moves_and_the_hint_drawn_on_the_photo(server, page, lead_double_detector):
+    """The lead 6-6 on the photo (detector output fixed by the fixture; layout reader and
+    engine real) and a hand typed in: the legal moves, the hint, and where to play it."""
+    if not services.availability()["layout"]["ok"]:
+        pytest.fail("vision.layout is missing: " + services.availability()["layout"]["message"], pytrace=False)
+    page.goto(server + "/")
+    page.select_option("#game", "draw100")
+    page.fill("#players", "Ana\nBen")
+    page.click("#start")
+    page.wait_for_selector("#table-code")
+    page.fill("#hand-input", "4-6 1-2 0-0 3-5 2-6")
+    page.set_input_files("#photo-input", str(SAMPLES / "IMG_0350.jpg"))
+    page.wait_for_selector("#moves li")
+    moves = page.locator("#moves li").all_text_contents()
+    assert any("4-6" in m for m in moves) and any("2-6" in m for m in moves)
+    assert not any("1-2" in m or "3-5" in m for m in moves)  # no 6 on them: not playable on 6-6
+    hint = page.text_content("#hint")
+    assert "Hint: play" in hint
+    page.wait_for_selector("#overlay polygon.tile.hinted")
+    assert "here" in page.text_content("#hint-where")
+    shot(page, "09-moves-hint")
+    # change the hand: read again, the moves follow
+    page.fill("#hand-input", "1-2 3-5")
+    page.click("#hand-save")
+    page.wait_for_function("document.querySelectorAll('#moves li').length === 0 || "
+                           "!document.getElementById('moves').textContent.includes('4-6')")
+    assert "4-6" not in page.text_content("#analysis")
 
 
 def test_phone_is_told_clearly_about_a_bad_upload_and_a_wrong_code(server, page, tmp_path):
