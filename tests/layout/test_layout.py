@@ -277,3 +277,17 @@ def test_hand_photo_detections_with_an_unreadable_tile():
     kinds = {(p.kind, p.tile_index, p.source) for p in r.problems}
     assert ("unreadable", 1, "hand") in kinds and ("duplicate", 2, "hand") in kinds
     assert r.hand == ["1-1", "2-5"] and r.state is None
+
+
+def test_vintage_photo_hand_entered_boxes_read_by_the_pip_counter():
+    """The real photo: measured boxes, values from vision.pips (no hand-entered values)."""
+    import cv2
+
+    from vision.pips.counter import read_pips
+
+    image = cv2.imread(str(ROOT / "sample_images/vintage-games-game-night.jpg"))
+    dets = vintage_fixture.detections()
+    for d in dets:
+        d.pips, d.pip_confidence = None, None
+    read_pips(image, dets)
+    _check_vintage(read(dets, "draw100", with_hint=False))

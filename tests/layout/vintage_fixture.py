@@ -25,9 +25,13 @@ BOXES = [
 
 
 def detections() -> list[TileDetection]:
-    """The 12 tiles as TileDetections (corners clockwise from top-left)."""
+    """The 12 tiles as TileDetections; corners around the box with ``corners[0] ->
+    corners[1]`` a long side (the TileDetection convention), half 0 left / top."""
     out = []
     for x0, y0, x1, y1, pips in BOXES:
-        corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+        if x1 - x0 >= y1 - y0:  # horizontal: top side first, half 0 on the left
+            corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+        else:  # vertical: left side first, half 0 on top
+            corners = np.array([[x0, y0], [x0, y1], [x1, y1], [x1, y0]], np.float32)
         out.append(TileDetection(corners, 1.0, pips=pips, pip_confidence=1.0))
     return out
