@@ -291,3 +291,28 @@ def test_vintage_photo_hand_entered_boxes_read_by_the_pip_counter():
         d.pips, d.pip_confidence = None, None
     read_pips(image, dets)
     _check_vintage(read(dets, "draw100", with_hint=False))
+
+
+def test_big_clock_without_the_centre_tile_takes_the_top_slot():
+    # without 0-0 the photo must be upright within half a slot (15 degrees for 12 slots)
+    for seed in range(8):
+        s = _sample("big-clock", seed, rot=(-10.0, 10.0)[seed % 2], tilt=0.1, max_pip=12)
+        dets = [d for d in s.labels if d.pips != (0, 0)]
+        assert len(dets) == len(s.labels) - 1
+        r = read(dets, "big-clock", max_pip=12, with_hint=False)
+        assert r.layout["centre"] is None
+        assert read_matches(s, r), [p.message for p in r.problems]
+
+
+def test_luzon_upside_down_without_reserve_uses_the_aligned_tops():
+    checked = 0
+    for seed in range(60):
+        s = make_layout("luzon", random.Random(seed))
+        lengths = {len(c) for c in s.truth["columns"]}
+        if s.truth["reserve"] or len(lengths) < 2:
+            continue
+        project_layout(s, np.random.default_rng(seed), rotation_deg=180.0, tilt=0.1)
+        r = read(s.labels, "luzon", with_hint=False)
+        assert read_matches(s, r)
+        checked += 1
+    assert checked >= 1
