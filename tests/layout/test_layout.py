@@ -316,3 +316,15 @@ def test_luzon_upside_down_without_reserve_uses_the_aligned_tops():
         assert read_matches(s, r)
         checked += 1
     assert checked >= 1
+
+
+def test_good_neighbors_removed_tiles_shrink_the_stock():
+    s = _sample("good-neighbors", 1, rot=0.0, tilt=0.0, max_pip=9)
+    grid = {c for row in s.truth["grid"] for c in row if c}
+    spare = [str(t) for t in __import__("engine.tiles").tiles.DominoSet(9).tiles
+             if str(t) not in grid][:4]
+    r0 = read(s.labels, "good-neighbors", max_pip=9, with_hint=False)
+    r1 = read(s.labels, "good-neighbors", max_pip=9, with_hint=False, removed=spare)
+    assert len(r0.state.stock) == 55 - len(grid)
+    assert len(r1.state.stock) == 55 - len(grid) - 4
+    assert not set(spare) & {str(t) for t in r1.state.stock}

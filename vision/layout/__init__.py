@@ -134,7 +134,8 @@ def read(detections: Sequence[TileDetection], game: str,
         hint_kwargs: extra arguments for the engine's hint function (e.g. ``samples``).
         **params: per-game extras passed to the reader: ``seed``; draw100: ``players``,
             ``opponent_hand_counts``, ``boneyard_count``, ``scores``; tableaux: ``scores``,
-            ``player``, ``opponent_hand_count``, ``continuing``; good-neighbors: ``stock``;
+            ``player``, ``opponent_hand_count``, ``continuing``; good-neighbors: ``stock`` or
+            ``removed`` (tile texts);
             luzon: ``variant``.
     Returns:
         :class:`ReadResult`.

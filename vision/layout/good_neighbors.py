@@ -88,7 +88,8 @@ def _frames(cols: np.ndarray, rows: np.ndarray, u: np.ndarray):
 
 
 def read_good_neighbors(seen: list[Seen], problems: list[Problem], max_pip: int | None = None,
-                        stock: Sequence[str] | None = None, seed: int | None = None,
+                        stock: Sequence[str] | None = None,
+                        removed: Sequence[str] | None = None, seed: int | None = None,
                         **_: object) -> GameReading:
     """Rebuild a Good Neighbors grid.
 
@@ -98,6 +99,10 @@ def read_good_neighbors(seen: list[Seen], problems: list[Problem], max_pip: int 
         max_pip: 12, 9 or 6 (None: the smallest set whose grid and pips fit what is seen).
         stock: tiles still in the stock, as text ("3-5"); None: every tile neither on the grid
             nor removed (with empty cells at the end of the grid the stock is empty).
+        removed: tiles already removed in pairs, as text; used when ``stock`` is None (the
+            stock is then every tile neither on the grid nor removed). A photo cannot tell
+            the stock from the removed tiles: without either, a full grid is taken as the
+            start of a game (nothing removed).
         seed: seed of the stock order in the state.
     Returns:
         :class:`GameReading` with a ``GoodNeighborsState`` (or None) and the grid as layout.
@@ -157,7 +162,10 @@ def read_good_neighbors(seen: list[Seen], problems: list[Problem], max_pip: int 
         packed: list[Tile | None] = [x.tile for x in reading if x is not None]
         packed += [None] * (R * Cn - len(packed))
         rows_t = [packed[i * Cn:(i + 1) * Cn] for i in range(R)]
-        st = None if stock is None else [Tile.parse(t) for t in stock]
+        st = None if stock is None else [Tile.parse(str(t)) for t in stock]
+        if st is None and removed:
+            gone = {Tile.parse(str(t)) for t in removed} | {t for t in packed if t is not None}
+            st = [t for t in GoodNeighborsGame(max_pip=n).domino_set.tiles if t not in gone]
         if st is None and len([x for x in packed if x is not None]) < R * Cn:
             st = []  # empty cells stay empty only once the stock is out (RULES.md s.1)
         try:
