@@ -8,6 +8,9 @@ hint), and after every 3rd photo record a 1-point hand for its table's first pla
 Afterwards it checks that every request got an answer with the expected status and that each
 table's running total equals the points the phones recorded.
 
+``--think S`` makes each phone wait S seconds after an answer (people look at the hint before
+the next photo); the default 0 posts back to back, the saturating worst case.
+
 Reports: requests, errors, the time from upload to hints as the phone sees it (client round
 trip, ms: median, p95, max) and as the server measured it (``elapsed_ms``), and photos/s.
 
@@ -36,6 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PHOTOS = sorted((ROOT / "sample_images").glob("*.jpg"))
 HOST = "127.0.0.1"
+HAND = "4-6 1-2 0-0 3-5 2-6"  # sent with each photo so a readable line gets moves and the engine hint
 
 
 def free_port() -> int:
@@ -55,9 +59,11 @@ def call(base: str, method: str, path: str, body: bytes | None = None, headers: 
         return e.code, json.loads(e.read() or b"{}")
 
 
-def multipart(field: str, filename: str, data: bytes) -> tuple[bytes, str]:
+def multipart(field: str, filename: str, data: bytes, hand: str = "") -> tuple[bytes, str]:
+    """A multipart body with the photo file and the ``hand`` text field."""
     boundary = uuid.uuid4().hex
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{filename}\"\r\n"
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"hand\"\r\n\r\n{hand}\r\n"
+            f"--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{filename}\"\r\n"
             f"Content-Type: image/jpeg\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
     return body, f"multipart/form-data; boundary={boundary}"
 
@@ -94,6 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--phones", type=int, default=8)
     ap.add_argument("--tables", type=int, default=4)
     ap.add_argument("--seconds", type=float, default=60.0)
+    ap.add_argument("--think", type=float, default=0.0, metavar="S",
+                    help="seconds each phone waits after an answer before its next photo "
+                         "(0: back to back, the saturating worst case)")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = ap.parse_args(argv)
     if not PHOTOS:
@@ -101,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     photos = [(p.name, p.read_bytes()) for p in PHOTOS]
     port = free_port()
     base = f"http://{HOST}:{port}"
+    load_before = [round(x, 2) for x in os.getloadavg()]
     with tempfile.TemporaryDirectory(prefix="companion-load-") as inst:
         proc = start_server(port, inst)
         try:
@@ -118,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
             errors: list[str] = []
             recorded = {t["id"]: 0 for t in tables}
             uploads = {t["id"]: 0 for t in tables}
-            counts = {"photos": 0, "rounds": 0, "tiles": 0, "with_moves": 0}
+            counts = {"photos": 0, "rounds": 0, "tiles": 0, "with_moves": 0, "with_hint": 0}
             stop_at = time.monotonic() + args.seconds
 
             def phone(i: int) -> None:
@@ -127,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
                 n = 0
                 while time.monotonic() < stop_at:
                     name, data = photos[(i + n) % len(photos)]
-                    body, ctype = multipart("photo", name, data)
+                    body, ctype = multipart("photo", name, data, HAND)
                     t0 = time.perf_counter()
                     try:
                         st, p = call(base, "POST", f"/api/tables/{t['id']}/photos", body, {**hdr, "Content-Type": ctype})
@@ -146,7 +156,10 @@ def main(argv: list[str] | None = None) -> int:
                             uploads[t["id"]] += 1
                             counts["tiles"] += len(p.get("tiles", []))
                             counts["with_moves"] += bool(p.get("analysis", {}).get("legal_moves"))
+                            counts["with_hint"] += bool(p.get("analysis", {}).get("hint"))
                     n += 1
+                    if args.think > 0:
+                        time.sleep(args.think)
                     if n % 3 == 0:
                         try:
                             st, r = call(base, "POST", f"/api/tables/{t['id']}/rounds",
@@ -183,11 +196,13 @@ def main(argv: list[str] | None = None) -> int:
             proc.terminate()
             proc.wait(10)
     summary = {
-        "phones": args.phones, "tables": args.tables, "seconds": round(wall, 1), "cpus": os.cpu_count(),
+        "phones": args.phones, "tables": args.tables, "think_s": args.think, "seconds": round(wall, 1),
+        "cpus": os.cpu_count(), "load_average_before": load_before,
         "photos": counts["photos"], "rounds": counts["rounds"], "errors": len(errors),
         "photos_per_s": round(counts["photos"] / wall, 2) if wall else 0.0,
         "tiles_per_photo": round(counts["tiles"] / max(1, counts["photos"]), 2),
         "photos_with_moves": counts["with_moves"],
+        "photos_with_hint": counts["with_hint"],
         "upload_to_hint_ms": {"median": round(statistics.median(latencies), 1) if latencies else None,
                               "p95": round(percentile(latencies, 95), 1) if latencies else None,
                               "max": round(max(latencies), 1) if latencies else None},
@@ -195,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
                       "p95": round(percentile(server_ms, 95), 1) if server_ms else None},
         "totals_consistent": consistent,
         "pipeline": {k: v["ok"] for k, v in parts["parts"].items() if k in ("detector", "layout")},
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
     }
     if args.json:
         print(json.dumps(summary, indent=2))
