@@ -319,3 +319,53 @@ def test_status_lists_the_parts(client):
     parts = client.get("/api/status").json["parts"]
     assert {"detector", "layout", "engine:draw100", "engine:tableaux", "engine:luzon"} <= set(parts)
     assert all(isinstance(v["ok"], bool) for v in parts.values())
+
+
+# --- the player's hand and the real layout reader ---------------------------------------------
+
+def test_hand_with_the_photo_gives_moves_and_hint(client, lead_double_detector):
+    if not services.availability()["layout"]["ok"]:
+        pytest.fail("vision.layout is missing", pytrace=False)
+    t = new_table(client)
+    r = client.post(f"/api/tables/{t['id']}/photos", headers={"X-Table-Code": t["code"]},
+                    data={"photo": (io.BytesIO(JPEG), "p.jpg"), "hand": "6-4, 1-2 3-5"},
+                    content_type="multipart/form-data")
+    assert r.status_code == 201
+    p = r.json
+    assert p["hand"] == ["4-6", "1-2", "3-5"]
+    a = p["analysis"]
+    assert a["ok"] and a["legal_moves"] and all("4-6" in m["text"] for m in a["legal_moves"])
+    assert a["hint"]["action_json"]["tile"] == [4, 6]
+    # without a hand the page is told to type it
+    url = f"/api/tables/{t['id']}/photos/{p['id']}/hand"
+    r = client.put(url, json={"hand": ""}, headers={"X-Table-Code": t["code"]})
+    assert r.status_code == 200 and not r.json["analysis"]["legal_moves"]
+    assert "Type your hand" in r.json["analysis"]["message"]
+    r = client.put(url, json={"hand": ["1-2", "2-6"]}, headers={"X-Table-Code": t["code"]})
+    assert [m["json"]["tile"] for m in r.json["analysis"]["legal_moves"]] == [[2, 6]] * len(r.json["analysis"]["legal_moves"])
+
+
+@pytest.mark.parametrize("hand,needle", [("3-7", "not in a double-6"), ("3-5 5-3", "twice"), ("banana", "bad hand tile")])
+def test_bad_hand_is_400_and_keeps_the_old_one(client, lead_double_detector, hand, needle):
+    t = new_table(client)
+    p = upload(client, t, JPEG).json
+    hdr = {"X-Table-Code": t["code"]}
+    url = f"/api/tables/{t['id']}/photos/{p['id']}/hand"
+    assert client.put(url, json={"hand": "1-2"}, headers=hdr).status_code == 200
+    r = client.put(url, json={"hand": hand}, headers=hdr)
+    assert r.status_code == 400 and needle in r.json["error"]["message"]
+    assert client.get(f"/api/tables/{t['id']}/photos/{p['id']}").json["hand"] == ["1-2"]
+    assert client.put(url, json={"hand": "1-2"}).status_code == 403
+
+
+def test_an_older_database_gets_the_new_column(tmp_path):
+    db = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(db)
+    conn.executescript("""CREATE TABLE photos (id INTEGER PRIMARY KEY, table_id INTEGER, filename TEXT,
+        width INTEGER, height INTEGER, detections_json TEXT, corrections_json TEXT, analysis_json TEXT,
+        elapsed_ms REAL, created TEXT); INSERT INTO photos (id, filename) VALUES (1, 'a.jpg');""")
+    conn.close()
+    create_app({"SECRET_KEY": "t", "DATABASE": str(db), "PHOTO_DIR": str(tmp_path / "p")}, instance_path=str(tmp_path))
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT filename, hand_json FROM photos").fetchall() == [("a.jpg", "[]")]
+    conn.close()
