@@ -347,7 +347,7 @@ def _why_not(data: dict, game: str, hand: list[str] | None) -> str:
     """One sentence for the page: why the photo gave no game state (from the reader's problems)."""
     kinds = {p.get("kind") for p in data["problems"] if isinstance(p, dict)}
     if "no_hand" in kinds or (game in ("draw100", "tableaux") and not hand):
-        return "Type your hand below to see your legal moves and the hint."
+        return "Type your hand in the 'Your hand' box to see your legal moves and the hint."
     blocking = [p.get("message", "") for p in data["problems"] if isinstance(p, dict) and p.get("blocking")]
     if blocking:
         return "No moves yet: " + blocking[0] + (f" (and {len(blocking) - 1} more)" if len(blocking) > 1 else "") \

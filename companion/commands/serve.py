@@ -21,13 +21,14 @@ from pathlib import Path
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
 
-#: demo table per game: (game, players, sample photo, engine set)
+#: demo table per game: (game, players, sample photo, engine set). The photo with the most
+#: tiles is used for every game: a new user sees tiles outlined and the reader's verdict.
 DEMOS = [
     ("draw100", ["Ana", "Ben", "Cleo"], "vintage-games-game-night.jpg", None),
-    ("tableaux", ["Ana", "Ben"], "boxed-set-row.jpg", 6),
-    ("good-neighbors", ["You"], "boxed-set-row.jpg", 6),
+    ("tableaux", ["Ana", "Ben"], "vintage-games-game-night.jpg", 6),
+    ("good-neighbors", ["You"], "vintage-games-game-night.jpg", 6),
     ("big-clock", ["You"], "vintage-games-game-night.jpg", 6),
-    ("luzon", ["You"], "boxed-set-row.jpg", None),
+    ("luzon", ["You"], "vintage-games-game-night.jpg", None),
 ]
 
 
@@ -118,8 +119,8 @@ def create_demo_tables(app, log=print) -> int:
             if path.exists():
                 started = time.perf_counter()
                 photo = add_photo(store.table_row(get_db(), t["id"]), path.read_bytes(), started)
-                log(f"  demo table {t['id']}: {t['game_label']} ({len(photo['tiles'])} tiles in {sample}, "
-                    f"{photo['elapsed_ms']:.0f} ms)")
+                log(f"  demo table {t['id']}: {t['game_label']}, code {t['code']} ({len(photo['tiles'])} tiles "
+                    f"in {sample}, {photo['elapsed_ms']:.0f} ms)")
             made += 1
     return made
 

@@ -73,3 +73,11 @@ def test_serve_process_starts_on_the_sample_photos(tmp_path):
         out = proc.communicate(timeout=10)[0]
     assert "Only this computer can connect" in out  # 127.0.0.1 is the default host
     assert (tmp_path / "companion.sqlite").exists()
+
+
+def test_demo_tables_are_open_to_every_visitor(tmp_path):
+    app = create_app({"SECRET_KEY": "t", "DATABASE": str(tmp_path / "d.sqlite"), "PHOTO_DIR": str(tmp_path / "p")},
+                     instance_path=str(tmp_path))
+    serve.create_demo_tables(app, log=lambda _line: None)
+    page = app.test_client().get("/t/1").get_data(as_text=True)
+    assert "Take a photo" in page and 'id="table-code"' in page
