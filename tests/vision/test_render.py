@@ -135,3 +135,11 @@ def test_every_scene_kind_renders():
         sc = random_scene(100 + i, kind=kind, image_size=(320, 320))
         assert sc.image.shape == (320, 320, 3)
         assert (len(sc.labels) == 0) == (kind == "empty") or kind in ("scatter", "pile", "line")
+
+
+def test_style_length_sets_box_aspect():
+    for length in (2.0, 1.7):
+        style = replace(preset_style("ivory"), length=length)
+        sc = _clean([Placement(Tile(2, 3), False, (0, 0), 60.0)], style, seed=5, tile_px=60.0)
+        L, Wd = sc.labels[0].size
+        assert abs(L / Wd - length) < 0.03

@@ -55,11 +55,12 @@ class Placement:
         a, b = self.tile.low, self.tile.high
         return (b, a) if self.flip else (a, b)
 
-    def plane_corners(self) -> np.ndarray:
-        """``(4, 2) float64`` corners on the table plane, in label order."""
+    def plane_corners(self, length: float = 2.0) -> np.ndarray:
+        """``(4, 2) float64`` corners on the table plane, in label order, for a tile ``length``
+        units long (2.0 for a standard tile) and 1 wide."""
         t = np.deg2rad(self.angle_deg)
         rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
-        return _LOCAL @ rot.T + np.asarray(self.centre, np.float64)
+        return (_LOCAL * [length / 2, 1.0]) @ rot.T + np.asarray(self.centre, np.float64)
 
 
 @dataclass
@@ -209,7 +210,7 @@ def render_scene(placements: list[Placement], rng: np.random.Generator | int | N
     if clutter is None or clutter > 0:
         add_clutter(img, rng, clutter)
 
-    corners = [camera.project(p.plane_corners()) for p in placements]
+    corners = [camera.project(p.plane_corners(style.length)) for p in placements]
     side = camera.side_dir * style.thickness
     # soft shadows of all tiles first
     shadow = np.zeros((H, W), np.float32)

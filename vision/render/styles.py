@@ -50,6 +50,8 @@ class TileStyle:
         thickness: visible tile thickness as a fraction of the tile's width.
         six_across: 6 drawn as rows across the tile.
         gloss: strength of the specular highlight on the faces (0..1).
+        length: tile length in tile widths (2.0 = the standard 2:1 tile; some sets, and tiles
+            seen with their thick edge, look squatter).
     """
 
     family: str = "ivory"
@@ -72,6 +74,7 @@ class TileStyle:
     thickness: float = 0.18
     six_across: bool = False
     gloss: float = 0.3
+    length: float = 2.0
 
     def pip_colour_of(self, n: int) -> Colour:
         """Colour of the pips of the number ``n`` (1..12)."""
@@ -143,7 +146,8 @@ def random_style(rng: np.random.Generator, family: str | None = None, max_pip: i
         divider_len=float(rng.uniform(0.6, 0.95)), spinner=spinner, back_pattern=back_pattern,
         back_ink=_jitter(rng, tuple(int(v) for v in rng.choice([(60, 40, 30), (30, 30, 160), (120, 60, 20), (20, 20, 20)])), 15),
         logo=logo, corner=float(rng.uniform(0.04, 0.2)), thickness=float(rng.uniform(0.08, 0.35)),
-        six_across=bool(rng.random() < 0.3), gloss=float(rng.uniform(0.0, 0.6)), **kw,
+        six_across=bool(rng.random() < 0.3), gloss=float(rng.uniform(0.0, 0.6)),
+        length=2.0 if rng.random() < 0.6 else float(rng.uniform(1.6, 2.0)), **kw,
     )
 
 
