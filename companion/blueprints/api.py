@@ -146,6 +146,14 @@ def table_hand(row, raw) -> list[str]:
         raise store.ApiError(400, str(exc)) from None
 
 
+def read_params(row) -> dict:
+    """The table's engine parameters for the layout reader, plus the player count for draw100."""
+    params = json.loads(row["params_json"])
+    if row["game"] == "draw100":
+        params["players"] = len(store.players(get_db(), row["id"]))
+    return params
+
+
 def add_photo(row, data: bytes, started: float, hand: list[str] | None = None) -> dict:
     """Decode, detect, read, then store the file and the row together (all or nothing).
 
@@ -154,7 +162,7 @@ def add_photo(row, data: bytes, started: float, hand: list[str] | None = None) -
     """
     image = services.load_image(data)
     h, w = image.shape[:2]
-    params = json.loads(row["params_json"])
+    params = read_params(row)
     hand = hand or []
     try:
         tiles = services.detect(image)
@@ -250,7 +258,7 @@ def correct_tile(table_id: int, photo_id: int, index: int):
     else:
         corrections.pop(str(index), None)
     # The engine may think for a while: read outside the write transaction.
-    analysis = services.read_table(tiles, corrections, row["game"], params, json.loads(prow["hand_json"]))
+    analysis = services.read_table(tiles, corrections, row["game"], read_params(row), json.loads(prow["hand_json"]))
     with transaction() as db:
         db.execute("UPDATE photos SET corrections_json = ?, analysis_json = ? WHERE id = ?",
                    (json.dumps(corrections), json.dumps(analysis), photo_id))
@@ -265,7 +273,7 @@ def set_hand(table_id: int, photo_id: int):
     prow = store.photo_row(get_db(), table_id, photo_id)
     hand = table_hand(row, json_body().get("hand", ""))
     analysis = services.read_table(json.loads(prow["detections_json"]), json.loads(prow["corrections_json"]),
-                                   row["game"], json.loads(row["params_json"]), hand)
+                                   row["game"], read_params(row), hand)
     with transaction() as db:
         db.execute("UPDATE photos SET hand_json = ?, analysis_json = ? WHERE id = ?",
                    (json.dumps(hand), json.dumps(analysis), photo_id))

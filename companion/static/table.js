@@ -203,6 +203,11 @@
       }
       box.append(hb);
     }
+    if (a.state_text) {
+      const d = el('details', { class: 'small' });
+      d.append(el('summary', {}, 'What the reader rebuilt'), el('pre', { class: 'state' }, a.state_text));
+      box.append(d);
+    }
     const moves = a.legal_moves || [];
     if (a.ok !== false || moves.length) {
       box.append(el('h3', {}, `Legal moves (${moves.length})`));

@@ -369,3 +369,11 @@ def test_an_older_database_gets_the_new_column(tmp_path):
     conn = sqlite3.connect(db)
     assert conn.execute("SELECT filename, hand_json FROM photos").fetchall() == [("a.jpg", "[]")]
     conn.close()
+
+
+def test_the_reader_is_told_how_many_play_draw100(client, lead_double_detector):
+    t = new_table(client, "draw100", ["A", "B", "C", "D"])
+    r = client.post(f"/api/tables/{t['id']}/photos", headers={"X-Table-Code": t["code"]},
+                    data={"photo": (io.BytesIO(JPEG), "p.jpg"), "hand": "4-6 1-2"}, content_type="multipart/form-data")
+    text = r.json["analysis"]["state_text"]
+    assert "P3" in text and "P4" not in text  # seats 0..3
