@@ -286,16 +286,9 @@ def photo_json(row: sqlite3.Row, game: str) -> dict:
     if game == "draw100":
         suggestion = {"points": services.pips_in_view(tiles, corrections),
                       "why": "pips of the face-up tiles in the photo (photograph the losers' hands)"}
-    elif game == "tableaux":
-        hint = analysis.get("hint") or {}
-        ranking = hint.get("ranking") or []
-        if hint.get("value_unit") == "points" and ranking:
-            try:
-                suggestion = {"points": int(round(float(ranking[0][1] if isinstance(ranking[0], (list, tuple))
-                                                       else ranking[0].get("value")))),
-                              "why": "points of the hinted play"}
-            except (TypeError, ValueError, AttributeError, IndexError):
-                suggestion = None
+    # Tableaux: no suggestion. The hint's ranking values are turn points minus a threat
+    # penalty (engine/tableaux/hint.py), not the score of the turn; its explanation names the
+    # turn's points and players type them.
     return {"id": row["id"], "table_id": row["table_id"],
             "image_url": f"/api/tables/{row['table_id']}/photos/{row['id']}/image",
             "width": row["width"], "height": row["height"], "created": row["created"],
