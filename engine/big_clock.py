@@ -230,7 +230,7 @@ RESCUE_DEPTH = 3
 RESCUE_LAYOUTS = 400
 
 
-@lru_cache(maxsize=100_000)
+@lru_cache(maxsize=20_000)
 def _rescues(max_pip: int, piles: Piles, drawn_double: int, max_depth: int) -> tuple:
     """Move sequences that bring a double home, shortest first: ``((moves, layout), ...)``.
 
