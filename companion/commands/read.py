@@ -60,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
         for p in out["problems"]:
             where = "" if p["tile_index"] is None else f" ({p['source']} tile {p['tile_index']})"
             print(f"{'PROBLEM' if p['blocking'] else 'note'}{where}: {p['message']}")
+        if out["terminal"]:
+            print(f"the position is over (returns {out['returns']}): no moves")
         if out["legal_moves"]:
             print("legal moves: " + "; ".join(m["text"] for m in out["legal_moves"][:30]))
         if out["hint"]:

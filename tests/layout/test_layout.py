@@ -328,3 +328,12 @@ def test_good_neighbors_removed_tiles_shrink_the_stock():
     assert len(r0.state.stock) == 55 - len(grid)
     assert len(r1.state.stock) == 55 - len(grid) - 4
     assert not set(spare) & {str(t) for t in r1.state.stock}
+
+
+def test_to_json_says_when_the_position_is_over():
+    s = _sample("luzon", 0, rot=0.0)
+    r = read(s.labels, "luzon", with_hint=False)
+    js = r.to_json()
+    assert js["terminal"] is False and js["returns"] is None and js["legal_moves"]
+    none = read([], "luzon", with_hint=False).to_json()
+    assert none["terminal"] is None and none["ok"] is False

@@ -67,7 +67,9 @@ class ReadResult:
         return self.state is not None and not any(p.blocking for p in self.problems)
 
     def to_json(self) -> dict:
-        """JSON-ready dict: game, ok, layout, hand, problems, legal_moves, hint, state_text."""
+        """JSON-ready dict: game, ok, terminal (the position is over: no moves; None without
+        state), returns (the engine's returns when over, e.g. ``[1.0]`` a won solitaire),
+        layout, hand, problems, legal_moves, hint, state_text."""
         hint = None
         if self.hint is not None:
             h = self.hint
@@ -77,7 +79,10 @@ class ReadResult:
                     "explanation": h.explanation, "elapsed_ms": h.elapsed_ms,
                     "ranking": [{"action": self.state.action_to_string(a), "value": v}
                                 for a, v in (h.ranking or [])[:10]]}
-        return {"game": self.game, "ok": self.ok, "layout": self.layout, "hand": self.hand,
+        over = None if self.state is None else bool(self.state.is_terminal())
+        return {"game": self.game, "ok": self.ok, "terminal": over,
+                "returns": list(self.state.returns()) if over else None,
+                "layout": self.layout, "hand": self.hand,
                 "problems": [p.to_json() for p in self.problems],
                 "legal_moves": self.legal_moves, "hint": hint,
                 "state_text": None if self.state is None else str(self.state)}
