@@ -331,9 +331,17 @@ def test_good_neighbors_removed_tiles_shrink_the_stock():
 
 
 def test_to_json_says_when_the_position_is_over():
-    s = _sample("luzon", 0, rot=0.0)
-    r = read(s.labels, "luzon", with_hint=False)
-    js = r.to_json()
-    assert js["terminal"] is False and js["returns"] is None and js["legal_moves"]
+    seen = set()
+    for seed in range(40):
+        s = _sample("luzon", seed, rot=0.0)
+        r = read(s.labels, "luzon", with_hint=False)
+        js = r.to_json()
+        assert js["terminal"] == r.state.is_terminal()
+        if js["terminal"]:
+            assert js["returns"] == list(r.state.returns()) and not js["legal_moves"]
+        else:
+            assert js["returns"] is None and js["legal_moves"]
+        seen.add(js["terminal"])
+    assert seen == {True, False}
     none = read([], "luzon", with_hint=False).to_json()
     assert none["terminal"] is None and none["ok"] is False
