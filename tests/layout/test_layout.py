@@ -345,3 +345,12 @@ def test_to_json_says_when_the_position_is_over():
     assert seen == {True, False}
     none = read([], "luzon", with_hint=False).to_json()
     assert none["terminal"] is None and none["ok"] is False
+
+
+def test_draw100_missing_tile_breaks_the_line_and_is_reported():
+    dets = vintage_fixture.detections()
+    del dets[8]  # 4-0 between 4-4 and 0-0: 0-0, 0-6, 6-1 are cut off
+    r = read(dets, "draw100", hand=["1-1"], with_hint=False)
+    loose = sorted(p.tile_index for p in r.problems if p.kind == "not_joined")
+    assert loose == [8, 9, 10]  # indices in the shortened list: 0-0, 0-6, 6-1
+    assert r.state is None and len(r.layout["line"]) == 8

@@ -19,7 +19,7 @@ from vision.types import TileDetection
 
 #: Problem kinds that stop the state from being built (the others are only reported).
 BLOCKING = {"unreadable", "doubtful", "duplicate", "outside_set", "too_many", "impossible",
-            "ambiguous", "overlap", "no_layout", "mid_turn"}
+            "ambiguous", "overlap", "no_layout", "mid_turn", "not_joined"}
 
 
 @dataclass

@@ -187,7 +187,8 @@ def read_draw100(seen: list[Seen], problems: list[Problem], hand: Sequence[Tile]
     for k, n in enumerate(node_of):
         if n < 0:
             problems.append(Problem(tiles[k].index, "not_joined", f"{tiles[k].tile} touches no "
-                                    "matching open end of the line; left out of the line"))
+                                    "matching open end of the line (a tile missed or misread "
+                                    "between them?); the open ends are not trusted"))
             layout["loose"].append(tile_json(tiles[k]))
     layout["line"] = [dict(item, tile_index=tiles[by_node[i]].index)
                       for i, item in enumerate(line.to_json())]
