@@ -9,7 +9,8 @@ Parts:
    + k``, disjoint from training seeds), per set size double-6/9/12, ``--n`` images each:
    tile recall at rotated IoU >= 0.5 (ground-truth tiles at least 60% visible), face-up/down
    correct among matched tiles, exact value accuracy (pips on the right halves) among matched
-   face-up tiles at least 98% visible, and the pip counter alone on the ground-truth boxes.
+   face-up tiles at least 98% visible and wholly in frame (all, and those at least 30 px wide),
+   and the pip counter alone on the ground-truth boxes.
 2. Real photos (``--photos``, default /work/shared/real_photos or sample_images): face-up tiles
    read correctly per labelled box (``*.boxes.txt``; a detection matches a box at axis-aligned IoU
    >= 0.5 of its hull, and its value must be one of the photo's labelled values, each used once),
@@ -98,22 +99,32 @@ def bench_rendered(n: int, model: str | None, conf: float) -> dict:
                 t = tiles[j]
                 c["side_ok"] += int(g.face_down == t.face_down)
                 if not g.face_down and v >= 0.98 and in_frame(g.corners, w, h):
+                    right = int(oriented_pips(g, t) == tuple(g.pips))
                     c["val_n"] += 1
-                    c["val_ok"] += int(oriented_pips(g, t) == tuple(g.pips))
+                    c["val_ok"] += right
+                    if g.size[1] >= 30:
+                        c["val30_n"] += 1
+                        c["val30_ok"] += right
                     c["unread"] += int(t.pips is None and not t.face_down)
             for g, v in gts:  # pip counter alone on the true boxes
                 if not g.face_down and v >= 0.98 and in_frame(g.corners, w, h):
                     r = read_tile(scene.image, g.corners)
                     c["gtbox_n"] += 1
                     c["gtbox_ok"] += int(r.pips == tuple(g.pips))
+                    if g.size[1] >= 30:
+                        c["gtbox30_n"] += 1
+                        c["gtbox30_ok"] += int(r.pips == tuple(g.pips))
         res[f"double-{mp}"] = {
             "images": n, "gt_tiles": c["gt"], "recall": round(c["found"] / max(c["gt"], 1), 4),
             "precision": round(c["found"] / max(c["pred"], 1), 4),
             "face_side_ok": round(c["side_ok"] / max(c["found"], 1), 4),
             "value_tiles": c["val_n"], "value_accuracy": round(c["val_ok"] / max(c["val_n"], 1), 4),
+            "value_tiles_30px": c["val30_n"],
+            "value_accuracy_30px": round(c["val30_ok"] / max(c["val30_n"], 1), 4),
             "unreadable": c["unread"],
             "pips_on_true_boxes": f"{c['gtbox_ok']}/{c['gtbox_n']}",
             "pips_on_true_boxes_accuracy": round(c["gtbox_ok"] / max(c["gtbox_n"], 1), 4),
+            "pips_on_true_boxes_30px": f"{c['gtbox30_ok']}/{c['gtbox30_n']}",
         }
         print(f"rendered double-{mp}: {res[f'double-{mp}']}", flush=True)
     return res

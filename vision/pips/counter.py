@@ -59,6 +59,7 @@ class TileReading:
         spinner: True when a spinner pin was seen on the divider (never counted as a pip).
         note: why a half is unreadable or doubtful ("" when nothing to say).
         pip_centres: ``(K, 2)`` pip centres in rectified pixels (x across, y along).
+        rect: the rectified ``(2w, w, 3) uint8`` tile that was read (set by :func:`read_tile`).
     """
 
     pips: tuple[int | None, int | None]
@@ -68,6 +69,7 @@ class TileReading:
     spinner: bool = False
     note: str = ""
     pip_centres: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.float32))
+    rect: np.ndarray | None = None
 
     @property
     def readable(self) -> bool:
@@ -94,25 +96,83 @@ def _ink_mask(rect: np.ndarray, margin: int) -> tuple[np.ndarray, float]:
     return mask, hi
 
 
-def read_tile(image: np.ndarray, corners: np.ndarray, width: int = RECT_W) -> TileReading:
+def read_tile(image: np.ndarray, corners: np.ndarray, width: int = RECT_W,
+              use_classifier: bool = True) -> TileReading:
     """Count the pips on both halves of one face-up tile.
+
+    The classical count decides when the learned half classifier (``models/pip-halves.onnx``,
+    if present and ``use_classifier``) agrees, or when the tile is at least 40 px wide and the
+    classifier is unsure (< 0.9); the classifier decides when it is sure (>= 0.9) or the tile is
+    small; when neither is usable the tile is unreadable. Chosen on rendered validation tiles and
+    the real photos (docs/vision.md).
 
     Args:
         image: ``(H, W, 3) uint8`` BGR photo.
         corners: ``(4, 2)`` oriented box of the tile's top face (:class:`TileDetection` order).
         width: rectified width in pixels.
+        use_classifier: combine with the half classifier when its model file exists.
     Returns:
         :class:`TileReading` (``pips[i]`` belongs to ``halves[i]`` of the detection).
     """
+    r = read_classical(image, corners, width)
+    if not use_classifier:
+        return r
+    from .classifier import classifier_available, classify_halves
+
+    if not classifier_available():
+        return r
+    prob = classify_halves(half_images(r))
+    cls = (int(prob[0].argmax()), int(prob[1].argmax()))
+    pc = float(prob.max(axis=1).min())
+    tile_w = float(np.linalg.norm(np.asarray(corners, np.float32)[3] - np.asarray(corners, np.float32)[0]))
+    if r.readable and r.pips == cls:
+        r.confidence = max(r.confidence, pc)
+    elif pc >= 0.9 or (not r.readable and pc >= 0.5) or (tile_w < 40 and pc >= 0.5):
+        r.pips, r.confidence = cls, pc
+        r.note = "; ".join(x for x in (r.note, "read by the half classifier") if x)
+    elif r.readable and tile_w >= 40:
+        r.confidence = min(r.confidence, 0.7)
+        r.note = "; ".join(x for x in (r.note, f"half classifier says {cls[0]}-{cls[1]}") if x)
+    else:
+        r.pips, r.confidence = (None, None), 0.0
+        r.note = "; ".join(x for x in (r.note, "pip counter and half classifier disagree") if x)
+    return r
+
+
+def read_classical(image: np.ndarray, corners: np.ndarray, width: int = RECT_W) -> TileReading:
+    """The classical count alone (box refinement, divider re-centring, blobs): see the module doc."""
     c = refine_box(image, corners, width)
-    r = read_rectified(rectify_tile(image, c, width))
+    rect = rectify_tile(image, c, width)
+    r = read_rectified(rect)
     if r.divider and abs(r.divider_pos - 0.5) > 0.02:
         # the box is off along the tile: centre it on the divider and read again
         c2 = _shift_along(c, (r.divider_pos - 0.5))
-        r2 = read_rectified(rectify_tile(image, c2, width))
+        rect2 = rectify_tile(image, c2, width)
+        r2 = read_rectified(rect2)
         if r2.readable or not r.readable:
-            r = r2
+            r, rect = r2, rect2
+    r.rect = rect
     return r
+
+
+def half_images(reading: "TileReading", size: int = 32) -> np.ndarray:
+    """Both halves of a read tile as ``(2, size, size) float32`` "ink" maps for a half classifier:
+    Lab distance from the body colour scaled to [0, 1]; half 1 turned so that both halves have the
+    tile's end at row 0 and the divider at the last row.
+    """
+    rect = reading.rect
+    L, w = rect.shape[:2]
+    m = max(2, int(round(0.07 * w)))
+    lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32)
+    body = np.median(lab[m:L - m, m:w - m].reshape(-1, 3), axis=0)
+    diff = lab - body
+    diff[..., 1:] *= 1.6
+    dist = np.sqrt((diff ** 2).sum(axis=2))
+    dist = np.clip(dist / max(float(np.percentile(dist[m:L - m, m:w - m], 99)), 20.0), 0, 1)
+    cut = int(round(np.clip(reading.divider_pos, 0.4, 0.6) * L))
+    h0 = cv2.resize(dist[:cut], (size, size), interpolation=cv2.INTER_AREA)
+    h1 = cv2.resize(dist[cut:][::-1, ::-1], (size, size), interpolation=cv2.INTER_AREA)
+    return np.stack([h0, h1]).astype(np.float32)
 
 
 def _frame(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
