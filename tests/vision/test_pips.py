@@ -72,7 +72,8 @@ def test_spinner_pin_is_not_a_pip():
         assert read_tile(sc.image, sc.labels[0].corners).pips == (n, n)
 
 
-def test_real_photos_tile_values_on_labelled_boxes():
+@pytest.mark.parametrize("use_classifier", [False, True])
+def test_real_photos_tile_values_on_labelled_boxes(use_classifier):
     import cv2
 
     labels = json.loads((PHOTOS / "labels.json").read_text())["photos"]
@@ -81,7 +82,8 @@ def test_real_photos_tile_values_on_labelled_boxes():
         img = cv2.imread(str(PHOTOS / name))
         h, w = img.shape[:2]
         lines = [s for s in (PHOTOS / name).with_suffix(".boxes.txt").read_text().splitlines() if s.strip()]
-        got = Counter(tuple(sorted(r.pips)) for r in (read_tile(img, _box_corners(s, w, h)) for s in lines)
+        got = Counter(tuple(sorted(r.pips)) for r in (read_tile(img, _box_corners(s, w, h), use_classifier=use_classifier)
+                                                    for s in lines)
                       if r.readable)
         want = Counter(tuple(sorted(t)) for t in lab["tiles"])
         total += len(lab["tiles"])
@@ -103,3 +105,24 @@ def test_face_down_detection_is_not_read():
     img = np.zeros((50, 50, 3), np.uint8)
     d = read_pips(img, [TileDetection(np.array([[0, 0], [40, 0], [40, 20], [0, 20]]), 0.8, face_down=True)])[0]
     assert d.pips is None and d.pip_confidence is None and d.face_down
+
+
+def test_half_classifier_reads_small_rendered_tiles():
+    from vision.pips.classifier import classify_halves
+    from vision.pips.counter import half_images
+
+    style = preset_style("ivory", max_pip=9)
+    right = total = 0
+    for n in range(10):
+        tile = Tile(n, 9 - n)
+        pl = [Placement(tile, False, (0.0, 0.0), 20.0 * n, False)]
+        sc = render_scene(pl, 400 + n, style=style, image_size=(320, 240), effects=0.3, tile_px=34.0, tilt=0.02,
+                          clutter=0)
+        lab = sc.labels[0]
+        prob = classify_halves(half_images(read_tile(sc.image, lab.corners, use_classifier=False)))
+        assert prob.shape == (2, 13) and np.allclose(prob.sum(axis=1), 1, atol=1e-4)
+        right += int(tuple(int(v) for v in prob.argmax(axis=1)) == tuple(lab.pips))
+        total += 1
+    assert right >= 8, f"{right}/{total} small tiles"
+    with pytest.raises(ValueError):
+        classify_halves(np.zeros((2, 16, 16), np.float32))
