@@ -230,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=30, help="rendered images per set size (0: skip)")
     ap.add_argument("--timing", type=int, default=30, help="timed detect() calls (0: skip)")
     ap.add_argument("--model", default=None, help="ONNX detector (default models/tiles-obb.onnx)")
-    ap.add_argument("--conf", type=float, default=0.35, help="detector confidence threshold")
+    ap.add_argument("--conf", type=float, default=0.25, help="detector confidence threshold")
     default_photos = Path("/work/shared/real_photos")
     ap.add_argument("--photos", type=Path,
                     default=default_photos if default_photos.exists() else ROOT / "sample_images")

@@ -82,7 +82,7 @@ def _check_image(image: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(img)
 
 
-def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_threshold: float = 0.35,
+def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_threshold: float = 0.25,
            iou_threshold: float = 0.5) -> list[TileDetection]:
     """Find the tiles in a photo and read their pips.
 

@@ -16,7 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--annotate", metavar="OUT.png", help="write the photo with outlines and values drawn")
     p.add_argument("--model", default=None, help="ONNX detector (default: models/tiles-obb.onnx)")
-    p.add_argument("--conf", type=float, default=0.35, help="minimum detector confidence (default 0.35)")
+    p.add_argument("--conf", type=float, default=0.25, help="minimum detector confidence (default 0.25)")
 
 
 def run(args: argparse.Namespace) -> int:
