@@ -115,6 +115,56 @@ def check_real(weights: str, imgsz: int, photos: Path, out_dir: Path, conf: floa
     return summary
 
 
+def eval_rendered(weights: str, imgsz: int, data: Path, conf: float = 0.25, iou_match: float = 0.5) -> dict:
+    """Tile recall/precision on the rendered validation split at one confidence threshold.
+
+    A labelled tile is found when a detection (either class) has polygon IoU >= ``iou_match``
+    with it (greedy, best IoU first); class accuracy is over the found tiles.
+    """
+    import json
+
+    import cv2
+    import numpy as np
+    from ultralytics import YOLO
+
+    model = YOLO(weights, task="obb")
+    imgs = sorted((data / "images/val").glob("*.jpg"))
+    n_gt = n_found = n_det = n_cls_ok = 0
+    for im_path in imgs:
+        img = cv2.imread(str(im_path))
+        h, w = img.shape[:2]
+        gt = []
+        for line in (data / "labels/val" / (im_path.stem + ".txt")).read_text().split("\n"):
+            v = line.split()
+            if len(v) == 9:
+                gt.append((int(v[0]), (np.array(v[1:], np.float32).reshape(4, 2) * [w, h]).astype(np.float32)))
+        res = model.predict(img, imgsz=imgsz, conf=conf, verbose=False, device="cpu")[0]
+        polys = res.obb.xyxyxyxy.cpu().numpy().astype(np.float32)
+        cls = res.obb.cls.cpu().numpy().astype(int)
+        n_gt += len(gt)
+        n_det += len(polys)
+        pairs = []
+        for i, (_, g) in enumerate(gt):
+            for j, p in enumerate(polys):
+                inter, _ = cv2.intersectConvexConvex(g, p)
+                union = cv2.contourArea(g) + cv2.contourArea(p) - inter
+                if union > 0 and inter / union >= iou_match:
+                    pairs.append((inter / union, i, j))
+        used_g, used_d = set(), set()
+        for _, i, j in sorted(pairs, reverse=True):
+            if i not in used_g and j not in used_d:
+                used_g.add(i)
+                used_d.add(j)
+                n_found += 1
+                n_cls_ok += int(gt[i][0] == cls[j])
+    out = {"images": len(imgs), "tiles": n_gt, "detections": n_det, "found": n_found,
+           "recall": n_found / max(n_gt, 1), "precision": n_found / max(n_det, 1),
+           "class_accuracy_of_found": n_cls_ok / max(n_found, 1), "conf": conf, "iou": iou_match,
+           "imgsz": imgsz, "weights": str(weights)}
+    print(json.dumps(out, indent=1))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="render -> train YOLO-OBB -> export ONNX")
     ap.add_argument("--data", default=str(ROOT / "data/tiles-obb"), help="dataset folder")
@@ -139,9 +189,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--photos", default="/work/shared/real_photos",
                     help="folder with the photos, labels.json and *.boxes.txt")
     ap.add_argument("--conf", type=float, default=0.25)
+    ap.add_argument("--eval-val", nargs="?", const="best", default=None,
+                    help="only measure tile recall/precision of WEIGHTS on the rendered val split")
     a = ap.parse_args(argv)
 
     run_dir = ROOT / "data/runs" / a.name
+    if a.eval_val:
+        w = run_dir / "weights/best.pt" if a.eval_val == "best" else Path(a.eval_val)
+        eval_rendered(str(w), a.imgsz, Path(a.data), a.conf)
+        return 0
     if a.check_real:
         w = run_dir / "weights/best.pt" if a.check_real == "best" else Path(a.check_real)
         check_real(str(w), a.imgsz, Path(a.photos), ROOT / "data/real_check", a.conf)
