@@ -126,3 +126,17 @@ def test_half_classifier_reads_small_rendered_tiles():
     assert right >= 8, f"{right}/{total} small tiles"
     with pytest.raises(ValueError):
         classify_halves(np.zeros((2, 16, 16), np.float32))
+
+
+def test_logo_backs_in_face_up_boxes_become_face_down():
+    """The boxed-set photo's upper row: 7 backs printed "RO" (boxes = the lower row's, moved up)."""
+    import cv2
+
+    img = cv2.imread(str(PHOTOS / "boxed-set-row.jpg"))
+    lines = [s for s in (PHOTOS / "boxed-set-row.boxes.txt").read_text().splitlines() if s.strip()]
+    backs = [TileDetection(_box_corners(s, 640, 640) - np.array([0, 0.255 * 640], np.float32), 0.9) for s in lines]
+    read_pips(img, backs, [0.0] * len(backs))
+    assert sum(d.face_down for d in backs) >= 4
+    assert all(d.pips is None for d in backs if d.face_down)
+    fronts = read_pips(img, [TileDetection(_box_corners(s, 640, 640), 0.9) for s in lines], [0.0] * len(lines))
+    assert not any(d.face_down for d in fronts)

@@ -60,6 +60,7 @@ class TileReading:
         note: why a half is unreadable or doubtful ("" when nothing to say).
         pip_centres: ``(K, 2)`` pip centres in rectified pixels (x across, y along).
         rect: the rectified ``(2w, w, 3) uint8`` tile that was read (set by :func:`read_tile`).
+        marks: large marks that are not pips (wider than a third of the tile: printed letters).
     """
 
     pips: tuple[int | None, int | None]
@@ -70,6 +71,7 @@ class TileReading:
     note: str = ""
     pip_centres: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.float32))
     rect: np.ndarray | None = None
+    marks: int = 0
 
     @property
     def readable(self) -> bool:
@@ -358,12 +360,14 @@ def read_rectified(rect: np.ndarray) -> TileReading:
                 spinner = True
                 continue
         at_rim = not (0.12 * w <= b["cx"] <= 0.88 * w and 0.09 * w <= b["cy"] <= L - 0.09 * w)
-        if amin <= b["area"] <= 4 * amax and b["minor"] >= 0.07 * w and not at_rim:
+        # a pip is never wider than about a third of the tile (printed letters on backs are)
+        if amin <= b["area"] <= 4 * amax and 0.07 * w <= b["minor"] <= 0.32 * w and not at_rim:
             pips.append(b)
         else:
             rejects.append(b)
     note = []
     conf = 1.0
+    marks = sum(1 for r in rejects if r["minor"] > 0.32 * w)  # large non-pip marks (see below)
     if pips:
         # touching pips merge into one blob: count such blobs by area relative to a single pip
         # (the median round blob, else a disc as wide as the blob's minor axis)
@@ -384,6 +388,7 @@ def read_rectified(rect: np.ndarray) -> TileReading:
             counted.extend([p] * max(1, min(k, 4)))
         pips = counted
         big = [r for r in rejects if r["area"] > 0.35 * ref]
+        marks = len(big)
         if big:
             conf *= 0.6 ** len(big)
             note.append(f"{len(big)} unclear mark(s)")
@@ -403,14 +408,17 @@ def read_rectified(rect: np.ndarray) -> TileReading:
         halves = [None, None]
     centres = np.array([[p["cx"], p["cy"]] for p in pips], np.float32).reshape(-1, 2)
     return TileReading(pips=(halves[0], halves[1]), confidence=float(conf), divider=divider is not None,
-                       divider_pos=float(div_y / L), spinner=spinner, note="; ".join(note), pip_centres=centres)
+                       divider_pos=float(div_y / L), spinner=spinner, note="; ".join(note), pip_centres=centres,
+                       marks=int(marks))
 
 
 def read_pips(image: np.ndarray, detections: list[TileDetection],
               face_down_scores: list[float] | None = None) -> list[TileDetection]:
     """Read the pips of every face-up detection (in place) and return the list.
 
-    Face-down detections keep ``pips`` None. A face-up box with no pips on either half and no
+    Face-down detections keep ``pips`` None. A face-up box with no pips but a large mark (wider
+    than a third of the tile: printed letters of a logo back) becomes face down. A face-up box
+    with no pips on either half and no
     divider is a plain back more often than a divider-less blank double: it becomes face down when
     the detector's face-down score is at least half its face-up score (``face_down_scores``, one per
     detection, as fractions of the confidence), else it stays 0-0 with low ``pip_confidence``.
@@ -431,6 +439,10 @@ def read_pips(image: np.ndarray, detections: list[TileDetection],
             d.pips, d.pip_confidence, d.note = None, None, r.note or "unreadable"
             continue
         pips = (int(r.pips[0]), int(r.pips[1]))
+        if pips == (0, 0) and r.marks > 0:
+            d.face_down, d.pips, d.pip_confidence = True, None, None
+            d.note = "no pips but large printed marks: taken as the back of a tile"
+            continue
         if pips == (0, 0) and not r.divider:
             ratio = face_down_scores[i] if face_down_scores is not None else 0.0
             if ratio >= 0.5:
