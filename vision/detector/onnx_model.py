@@ -275,6 +275,7 @@ def load_detector(path: str | os.PathLike | None = None) -> TileDetector:
         det = _CACHE.get(key)
         if det is None:
             det = TileDetector(p)
-            _CACHE.clear()
+            for k in [k for k in _CACHE if k[0] == key[0]]:  # an older version of this file
+                del _CACHE[k]
             _CACHE[key] = det
     return det
