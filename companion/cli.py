@@ -47,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(module.run(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # output piped into `head` and closed early: not an error
+        sys.stderr.close()
+        return 0
     except (ValueError, OSError) as exc:  # clear message, no stack trace for users
         print(f"domino-companion {args.command}: error: {exc}", file=sys.stderr)
         return 1
