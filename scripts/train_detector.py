@@ -224,11 +224,11 @@ def main(argv: list[str] | None = None) -> int:
         model = YOLO(str(run_dir / "weights/last.pt"))
         model.train(resume=True)
     else:
-        model = YOLO(a.from_weights) if a.from_weights else YOLO("yolo11n-obb.yaml")
+        model = YOLO("yolo11n-obb.yaml")  # --from-weights is loaded through `pretrained`
         model.train(
             data=str(data / "data.yaml"), epochs=a.epochs, time=a.hours, imgsz=a.imgsz, batch=a.batch, workers=2,
             device="cpu", plots=False, project=str(ROOT / "data/runs"), name=a.name, exist_ok=True,
-            pretrained=False, seed=0, lr0=a.lr0, cos_lr=False, close_mosaic=min(5, a.epochs // 4),
+            pretrained=a.from_weights or False, seed=0, lr0=a.lr0, cos_lr=False, close_mosaic=min(5, a.epochs // 4),
             # augmentation on top of the renderer's own: flips and rotations keep labels valid
             degrees=0.0, fliplr=0.5, flipud=0.5, mosaic=1.0, scale=0.5, translate=0.1,
             hsv_h=0.02, hsv_s=0.6, hsv_v=0.4, patience=100, val=True,
