@@ -7,10 +7,11 @@ Public API:
 
 - :func:`load_detector` ``(path=None) -> TileDetector`` (cached: one session per model file).
 - :class:`TileDetector` ``.detect(image) -> list[TileDetection]`` (pips not yet read).
-- :func:`letterbox`, :func:`decode_obb`, :func:`rotated_nms`, :func:`obb_corners`: the steps.
+- :func:`letterbox`, :func:`decode_obb`, :func:`rotated_nms`, :func:`suppress_covered`, :func:`obb_corners`: the steps.
 """
 from .onnx_model import (DEFAULT_MODEL, RawDetections, TileDetector, decode_obb, letterbox, load_detector,
-                         obb_corners, rotated_nms)
+                         obb_corners, rotated_nms, suppress_covered)
 
 __all__ = ["DEFAULT_MODEL", "RawDetections", "TileDetector", "decode_obb", "letterbox", "load_detector",
-           "obb_corners", "rotated_nms"]
+           "obb_corners", "rotated_nms",
+           "suppress_covered"]

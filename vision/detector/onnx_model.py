@@ -154,6 +154,48 @@ def rotated_nms(xywhr: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.
     return idx[order][:max_det]
 
 
+def suppress_covered(xywhr: np.ndarray, scores: np.ndarray, max_covered: float = 0.8) -> np.ndarray:
+    """Drop boxes mostly covered by better boxes (after NMS).
+
+    Tiles lie side by side, never inside each other, so a box whose area is mostly (more than
+    ``max_covered``) inside the union of better boxes is a duplicate: typically a tilted box across
+    the halves of two neighbouring tiles, which pairwise IoU-based NMS lets through. Measured on
+    the real photos (docs/vision.md).
+
+    Args:
+        xywhr: ``(M, 5)`` boxes (pixels, radians), any order.
+        scores: ``(M,)`` confidences.
+        max_covered: largest covered fraction of a kept box's area, in [0, 1].
+    Returns:
+        ``(K,) int`` indices of kept boxes, best first.
+    """
+    b = np.asarray(xywhr, np.float64).reshape(-1, 5)
+    order = np.argsort(-np.asarray(scores, np.float64), kind="stable")
+    if len(b) < 2:
+        return order
+    pts = obb_corners(b).astype(np.float64)
+    lo = pts.reshape(-1, 2).min(0)
+    # raster scale: the smallest box side is about 12 cells (enough for area fractions)
+    scale = 12.0 / max(float(np.min(b[:, 3])), 1.0)
+    size = np.ceil((pts.reshape(-1, 2).max(0) - lo) * scale).astype(int) + 2
+    if size[0] * size[1] > 4_000_000:  # huge spread of box sizes: coarser raster
+        scale *= np.sqrt(4_000_000 / (size[0] * size[1]))
+        size = np.ceil((pts.reshape(-1, 2).max(0) - lo) * scale).astype(int) + 2
+    union = np.zeros((size[1], size[0]), np.uint8)
+    one = np.zeros_like(union)
+    keep = []
+    for i in order:
+        poly = np.round((pts[i] - lo) * scale).astype(np.int32)
+        one[:] = 0
+        cv2.fillConvexPoly(one, poly, 1)
+        area = int(one.sum())
+        if area > 0 and int((one & union).sum()) > max_covered * area:
+            continue
+        union |= one
+        keep.append(i)
+    return np.asarray(keep, int)
+
+
 def _metadata(session) -> tuple[tuple[int, int] | None, dict[int, str]]:
     meta = session.get_modelmeta().custom_metadata_map
     imgsz, names = None, {}
@@ -233,6 +275,7 @@ class TileDetector:
         det = decode_obb(out, conf_threshold)
         keep = rotated_nms(det.xywhr, det.confidence, iou_threshold, max_det)
         det = det.take(keep)
+        det = det.take(suppress_covered(det.xywhr, det.confidence))
         xywhr = det.xywhr.copy()
         xywhr[:, 0] = (xywhr[:, 0] - px) / r
         xywhr[:, 1] = (xywhr[:, 1] - py) / r

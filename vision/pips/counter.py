@@ -121,7 +121,7 @@ def read_tile(image: np.ndarray, corners: np.ndarray, width: int = RECT_W,
     snapped = snap_box(image, corners, width)
     boxes = [np.asarray(corners, np.float32)]
     if not np.allclose(snapped, boxes[0], atol=0.5):
-        boxes.append(snapped)
+        boxes.insert(0, snapped)  # a box that snapped to one tile's body wins ties
     for box in boxes:
         r = _read_combined(image, box, width, use_classifier)
         if best is None or (r.readable and (not best.readable or r.confidence > best.confidence + 0.05)):
@@ -220,7 +220,7 @@ def snap_box(image: np.ndarray, corners: np.ndarray, width: int = RECT_W) -> np.
 
     In a 1.5x larger window along the box's axes, the connected region of body-coloured pixels
     (pips closed over) containing the centre gives a min-area rectangle. It is used only when it
-    looks like one tile: aspect 1.6..2.5, area 0.5..1.5x the box's, centre within 30% of the
+    looks like one tile: aspect 1.3..2.6 (photos are often stretched, e.g. resized to a square), area 0.5..1.5x the box's, centre within 30% of the
     width (tiles touching side by side merge into a wider region and are left alone).
 
     Returns:
@@ -266,7 +266,7 @@ def snap_box(image: np.ndarray, corners: np.ndarray, width: int = RECT_W) -> np.
     nctr, _, _, nlen, nwid = _frame(back)
     aspect = nlen / max(nwid, 1e-6)
     area_ratio = (nlen * nwid) / (length * wid)
-    if not (1.6 <= aspect <= 2.5 and 0.5 <= area_ratio <= 1.5 and np.linalg.norm(nctr - ctr) <= 0.3 * wid):
+    if not (1.3 <= aspect <= 2.6 and 0.5 <= area_ratio <= 1.5 and np.linalg.norm(nctr - ctr) <= 0.3 * wid):
         return c0
     return back.astype(np.float32)
 
@@ -360,6 +360,8 @@ def read_rectified(rect: np.ndarray) -> TileReading:
                 spinner = True
                 continue
         at_rim = not (0.12 * w <= b["cx"] <= 0.88 * w and 0.09 * w <= b["cy"] <= L - 0.09 * w)
+        # a band across most of the width near an end is the table or the next tile (loose box)
+        at_rim = at_rim or (b["w"] >= 0.6 * w and (b["cy"] < 0.15 * L or b["cy"] > 0.85 * L))
         # a pip is never wider than about a third of the tile (printed letters on backs are)
         if amin <= b["area"] <= 4 * amax and 0.07 * w <= b["minor"] <= 0.32 * w and not at_rim:
             pips.append(b)
