@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.detector import DEFAULT_MODEL, decode_obb, letterbox, load_detector, obb_corners, rotated_nms
+from vision.detector import (DEFAULT_MODEL, decode_obb, letterbox, load_detector, obb_corners, rotated_nms,
+                             suppress_covered)
 
 
 def _raw(boxes):
@@ -45,6 +46,20 @@ def test_rotated_nms_suppresses_overlaps_across_classes():
     # box 1 beats box 0 (same place); box 2 elsewhere; box 3 crosses box 1 (IoU < 0.5) and stays
     assert list(keep) == [1, 2, 3]
     assert len(rotated_nms(np.zeros((0, 5), np.float32), np.zeros(0))) == 0
+
+
+def test_suppress_covered_drops_a_box_across_two_tiles_keeps_neighbours():
+    # two tiles side by side (touching, boxes a little loose), a tilted box over the inner halves
+    # of both (IoU with each < 0.5, so NMS keeps it), and a third tile a little apart
+    xywhr = np.array([[100, 100, 80, 40, 0.0], [100, 139, 80, 40, 0.0], [100, 120, 60, 50, 0.15],
+                      [200, 120, 80, 40, np.pi / 2]], np.float32)
+    scores = np.array([0.9, 0.8, 0.85, 0.5], np.float32)
+    assert list(rotated_nms(xywhr, scores, 0.5)) == [0, 2, 1, 3]
+    assert list(suppress_covered(xywhr, scores, 0.8)) == [0, 1, 3]
+    # a box only half covered by better ones stays
+    half = np.array([[100, 100, 80, 40, 0.0], [140, 100, 80, 40, 0.0]], np.float32)
+    assert list(suppress_covered(half, np.array([0.9, 0.8]), 0.8)) == [0, 1]
+    assert len(suppress_covered(np.zeros((0, 5), np.float32), np.zeros(0))) == 0
 
 
 def test_letterbox_maps_points_back():
