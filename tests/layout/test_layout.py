@@ -61,6 +61,15 @@ def test_vintage_line_of_play_from_hand_entered_boxes():
     assert r.state is None and any(p.kind == "no_hand" for p in r.problems)
 
 
+def test_vintage_line_of_play_through_the_detector():
+    """The whole pipeline on the real photo: vision.detect (committed model) -> read."""
+    from vision.pipeline import detect, load_image
+
+    tiles = detect(load_image(ROOT / "sample_images" / "vintage-games-game-night.jpg"))
+    r = read(tiles, "draw100", with_hint=False)
+    _check_vintage(r)
+
+
 def test_vintage_rotated_and_in_perspective_with_a_hand():
     H = np.array([[0.8, -0.45, 300], [0.5, 0.75, 40], [0.0004, 0.0003, 1.0]])
     r = read(_warp(vintage_fixture.detections(), H), "draw100", hand=["1-1", "2-2", "5-6"],
