@@ -230,74 +230,246 @@ RESCUE_DEPTH = 3
 RESCUE_LAYOUTS = 400
 
 
-@lru_cache(maxsize=20_000)
-def _rescues(max_pip: int, piles: Piles, drawn_double: int, max_depth: int) -> tuple:
-    """Move sequences that bring a double home, shortest first: ``((moves, layout), ...)``.
+@lru_cache(maxsize=50_000)
+def _rescue_search(max_pip: int, piles: Piles, drawn_double: int, max_depth: int) -> tuple:
+    """Move sequences that bring a double home, shortest first, and what they depend on.
+
+    Returns ``(rescues, dep)``: ``rescues`` is ``((moves, layout), ...)`` and ``dep[k]`` (per slot,
+    index 0 unused) the number of tiles from the top of pile ``k`` that the search looked at
+    (1 + the most moves off that pile along any explored sequence; see :class:`_Search`).
 
     Breadth-first over top-tile moves made while a double is in trouble, at most ``max_depth``
     moves and :data:`RESCUE_LAYOUTS` layouts. A goal layout has one more double home than
-    ``piles`` (a wrong-slot double moved home) or lets ``drawn_double`` (-1: none) go home.
-    The search stops at goal layouts (no moves after a rescue within the same sequence).
+    ``piles`` (a wrong-slot double moved home) or lets ``drawn_double`` (-1: none) go home when
+    it could not go home in ``piles``. The search stops at goal layouts (no moves after a rescue
+    within the same sequence).
     """
     tab = _tables(max_pip)
-    homes = sum(_is_home(tab, piles, k) for k in tab.slots)
-    n = tab.lo[drawn_double] if drawn_double >= 0 else 0
+    dof, dbl, share, lo, hi = tab.double_of, tab.dbl, tab.share, tab.lo, tab.hi
+    slots = tab.slots
+    n = nd = lo[drawn_double] if drawn_double >= 0 else 0
+    if n and (not piles[n] or _accepts(tab, piles, n, drawn_double)):
+        n = 0  # the drawn double can already go home: only another double home is progress
     seen = {piles}
     queue = deque([(piles, ())])
     out = []
+    dep = [1] * (max_pip + 1)
+    dep[0] = 0
     while queue and len(seen) < RESCUE_LAYOUTS:
         layout, path = queue.popleft()
-        if path and (sum(_is_home(tab, layout, k) for k in tab.slots) > homes or
-                     (n and (not layout[n] or _accepts(tab, layout, n, drawn_double)))):
-            out.append((path, layout))
+        offs = [0] * (max_pip + 1)
+        for src, _ in path:
+            offs[src] += 1
+        if path:
+            if n and 1 + offs[n] > dep[n]:
+                dep[n] = 1 + offs[n]  # the goal test reads slot n's top
+            j = path[-1][1]
+            if layout[j][-1] == dof[j]:
+                out.append((path, layout))  # a double moved home
+                continue
+            if n:
+                p = layout[n]
+                if not p or (not dbl[p[-1]] and (lo[p[-1]] == n or hi[p[-1]] == n)):
+                    out.append((path, layout))  # the drawn double can go home now
+                    continue
+        if len(path) >= max_depth:
             continue
-        if len(path) >= max_depth or not _in_trouble(tab, layout, drawn_double):
+        for i in slots:  # the trouble test and the moves read every top of this layout
+            if 1 + offs[i] > dep[i]:
+                dep[i] = 1 + offs[i]
+        tops = [p[-1] if p else -1 for p in layout]
+        trouble = False
+        shows_n = False
+        for k in slots:
+            c = tops[k]
+            if c >= 0 and dbl[c]:
+                if c != dof[k]:
+                    trouble = True
+                    break
+            elif c >= 0 and nd and (lo[c] == nd or hi[c] == nd):
+                shows_n = True
+        if not trouble and not (nd and not shows_n and layout[nd]):
             continue
-        for i, j in _moves(tab, layout):
-            nxt = _move(layout, i, j)
-            if nxt not in seen:
-                seen.add(nxt)
-                queue.append((nxt, path + ((i, j),)))
-    return tuple(out)
+        last = len(path) + 1 == max_depth
+        for i in slots:
+            m = tops[i]
+            if m < 0 or m == dof[i]:
+                continue
+            sm = share[m]
+            m_n = n and (lo[m] == n or hi[m] == n)
+            for j in slots:
+                c = tops[j]
+                if j == i or (c < 0 and m != dof[j]) or (c >= 0 and (dbl[c] or not sm[c])):
+                    continue
+                if last and m != dof[j] and i != n and not (j == n and m_n):
+                    continue  # a last move that cannot reach a goal
+                lst = list(layout)
+                lst[j] = lst[j] + (m,)
+                lst[i] = lst[i][:-1]
+                nxt = tuple(lst)
+                if nxt not in seen:
+                    seen.add(nxt)
+                    queue.append((nxt, path + ((i, j),)))
+    return tuple(out), tuple(dep)
+
+
+def _rescues(max_pip: int, piles: Piles, drawn_double: int, max_depth: int) -> tuple:
+    """The rescue sequences of :func:`_rescue_search`: ``((moves, layout), ...)``, shortest
+    first."""
+    return _rescue_search(max_pip, piles, drawn_double, max_depth)[0]
+
+
+def _path_depth(path: tuple, dep: tuple) -> list:
+    """Pile depths a result reached through the moves ``path`` depends on: the result looked at
+    ``dep[k]`` tiles of the moved layout's pile ``k``, i.e. at most ``dep[k]`` plus the number
+    of moves off ``k`` in the parent's pile."""
+    out = list(dep)
+    for src, _ in path:
+        out[src] += 1
+    return out
 
 
 class _Search:
     """Perfect-information search over one known stock order.
 
-    ``stock[pos]`` is the drawn tile; ``episode(piles, pos, used)`` tells whether the game can
-    still be won with ``used`` moves already spent on that tile. Raises SearchLimit when the
-    budget is spent. ``memo`` maps ``(piles, pos)`` (episode starts) to the answer.
+    ``stock[pos]`` is the drawn tile; ``episode(piles, pos, used)`` returns ``(win, dep)``:
+    whether the game can still be won with ``used`` moves already spent on that tile, and for
+    every pile ``k`` how many tiles from its top the answer depends on (``dep[k] >= 1``: the top
+    or the blank; deeper tiles only matter through rescue moves). Any clock whose piles agree
+    with this one on those top tiles (same pile length where the pile is shorter than
+    ``dep[k]``) has the same answer at the same stock position, so the memo is a table
+    ``(tops, pos) -> [(dep, top tiles, win), ...]`` (episode starts, ``used == 0``), which finds
+    transpositions: the same tops reached by placing covered tiles elsewhere.
+
+    Raises SearchLimit when the budget is spent.
     """
 
     def __init__(self, tab: _Tables, stock: tuple[int, ...], memo: dict, budget: NodeBudget):
         self.tab, self.stock, self.memo, self.budget = tab, stock, memo, budget
+        self.base = (0,) + (1,) * tab.n
+        self.rng: random.Random | None = None  # set: random noise in the search order
+        # when[k]: stock position of the double k-k (len(stock) + 1 when it is not in the stock)
+        self.when = [len(stock) + 1] * (tab.n + 1)
+        for i, t in enumerate(stock):
+            if tab.dbl[t] and t != tab.double_of[0]:
+                self.when[tab.lo[t]] = i
 
-    def episode(self, piles: Piles, pos: int, used: int = 0) -> bool:
+    def order(self, piles: Piles, pos: int, t: int) -> list[int]:
+        """Placement targets for tile ``t``, most promising first (only the search order; every
+        target is searched): home first; else the place that best keeps, for the doubles still
+        to come (weighted by how soon each is drawn), their own slot showing their number
+        (weight 2) and some open top showing it (weight 1)."""
+        tab = self.tab
+        targets = _place_targets(tab, piles, t)
+        if len(targets) < 2:
+            return targets
+        lo, hi, dbl = tab.lo, tab.hi, tab.dbl
+        if dbl[t]:
+            n = lo[t]
+            return sorted(targets, key=lambda k: (k != n, not piles[k], k))
+        when = self.when
+        weight = [0.0] * (tab.n + 1)
+        for m in range(1, tab.n + 1):
+            if when[m] >= pos and when[m] < len(self.stock):
+                weight[m] = 1.0 + 16.0 / (1 + when[m] - pos)
+        shown = [0] * (tab.n + 1)  # open non-double tops showing m
+        for k in tab.slots:
+            p = piles[k]
+            if p and not dbl[p[-1]]:
+                shown[lo[p[-1]]] += 1
+                shown[hi[p[-1]]] += 1
+
+        def score(k: int) -> float:
+            p = piles[k]
+            v = 0.0
+            if lo[t] == k or hi[t] == k:
+                v += 2 * weight[k]
+            for m in (lo[t], hi[t]):
+                if shown[m] == 0:
+                    v += weight[m]
+            if p:
+                c = p[-1]
+                if lo[c] == k or hi[c] == k:
+                    v -= 2 * weight[k]
+                for m in {lo[c], hi[c]}:
+                    if shown[m] == 1 and lo[t] != m and hi[t] != m:
+                        v -= weight[m]
+            return v
+
+        if self.rng is not None:
+            noise = self.rng.random
+            return sorted(targets, key=lambda k: score(k) + 6.0 * noise(), reverse=True)
+        return sorted(targets, key=score, reverse=True)
+
+    def lookup(self, piles: Piles, pos: int):
+        """The memoised ``(win, dep)`` for this clock at ``pos``, or None."""
+        entries = self.memo.get((tuple(p[-1:] for p in piles), pos))
+        if entries:
+            for dep, cut, win in entries:
+                for d, p, c in zip(dep, piles, cut):
+                    if d > 1 and p[-d:] != c:
+                        break
+                else:
+                    return win, dep
+        return None
+
+    def store(self, piles: Piles, pos: int, win: bool, dep: tuple) -> None:
+        key = (tuple(p[-1:] for p in piles), pos)
+        cut = tuple(p[-d:] if d > 1 else () for d, p in zip(dep, piles))
+        self.memo.setdefault(key, []).append((dep, cut, win))
+
+    def episode(self, piles: Piles, pos: int, used: int = 0) -> tuple:
         tab, stock = self.tab, self.stock
         if _all_home(tab, piles):
-            return True
+            return True, self.base
         if pos >= len(stock):
-            return False
-        key = (piles, pos)
+            return False, self.base
         if used == 0:
-            r = self.memo.get(key)
-            if r is not None:
-                return r
+            found = self.lookup(piles, pos)
+            if found is not None:
+                return found
         self.budget.spend()
         drawn = stock[pos]
-        targets = _ordered_targets(tab, piles, drawn)
-        result = (any(self.episode(_put(piles, k, drawn), pos + 1) for k in targets)
-                  or (not targets and not tab.dbl[drawn] and self.episode(piles, pos + 1)))
-        if not result and used < MAX_MOVES_PER_DRAW and _in_trouble(tab, piles, drawn):
+        targets = self.order(piles, pos, drawn)
+        dep = list(self.base)
+        win = False
+        for k in targets:
+            w, d = self.episode(_put(piles, k, drawn), pos + 1)
+            if w:
+                dep = list(d)
+                dep[k] = max(1, d[k] - 1)
+                win = True
+                break
+            for j, dj in enumerate(d):
+                if j == k:
+                    dj -= 1
+                if dj > dep[j]:
+                    dep[j] = dj
+        if not targets and not tab.dbl[drawn]:
+            w, d = self.episode(piles, pos + 1)
+            if w:
+                dep, win = list(d), True
+            else:
+                dep = [max(a, b) for a, b in zip(dep, d)]
+        if not win and used < MAX_MOVES_PER_DRAW and _in_trouble(tab, piles, drawn):
             dd = drawn if tab.dbl[drawn] else -1
-            for path, layout in _rescues(tab.n, piles, dd,
-                                         min(RESCUE_DEPTH, MAX_MOVES_PER_DRAW - used)):
-                if self.episode(layout, pos, used + len(path)):
-                    result = True
+            found, bfs = _rescue_search(tab.n, piles, dd,
+                                        min(RESCUE_DEPTH, MAX_MOVES_PER_DRAW - used))
+            dep = [max(a, b) for a, b in zip(dep, bfs)]
+            for path, layout in found:
+                w, d = self.episode(layout, pos, used + len(path))
+                pd = _path_depth(path, d)
+                if w:
+                    dep = [max(a, b) for a, b in zip(bfs, pd)]
+                    dep[0] = 0
+                    win = True
                     break
+                dep = [max(a, b) for a, b in zip(dep, pd)]
+        dep[0] = 0
+        dep = tuple(dep)
         if used == 0:
-            self.memo[key] = result
-        return result
+            self.store(piles, pos, win, dep)
+        return win, dep
 
 
 # --- the game -------------------------------------------------------------------------------
@@ -680,20 +852,45 @@ def _search_for(state: BigClockState, memo: dict, node_limit: int) -> _Search:
     return _Search(state._tab, stock, memo, NodeBudget(node_limit))
 
 
+#: Restart schedule of :func:`solve`: the first search gets this many nodes, each restart
+#: (with a randomly perturbed search order, keeping the memo of proven results) twice as many.
+FIRST_RESTART_NODES = 1_000
+
+
+def _solve_restarts(search: _Search, piles: Piles, used: int, node_limit: int) -> bool | None:
+    """Run ``search`` from ``piles`` (stock position 0) with restarts; None when
+    ``node_limit`` nodes in all were spent first. Every run is a complete depth-first search
+    but for its node cap, and proven results stay in the shared memo, so each restart starts
+    where the previous ones' proofs end."""
+    left, cap, attempt = node_limit, FIRST_RESTART_NODES, 0
+    while left > 0:
+        this = min(cap, left) if left - cap >= cap else left
+        search.budget = NodeBudget(this)
+        search.rng = random.Random(attempt) if attempt else None
+        try:
+            return search.episode(piles, 0, used)[0]
+        except SearchLimit:
+            pass
+        left -= this
+        cap *= 2
+        attempt += 1
+    return None
+
+
 def solve(state: BigClockState, node_limit: int = 200_000) -> bool | None:
     """Can ``state`` still be won, knowing the stock order? None when ``node_limit`` search nodes
     (positions expanded) were used up first.
 
-    Exact over placements; moves are searched only as *rescues* (see :func:`_rescues`: at most
-    :data:`RESCUE_DEPTH` moves ending with a double home), so True is always right while False
-    means "no win with rescue-only moves" -- the solver is a lower bound on the true ceiling.
+    Exact over placements; moves are searched only as *rescues* (see :func:`_rescue_search`: at
+    most :data:`RESCUE_DEPTH` moves ending with a double home), so True is always right while
+    False means "no win with rescue-only moves" -- the solver is a lower bound on the true
+    ceiling. Depth-first search with a memo of proven results on the pile tops (see
+    :class:`_Search`) and restarts (:data:`FIRST_RESTART_NODES`) in a perturbed order.
     """
     if state.is_terminal():
         return state.is_won()
-    try:
-        return _search_for(state, {}, node_limit).episode(state._piles, 0, state.moves_used)
-    except SearchLimit:
-        return None
+    search = _search_for(state, {}, node_limit)
+    return _solve_restarts(search, state._piles, state.moves_used, node_limit)
 
 
 def solve_line(state: BigClockState, node_limit: int = 200_000) -> list[BigClockAction] | None:
@@ -727,11 +924,11 @@ def _evaluate(det: BigClockState, actions: Sequence[BigClockAction], node_limit:
         search = _search_for(det, memo, node_limit)
         try:
             if isinstance(a, Place):
-                out.append(search.episode(_put(piles, a.slot, drawn), 1))
+                out.append(search.episode(_put(piles, a.slot, drawn), 1)[0])
             elif isinstance(a, SetAside):
-                out.append(search.episode(piles, 1))
+                out.append(search.episode(piles, 1)[0])
             elif isinstance(a, Move):
-                out.append(search.episode(_move(piles, a.src, a.dst), 0, det.moves_used + 1))
+                out.append(search.episode(_move(piles, a.src, a.dst), 0, det.moves_used + 1)[0])
             else:
                 out.append(False)
         except SearchLimit:
