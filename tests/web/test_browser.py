@@ -169,6 +169,29 @@ def test_phone_sees_legal_moves_and_the_hint_drawn_on_the_photo(server, page, le
     assert "4-6" not in page.text_content("#analysis")
 
 
+def test_phone_reads_the_real_line_of_play_with_the_real_detector(server, page):
+    """No stand-in: the committed detector reads the vintage photo's line of play (open ends 0, 0,
+    1, 1, 2, 3, 3, 4, 5, 6) and, with a hand typed in, the page lists its moves and the hint."""
+    if not (services.availability()["detector"]["ok"] and services.availability()["layout"]["ok"]):
+        pytest.fail("vision pipeline missing: " + str(services.availability()), pytrace=False)
+    page.goto(server + "/")
+    page.select_option("#game", "draw100")
+    page.fill("#players", "Ana\nBen")
+    page.click("#start")
+    page.wait_for_selector("#table-code")
+    page.fill("#hand-input", "1-1 2-2 5-6 6-6")
+    page.set_input_files("#photo-input", str(SAMPLES / "vintage-games-game-night.jpg"))
+    page.wait_for_selector("#moves li", timeout=30_000)
+    assert page.locator("#overlay polygon.tile").count() == 12
+    moves = page.locator("#moves li").all_text_contents()
+    # 1-1 fits the two open 1s, 5-6 and 6-6 the open 5 and 6, 2-2 the open 2
+    assert sum("1-1" in m for m in moves) == 2
+    assert any("2-2" in m for m in moves) and any("5-6" in m for m in moves) and any("6-6" in m for m in moves)
+    assert "Hint: play" in page.text_content("#hint")
+    shot(page, "10-real-detector-moves")
+    assert no_sideways_scroll(page)
+
+
 def test_phone_is_told_clearly_about_a_bad_upload_and_a_wrong_code(server, page, tmp_path):
     page.goto(server + "/")
     page.select_option("#game", "luzon")
