@@ -430,7 +430,8 @@ class Draw100State(State):
                 return f"lead {action.tile}"
             try:
                 end = self.line.open_end(action.end)
-                return f"play {action.tile} on {end.id} ({end.number})"
+                host = self.line.node(end.node_id).tile
+                return f"play {action.tile} on the {end.number} of {host} [{end.id}]"
             except ValueError:
                 return f"play {action.tile} on {action.end}"
         return "draw" if isinstance(action, Draw) else "pass"

@@ -248,6 +248,6 @@ def test_bad_game_parameters(params):
 def test_action_readings():
     s = position([["6-1"], ["5-5"]], boneyard=["0-0"], line=[("6-6", None, None)])
     a = Play(T("6-1"), "0.side_a")
-    assert s.action_to_string(a) == "play 1-6 on 0.side_a (6)"
+    assert s.action_to_string(a) == "play 1-6 on the 6 of 6-6 [0.side_a]"
     assert s.action_to_json(a) == {"type": "play", "tile": [1, 6], "end": "0.side_a"}
     assert s.action_to_json(DRAW) == {"type": "draw"} and s.action_to_string(PASS) == "pass"
