@@ -17,6 +17,8 @@ from typing import TextIO
 from engine.draw100 import Draw100Game, Play
 from engine.draw100.hints import hint
 
+from .prompt import choose_action
+
 HUMAN = 0
 
 
@@ -83,27 +85,12 @@ def play(args: argparse.Namespace, stdin: TextIO | None = None,
             print(f"  {i}. {state.action_to_string(a)}", file=out)
         if getattr(args, "hint", False):
             print("hint: " + hint(state, seed=seed + len(state.history)).explanation, file=out)
-        while True:
-            print(f"your move (1-{len(actions)}, h = hint, q = quit): ", end="", file=out)
-            out.flush()
-            line = inp.readline()
-            if not line:
-                print("\nend of input: game left unfinished.", file=out)
-                return 0
-            text = line.strip().lower()
-            if text in ("q", "quit", "exit"):
-                print("bye.", file=out)
-                return 0
-            if text in ("h", "hint", "?"):
-                print("hint: " + hint(state, seed=seed + len(state.history)).explanation,
-                      file=out)
-                continue
-            if text.isdigit() and 1 <= int(text) <= len(actions):
-                a = actions[int(text) - 1]
-                print(f"you: {state.action_to_string(a)}", file=out)
-                state.apply_action(a)
-                break
-            print(f"please type a number from 1 to {len(actions)}, h or q", file=out)
+        a = choose_action(actions, lambda: "hint: " + hint(state, seed=seed + len(state.history)).explanation,
+                          inp, out)
+        if a is None:
+            return 0
+        print(f"you: {state.action_to_string(a)}", file=out)
+        state.apply_action(a)
     _report_rounds(state, seen, out)
     print(f"game over: P{state.winner} wins with {state.scores[state.winner]} points"
           + (" -- you win!" if state.winner == HUMAN else "."), file=out)

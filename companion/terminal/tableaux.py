@@ -18,6 +18,8 @@ from typing import TextIO
 
 from engine.tableaux import END_TURN, PASS, TableauxGame, hint
 
+from .prompt import choose_action
+
 HUMAN = 0
 
 
@@ -82,31 +84,12 @@ def play(args: argparse.Namespace, stdin: TextIO | None = None,
             print(f"  {i}. {state.action_to_string(a)}", file=out)
         if getattr(args, "hint", False):
             print(_hint_text(state), file=out)
-        while True:
-            ends = ", e = end turn" if END_TURN in actions else ""
-            print(f"your move (1-{len(actions)}{ends}, h = hint, q = quit): ", end="", file=out)
-            out.flush()
-            line = inp.readline()
-            if not line:
-                print("\nend of input: game left unfinished.", file=out)
-                return 0
-            text = line.strip().lower()
-            if text in ("q", "quit", "exit"):
-                print("bye.", file=out)
-                return 0
-            if text in ("h", "hint", "?"):
-                print(_hint_text(state), file=out)
-                continue
-            if text in ("e", "end") and END_TURN in actions:
-                a = END_TURN
-            elif text.isdigit() and 1 <= int(text) <= len(actions):
-                a = actions[int(text) - 1]
-            else:
-                print(f"please type a number from 1 to {len(actions)}{ends}, h or q", file=out)
-                continue
-            print(f"you: {state.action_to_string(a)}", file=out)
-            state.apply_action(a)
-            break
+        extra = {"e": ("end turn", END_TURN)} if END_TURN in actions else {}
+        a = choose_action(actions, lambda: _hint_text(state), inp, out, extra)
+        if a is None:
+            return 0
+        print(f"you: {state.action_to_string(a)}", file=out)
+        state.apply_action(a)
     _print_events(state, seen, out)
     print(str(state), file=out)
     print(f"game over: P{state.winner} wins with {state.scores[state.winner]} points"
