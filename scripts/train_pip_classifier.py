@@ -1,19 +1,34 @@
 #!/usr/bin/env python
-"""Train the small half classifier (pips 0..12 on one half) on rendered tiles -> models/pip-halves.onnx.
+"""Train the half classifier (pips 0..12 on one half) on rendered tiles -> models/pip-halves.onnx.
 
-    /work/venv-train/bin/python scripts/train_pip_classifier.py --scenes 700 --scenes12 300 --epochs 20
+    # 1. data (numpy + OpenCV only; any venv), several shards in parallel:
+    nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 0 --scenes 1500 --layouts 150
+    # 2. training (torch, CPU, one thread):
+    nice -n 10 /work/venv-train/bin/python scripts/train_pip_classifier.py train --epochs 12
 
-Data: ``vision.render.random_scene`` with seeds ``30_000_000 + k`` (plus ``--scenes12`` double-12 scenes, seeds ``31_000_000 + k``) (disjoint from the detector's
-training seeds and from the benchmark's validation seeds ``10_000_000+``); every face-up tile at
-least 98% visible and in frame, its true box jittered like a detector box (3% size, 2% shift,
-2 degrees), read by ``vision.pips.read_tile`` (box refinement, divider) and cut into two 32x32 ink
-maps by ``vision.pips.counter.half_images`` - the same steps as at run time. Network: three 3x3
-conv layers (16/32/64 channels) + global average pooling + linear, cross-entropy, Adam.
-The runtime (onnxruntime, no torch) is in ``vision.pips.classifier``.
+Data (``data``): rendered scenes ``vision.render.random_scene`` with seeds ``32_000_000 +
+100_000 * shard + k`` (a third of them double-9 and double-12 sets) and rendered game layouts
+(``vision.render.layouts.render_layout``, ``random.Random(33_000_000 + 100_000 * shard + k)``):
+disjoint from the detector's training seeds, from the benchmarks' validation seeds
+(``bench_vision``: ``10_000_000+``; ``bench_layout``: ``100_003 * seed + i``) and from the real
+photos. Every face-up tile at least 98% visible and in frame is read like at run time
+(:func:`vision.pips.counter.read_tile`'s steps: the box and the box snapped to the body colour,
+box refinement, divider re-centring) from its true box (30%) or the true box jittered like a
+detector's and a little more (70%: 4% size, 3% shift along, 2% across, 3 degrees); each reading
+gives one sample: the two halves as ``(2, 4, 32, 32)`` inputs
+(:func:`vision.pips.classifier.half_inputs`), the true pips, the classical count, the tile's width
+in pixels and its set. Shards with an even number are training data, shard ``--val-shard`` (9) is
+the held-out set for choosing the combination rule.
+
+Network (``train``): five 3x3 conv layers (16-32-32-64-64 channels, batch norm, ReLU, two max
+pools) on the 4x32x32 half, 2x2 average pool, linear 256 -> 64 -> 13; cross-entropy, AdamW,
+one-cycle learning rate, left-right mirror augmentation. Exported to ONNX (opset 12); the runtime
+(onnxruntime, no torch) is :mod:`vision.pips.classifier`.
 """
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import time
 from pathlib import Path
@@ -23,112 +38,212 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-SEED0 = 30_000_000
+SCENE_SEED0 = 32_000_000
+LAYOUT_SEED0 = 33_000_000
+DATA_DIR = ROOT / "data" / "pip-halves"
+FAMILY_INDEX = {"ivory": 0, "coloured": 1, "white_on_black": 2, "raised_colour": 3, "wood": 4}
 
 
-def jitter_box(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A true box moved, scaled and turned a little, like a detector's box."""
+def jitter_box(corners: np.ndarray, rng: np.random.Generator, size: float = 0.04, along: float = 0.03,
+               across: float = 0.02, angle_deg: float = 3.0) -> np.ndarray:
+    """A true box ``(4, 2)`` moved, scaled and turned a little, like a detector's box (standard
+    deviations: ``size`` relative, ``along``/``across`` as fractions of the length/width,
+    ``angle_deg`` degrees)."""
     c = np.asarray(corners, np.float64)
     ctr = c.mean(0)
-    u = c[1] - c[0]
-    length = float(np.linalg.norm(u))
-    a = np.deg2rad(rng.normal(0, 2.0))
+    u = (c[1] - c[0] + c[2] - c[3]) / 2
+    v = (c[3] - c[0] + c[2] - c[1]) / 2
+    length, wid = float(np.linalg.norm(u)), float(np.linalg.norm(v))
+    uu, vv = u / max(length, 1e-9), v / max(wid, 1e-9)
+    a = np.deg2rad(rng.normal(0, angle_deg))
     R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    s = 1 + rng.normal(0, 0.03, 2)
-    uu = u / max(length, 1e-9)
-    vv = np.array([-uu[1], uu[0]])
+    s = 1 + rng.normal(0, size, 2)
     d = c - ctr
-    loc = np.stack([d @ uu, d @ vv], 1) * s
-    out = ctr + (loc[:, :1] * uu + loc[:, 1:] * vv) @ R.T + rng.normal(0, 0.02 * length / 2, 2)
+    loc = np.stack([d @ uu * s[0], d @ vv * s[1]], 1)
+    shift = uu * rng.normal(0, along) * length + vv * rng.normal(0, across) * wid
+    out = ctr + shift + (loc[:, :1] * uu + loc[:, 1:] * vv) @ R.T
     return out.astype(np.float32)
 
 
-def make_data(n_scenes: int, seed0: int = SEED0, max_pip: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``(X (M, 1, 32, 32) float32, y (M,) int64)`` half ink maps and their pip counts
-    (``max_pip``: only sets of that size; None: the renderer's mix)."""
-    from vision.pips.counter import half_images, read_tile
+def tile_samples(image: np.ndarray, corners: np.ndarray) -> list[dict]:
+    """The readings :func:`vision.pips.counter.read_tile` makes of one box (the snapped box, when
+    it differs, and the box itself), each with its classifier input and classical count."""
+    from vision.pips.classifier import half_inputs
+    from vision.pips.counter import read_classical, snap_box
+
+    snapped = snap_box(image, corners)
+    boxes = [np.asarray(corners, np.float32)]
+    if not np.allclose(snapped, boxes[0], atol=0.5):
+        boxes.insert(0, snapped)
+    out = []
+    for k, box in enumerate(boxes):
+        r = read_classical(image, box, snap=False)
+        out.append(dict(x=half_inputs(r.rect, r.divider_pos).astype(np.float16),
+                        classical=tuple(-1 if p is None else int(p) for p in r.pips),
+                        cconf=float(r.confidence), snapped=int(len(boxes) == 2 and k == 0), nbox=len(boxes)))
+    return out
+
+
+def _scene_tiles(image, labels, visible, rng, max_pip, family, source, tile_id0):
+    h, w = image.shape[:2]
+    rows = []
+    tid = tile_id0
+    for g, v in zip(labels, visible):
+        c = g.corners
+        if g.face_down or v < 0.98 or (c < 0).any() or (c[:, 0] >= w).any() or (c[:, 1] >= h).any():
+            continue
+        jit = rng.random() < 0.7
+        box = jitter_box(c, rng) if jit else c
+        for s in tile_samples(image, box):
+            s.update(y=tuple(int(p) for p in g.pips), width=float(g.size[1]), max_pip=max_pip, family=family,
+                     source=source, jitter=int(jit), tile=tid)
+            rows.append(s)
+        tid += 1
+    return rows, tid
+
+
+def make_shard(shard: int, n_scenes: int, n_layouts: int, out: Path, sets: list[int] | None = None) -> int:
+    """Render one shard of samples and save it as ``out`` (npz); returns the number of samples.
+    ``sets``: draw every scene's set size from these (None: a third double-9/12, else the
+    renderer's mix)."""
     from vision.render import random_scene, random_style
+    from vision.render.layouts import GAMES, make_layout, render_layout
 
-    xs, ys = [], []
+    rows: list[dict] = []
+    tid = shard * 10_000_000
+    t0 = time.time()
     for k in range(n_scenes):
-        rng = np.random.default_rng(seed0 + k)
-        sc = random_scene(rng, style=None if max_pip is None else random_style(rng, max_pip=max_pip))
-        h, w = sc.image.shape[:2]
-        for g, v in zip(sc.labels, sc.visible):
-            c = g.corners
-            if g.face_down or v < 0.98 or (c < 0).any() or (c[:, 0] >= w).any() or (c[:, 1] >= h).any():
-                continue
-            r = read_tile(sc.image, jitter_box(c, rng) if rng.random() < 0.8 else c)
-            halves = half_images(r)
-            # the re-centred box may have swapped nothing: halves[0] is still the corners[0] end
-            xs.append(halves[:, None])
-            ys.append(np.array(g.pips, np.int64))
-    return np.concatenate(xs), np.concatenate(ys)
+        rng = np.random.default_rng(SCENE_SEED0 + 100_000 * shard + k)
+        mp = [None, None, 9, 12][k % 4] if k % 3 == 0 else None
+        if sets:
+            mp = sets[k % len(sets)]
+        style = random_style(rng, max_pip=mp) if mp else None
+        sc = random_scene(rng, style=style)
+        st = sc.style if hasattr(sc, "style") and sc.style is not None else style
+        fam = FAMILY_INDEX.get(getattr(st, "family", ""), -1)
+        mpp = getattr(st, "max_pip", -1)
+        r, tid = _scene_tiles(sc.image, sc.labels, sc.visible, rng, mpp, fam, 0, tid)
+        rows += r
+        if k % 100 == 0:
+            print(f"shard {shard}: scene {k}, {len(rows)} samples, {time.time() - t0:.0f} s", flush=True)
+    for k in range(n_layouts):
+        prng = random.Random(LAYOUT_SEED0 + 100_000 * shard + k)
+        rng = np.random.default_rng(LAYOUT_SEED0 + 100_000 * shard + k)
+        s = make_layout(GAMES[k % len(GAMES)], prng)
+        render_layout(s, rng, rotation_deg=float(rng.uniform(0, 360)))
+        r, tid = _scene_tiles(s.image, s.labels, [1.0] * len(s.labels), rng, s.max_pip, -1, 1, tid)
+        rows += r
+        if k % 25 == 0:
+            print(f"shard {shard}: layout {k}, {len(rows)} samples, {time.time() - t0:.0f} s", flush=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(out, X=np.stack([r["x"] for r in rows]), y=np.array([r["y"] for r in rows], np.int8),
+             classical=np.array([r["classical"] for r in rows], np.int8),
+             cconf=np.array([r["cconf"] for r in rows], np.float32),
+             width=np.array([r["width"] for r in rows], np.float32),
+             max_pip=np.array([r["max_pip"] for r in rows], np.int8),
+             family=np.array([r["family"] for r in rows], np.int8),
+             source=np.array([r["source"] for r in rows], np.int8),
+             jitter=np.array([r["jitter"] for r in rows], np.int8),
+             snapped=np.array([r["snapped"] for r in rows], np.int8),
+             nbox=np.array([r["nbox"] for r in rows], np.int8),
+             tile=np.array([r["tile"] for r in rows], np.int64))
+    print(f"shard {shard}: {len(rows)} samples in {time.time() - t0:.0f} s -> {out}", flush=True)
+    return len(rows)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--scenes", type=int, default=700)
-    ap.add_argument("--scenes12", type=int, default=300, help="extra double-12 scenes (seeds 31_000_000+)")
-    ap.add_argument("--epochs", type=int, default=12)
-    ap.add_argument("--data", type=Path, default=ROOT / "data" / "pip-halves.npz")
-    ap.add_argument("--out", type=Path, default=ROOT / "models" / "pip-halves.onnx")
-    ap.add_argument("--threads", type=int, default=1)
-    args = ap.parse_args(argv)
-    if args.data.exists():
-        d = np.load(args.data)
-        X, y = d["X"], d["y"]
-    else:
-        t0 = time.time()
-        X, y = make_data(args.scenes)
-        if args.scenes12:
-            X12, y12 = make_data(args.scenes12, SEED0 + 1_000_000, max_pip=12)
-            X, y = np.concatenate([X, X12]), np.concatenate([y, y12])
-        args.data.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(args.data, X=X, y=y)
-        print(f"data: {len(y)} halves from {args.scenes} scenes in {time.time() - t0:.0f} s", flush=True)
+def load_shards(paths: list[Path]) -> dict[str, np.ndarray]:
+    """Concatenate the arrays of several shard files."""
+    parts = [dict(np.load(p)) for p in paths]
+    return {k: np.concatenate([q[k] for q in parts]) for k in parts[0]}
+
+
+def build_net():
+    """The half classifier network (torch): ``(N, 4, 32, 32) -> (N, 13)`` logits."""
+    from torch import nn
+
+    def block(i, o):
+        return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU()]
+
+    return nn.Sequential(*block(4, 16), nn.MaxPool2d(2), *block(16, 32), *block(32, 32), nn.MaxPool2d(2),
+                         *block(32, 64), *block(64, 64), nn.AvgPool2d(4), nn.Flatten(),
+                         nn.Linear(256, 64), nn.ReLU(), nn.Linear(64, 13))
+
+
+def train(args) -> int:
     import torch
     from torch import nn
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    net = nn.Sequential(
-        nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
-        nn.Linear(64, 13))
-    n = len(y)
-    perm = np.random.default_rng(0).permutation(n)
-    n_val = max(1, n // 10)
-    val, tr = perm[:n_val], perm[n_val:]
-    Xt, yt = torch.from_numpy(X), torch.from_numpy(y)
-    opt = torch.optim.Adam(net.parameters(), 3e-3)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=args.epochs * ((len(tr) + 127) // 128))
-    loss_fn = nn.CrossEntropyLoss()
+    tr_paths = [args.data_dir / f"shard{s}.npz" for s in args.shards]
+    d = load_shards(tr_paths)
+    X = torch.from_numpy(d["X"].reshape(-1, 4, 32, 32))  # float16; batches go float32
+    y = torch.from_numpy(d["y"].reshape(-1).astype(np.int64))
+    v = load_shards([args.data_dir / f"shard{args.val_shard}.npz"])
+    Xv = torch.from_numpy(v["X"].reshape(-1, 4, 32, 32).astype(np.float32))
+    yv = v["y"].reshape(-1).astype(np.int64)
+    print(f"train: {len(y)} halves from {tr_paths}; held out: {len(yv)} halves (shard {args.val_shard})", flush=True)
+    net = build_net()
+    bs = 128
+    steps = args.epochs * ((len(y) + bs - 1) // bs)
+    opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=steps, pct_start=0.15)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
+    t0 = time.time()
     for ep in range(args.epochs):
         net.train()
-        rng = np.random.default_rng(ep)
-        order = rng.permutation(tr)
-        for i in range(0, len(order), 128):
-            b = order[i:i + 128]
-            xb = Xt[b]
-            if rng.random() < 0.5:  # halves are mirror-symmetric across the tile
-                xb = torch.flip(xb, dims=[3])
+        g = torch.Generator().manual_seed(ep)
+        order = torch.randperm(len(y), generator=g)
+        tot = 0.0
+        for i in range(0, len(order), bs):
+            b = order[i:i + bs]
+            xb = X[b].float()
+            flip = torch.rand(len(b), generator=g) < 0.5  # halves read the same mirrored across the tile
+            xb[flip] = torch.flip(xb[flip], dims=[3])
+            xb = xb * (1 + 0.1 * torch.randn(len(b), 4, 1, 1, generator=g))  # contrast jitter per channel
             opt.zero_grad()
-            loss = loss_fn(net(xb), yt[b])
+            loss = loss_fn(net(xb), y[b])
             loss.backward()
             opt.step()
             sched.step()
+            tot += loss.item() * len(b)
         net.eval()
         with torch.no_grad():
-            acc = (net(Xt[val]).argmax(1) == yt[val]).float().mean().item()
-        print(f"epoch {ep + 1}: loss {loss.item():.3f}, held-out half accuracy {acc:.4f}", flush=True)
+            pv = torch.cat([net(Xv[i:i + 1024]) for i in range(0, len(Xv), 1024)]).argmax(1).numpy()
+        half_ok = pv == yv
+        tile_ok = half_ok.reshape(-1, 2).all(1)
+        print(f"epoch {ep + 1}: loss {tot / len(y):.4f}, held-out half accuracy {half_ok.mean():.4f}, "
+              f"tile accuracy {tile_ok.mean():.4f}, {time.time() - t0:.0f} s", flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     net.eval()
-    torch.onnx.export(net, torch.zeros(1, 1, 32, 32), str(args.out), input_names=["halves"], output_names=["logits"],
+    torch.onnx.export(net, torch.zeros(1, 4, 32, 32), str(args.out), input_names=["halves"], output_names=["logits"],
                       dynamic_axes={"halves": {0: "n"}, "logits": {0: "n"}}, opset_version=12, dynamo=False)
-    print(f"exported {args.out}")
+    print(f"exported {args.out} ({args.out.stat().st_size} bytes)", flush=True)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    d = sub.add_parser("data", help="render one shard of samples")
+    d.add_argument("--shard", type=int, required=True)
+    d.add_argument("--scenes", type=int, default=1500)
+    d.add_argument("--layouts", type=int, default=150)
+    d.add_argument("--out-dir", type=Path, default=DATA_DIR)
+    d.add_argument("--sets", type=int, nargs="*", default=None, help="set sizes of the scenes (default: a mix)")
+    t = sub.add_parser("train", help="train on shards and export ONNX")
+    t.add_argument("--shards", type=int, nargs="+", default=[0, 2])
+    t.add_argument("--val-shard", type=int, default=9)
+    t.add_argument("--data-dir", type=Path, default=DATA_DIR)
+    t.add_argument("--epochs", type=int, default=12)
+    t.add_argument("--lr", type=float, default=3e-3)
+    t.add_argument("--threads", type=int, default=1)
+    t.add_argument("--out", type=Path, default=ROOT / "models" / "pip-halves.onnx")
+    args = ap.parse_args(argv)
+    if args.cmd == "data":
+        make_shard(args.shard, args.scenes, args.layouts, args.out_dir / f"shard{args.shard}.npz", args.sets)
+        return 0
+    return train(args)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,11 @@ import numpy as np
 from vision.types import TileDetection
 
 MAX_PIPS = 12
+#: the half classifier's value wins a disagreement when its probability (the smaller of the two
+#: halves') is at least this, or the tile is narrower than ``COUNT_MIN_WIDTH`` pixels (chosen on
+#: held-out rendered tiles, docs/vision.md).
+CLASSIFIER_SURE = 0.8
+COUNT_MIN_WIDTH = 40.0
 #: rectified tile width (across) in pixels; the length is twice this.
 RECT_W = 64
 
@@ -102,11 +107,13 @@ def read_tile(image: np.ndarray, corners: np.ndarray, width: int = RECT_W,
               use_classifier: bool = True) -> TileReading:
     """Count the pips on both halves of one face-up tile.
 
-    The classical count decides when the learned half classifier (``models/pip-halves.onnx``,
-    if present and ``use_classifier``) agrees, or when the tile is at least 40 px wide and the
-    classifier is unsure (< 0.9); the classifier decides when it is sure (>= 0.9) or the tile is
-    small; when neither is usable the tile is unreadable. Chosen on rendered validation tiles and
-    the real photos (docs/vision.md).
+    With the learned half classifier (``models/pip-halves.onnx``, if present and
+    ``use_classifier``): when the classical count agrees, that value (confidence the larger of
+    the two); otherwise the classifier's value (confidence its probability, the smaller of the
+    two halves'), except on a tile at least ``COUNT_MIN_WIDTH`` px wide with a readable count
+    and a classifier probability under ``CLASSIFIER_SURE``: there the count stays, confidence
+    at most 0.7. Without the classifier, the classical count. Chosen on held-out rendered tiles
+    (docs/vision.md).
 
     Args:
         image: ``(H, W, 3) uint8`` BGR photo.
@@ -133,25 +140,25 @@ def _read_combined(image: np.ndarray, corners: np.ndarray, width: int, use_class
     r = read_classical(image, corners, width, snap=False)
     if not use_classifier:
         return r
-    from .classifier import classifier_available, classify_halves
+    from .classifier import classifier_available, classify_halves, half_inputs
 
     if not classifier_available():
         return r
-    prob = classify_halves(half_images(r))
+    prob = classify_halves(half_inputs(r.rect, r.divider_pos))
     cls = (int(prob[0].argmax()), int(prob[1].argmax()))
     pc = float(prob.max(axis=1).min())
     tile_w = float(np.linalg.norm(np.asarray(corners, np.float32)[3] - np.asarray(corners, np.float32)[0]))
     if r.readable and r.pips == cls:
         r.confidence = max(r.confidence, pc)
-    elif pc >= 0.9 or (not r.readable and pc >= 0.5) or (tile_w < 40 and pc >= 0.5):
-        r.pips, r.confidence = cls, pc
-        r.note = "; ".join(x for x in (r.note, "read by the half classifier") if x)
-    elif r.readable and tile_w >= 40:
+    elif r.readable and tile_w >= COUNT_MIN_WIDTH and pc < CLASSIFIER_SURE:
+        # an unsure classifier on a large tile: things it never saw (printed backs, odd sets)
         r.confidence = min(r.confidence, 0.7)
         r.note = "; ".join(x for x in (r.note, f"half classifier says {cls[0]}-{cls[1]}") if x)
     else:
-        r.pips, r.confidence = (None, None), 0.0
-        r.note = "; ".join(x for x in (r.note, "pip counter and half classifier disagree") if x)
+        was = r.pips
+        r.pips, r.confidence = cls, pc
+        said = f"pip counter says {was[0]}-{was[1]}" if r.readable else "read by the half classifier"
+        r.note = "; ".join(x for x in (r.note, said) if x)
     return r
 
 
@@ -175,23 +182,14 @@ def read_classical(image: np.ndarray, corners: np.ndarray, width: int = RECT_W, 
 
 
 def half_images(reading: "TileReading", size: int = 32) -> np.ndarray:
-    """Both halves of a read tile as ``(2, size, size) float32`` "ink" maps for a half classifier:
-    Lab distance from the body colour scaled to [0, 1]; half 1 turned so that both halves have the
-    tile's end at row 0 and the divider at the last row.
+    """Both halves of a read tile as ``(2, size, size) float32`` "ink" maps (one-channel half
+    classifiers): Lab distance from the body colour scaled to [0, 1], half 1 turned so that both
+    halves have the tile's end at row 0; the last channel of
+    :func:`vision.pips.classifier.half_inputs`.
     """
-    rect = reading.rect
-    L, w = rect.shape[:2]
-    m = max(2, int(round(0.07 * w)))
-    lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32)
-    body = np.median(lab[m:L - m, m:w - m].reshape(-1, 3), axis=0)
-    diff = lab - body
-    diff[..., 1:] *= 1.6
-    dist = np.sqrt((diff ** 2).sum(axis=2))
-    dist = np.clip(dist / max(float(np.percentile(dist[m:L - m, m:w - m], 99)), 20.0), 0, 1)
-    cut = int(round(np.clip(reading.divider_pos, 0.4, 0.6) * L))
-    h0 = cv2.resize(dist[:cut], (size, size), interpolation=cv2.INTER_AREA)
-    h1 = cv2.resize(dist[cut:][::-1, ::-1], (size, size), interpolation=cv2.INTER_AREA)
-    return np.stack([h0, h1]).astype(np.float32)
+    from .classifier import half_inputs
+
+    return half_inputs(reading.rect, reading.divider_pos, size)[:, -1]
 
 
 def _frame(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
