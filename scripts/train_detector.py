@@ -24,15 +24,20 @@ sys.path.insert(0, str(ROOT))
 
 
 def export_onnx(weights: Path, imgsz: int, out: Path) -> Path:
-    """Export a .pt checkpoint to ONNX at ``out`` (class names + imgsz go into ONNX metadata)."""
+    """Export a .pt checkpoint to ONNX at ``out`` (class names + imgsz go into ONNX metadata).
+
+    The input size is dynamic (any multiple of 32), so the runtime can choose it per photo
+    (``vision.detector``: 384 px, and 640 px again when the tiles are small); ``imgsz`` is the
+    size written into the metadata.
+    """
     from ultralytics import YOLO
 
     model = YOLO(str(weights))
     try:
-        path = model.export(format="onnx", imgsz=imgsz, opset=12, simplify=True, dynamic=False, device="cpu")
+        path = model.export(format="onnx", imgsz=imgsz, opset=12, simplify=True, dynamic=True, device="cpu")
     except Exception as exc:  # simplifier trouble: plain export
         print(f"simplified export failed ({exc}); exporting without simplify")
-        path = model.export(format="onnx", imgsz=imgsz, opset=12, simplify=False, dynamic=False, device="cpu")
+        path = model.export(format="onnx", imgsz=imgsz, opset=12, simplify=False, dynamic=True, device="cpu")
     out.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(path, out)
     print(f"exported {weights} -> {out} ({out.stat().st_size / 1e6:.1f} MB)")

@@ -224,6 +224,12 @@ def _metadata(session) -> tuple[tuple[int, int] | None, dict[int, str]]:
     return imgsz, names
 
 
+#: Second pass (dynamic models): when the first pass at the model's own size finds no tile or
+#: tiles whose median width is under SMALL_TILE_PX network pixels, run again at FINE_IMGSZ.
+SMALL_TILE_PX = 28.0
+FINE_IMGSZ = 640
+
+
 class TileDetector:
     """An ONNX OBB tile detector.
 
@@ -235,6 +241,7 @@ class TileDetector:
         ValueError: the model is not an OBB model with at least 2 classes.
     Attributes:
         imgsz: ``(height, width)`` of the network input, from the model (metadata or input shape).
+        dynamic: the model takes any input size (then :meth:`raw` may run a second, larger pass).
         names: class names from the model metadata (``{0: ..., 1: ...}``).
     """
 
@@ -254,6 +261,8 @@ class TileDetector:
         self.input_name = inp.name
         imgsz, self.names = _metadata(self.session)
         shape = inp.shape
+        #: True when the network takes any input size (exported with ``dynamic=True``)
+        self.dynamic = not (isinstance(shape[2], int) and isinstance(shape[3], int))
         if imgsz is None:
             if isinstance(shape[2], int) and isinstance(shape[3], int):
                 imgsz = (shape[2], shape[3])
@@ -267,29 +276,53 @@ class TileDetector:
         self._lock = threading.Lock()
 
     def raw(self, image: np.ndarray, conf_threshold: float = 0.25, iou_threshold: float = 0.5,
-            max_det: int = 300) -> RawDetections:
+            max_det: int = 300, imgsz: int | None = None) -> RawDetections:
         """Run the network and NMS; boxes in ``image`` pixels.
+
+        With a model of dynamic input size and ``imgsz`` None the photo is run at
+        :attr:`imgsz` first; when that finds no tile, or tiles narrower than
+        :data:`SMALL_TILE_PX` network pixels (median), it is run again at :data:`FINE_IMGSZ` and
+        that result is returned (small, far tiles are found far more often at the larger size,
+        while large tiles are split less at the smaller one; docs/vision.md).
 
         Args:
             image: ``(H, W, 3) uint8`` BGR.
             conf_threshold: minimum best-class score.
             iou_threshold: rotated-NMS IoU.
             max_det: most boxes returned.
+            imgsz: network input side in pixels (a multiple of 32; dynamic models only), or None.
         Returns:
             :class:`RawDetections` (best first).
+        Raises:
+            ValueError: ``imgsz`` given for a model with a fixed input size, or not a multiple of 32.
         """
-        blob, r, (px, py) = letterbox(image, self.imgsz)
+        if imgsz is not None:
+            if not self.dynamic:
+                raise ValueError(f"{self.path.name} has a fixed input size {self.imgsz}")
+            if imgsz % 32 or imgsz < 32:
+                raise ValueError(f"imgsz must be a positive multiple of 32, got {imgsz}")
+            return self._run(image, (imgsz, imgsz), conf_threshold, iou_threshold, max_det)[0]
+        det, width = self._run(image, self.imgsz, conf_threshold, iou_threshold, max_det)
+        if self.dynamic and FINE_IMGSZ > max(self.imgsz) and (width is None or width < SMALL_TILE_PX):
+            det = self._run(image, (FINE_IMGSZ, FINE_IMGSZ), conf_threshold, iou_threshold, max_det)[0]
+        return det
+
+    def _run(self, image: np.ndarray, size: tuple[int, int], conf_threshold: float, iou_threshold: float,
+             max_det: int) -> tuple[RawDetections, float | None]:
+        """One pass at ``size``; also the median box width in network pixels (None: no box)."""
+        blob, r, (px, py) = letterbox(image, size)
         with self._lock:  # one onnxruntime session shared by web request threads
             out = self.session.run(None, {self.input_name: blob})[0]
         det = decode_obb(out, conf_threshold)
         keep = rotated_nms(det.xywhr, det.confidence, iou_threshold, max_det)
         det = det.take(keep)
         det = det.take(suppress_covered(det.xywhr, det.confidence))
+        width = float(np.median(det.xywhr[:, 3])) if len(det.xywhr) else None
         xywhr = det.xywhr.copy()
         xywhr[:, 0] = (xywhr[:, 0] - px) / r
         xywhr[:, 1] = (xywhr[:, 1] - py) / r
         xywhr[:, 2:4] /= r
-        return RawDetections(xywhr, det.scores)
+        return RawDetections(xywhr, det.scores), width
 
     def detect(self, image: np.ndarray, conf_threshold: float = 0.25, iou_threshold: float = 0.5,
                max_det: int = 300) -> list[TileDetection]:
