@@ -250,11 +250,13 @@ def _rescue_search(max_pip: int, piles: Piles, drawn_double: int, max_depth: int
     n = nd = lo[drawn_double] if drawn_double >= 0 else 0
     if n and (not piles[n] or _accepts(tab, piles, n, drawn_double)):
         n = 0  # the drawn double can already go home: only another double home is progress
+    dep = [1] * (max_pip + 1)
+    dep[0] = 0
+    if not _rescue_possible(tab, piles, n, max_depth, dep):
+        return (), tuple(dep)
     seen = {piles}
     queue = deque([(piles, ())])
     out = []
-    dep = [1] * (max_pip + 1)
-    dep[0] = 0
     while queue and len(seen) < RESCUE_LAYOUTS:
         layout, path = queue.popleft()
         offs = [0] * (max_pip + 1)
@@ -291,6 +293,8 @@ def _rescue_search(max_pip: int, piles: Piles, drawn_double: int, max_depth: int
         if not trouble and not (nd and not shows_n and layout[nd]):
             continue
         last = len(path) + 1 == max_depth
+        cand = []
+        direct = False  # some move brings a double home or lets the drawn double go home
         for i in slots:
             m = tops[i]
             if m < 0 or m == dof[i]:
@@ -301,16 +305,61 @@ def _rescue_search(max_pip: int, piles: Piles, drawn_double: int, max_depth: int
                 c = tops[j]
                 if j == i or (c < 0 and m != dof[j]) or (c >= 0 and (dbl[c] or not sm[c])):
                     continue
-                if last and m != dof[j] and i != n and not (j == n and m_n):
-                    continue  # a last move that cannot reach a goal
-                lst = list(layout)
-                lst[j] = lst[j] + (m,)
-                lst[i] = lst[i][:-1]
-                nxt = tuple(lst)
-                if nxt not in seen:
-                    seen.add(nxt)
-                    queue.append((nxt, path + ((i, j),)))
+                sure = m == dof[j] or (j == n and m_n)
+                direct = direct or sure
+                cand.append((i, j, m, sure or i == n))
+        for i, j, m, goalish in cand:
+            if (last or direct) and not goalish:
+                continue  # a last move that cannot reach a goal, or a detour before one
+            lst = list(layout)
+            lst[j] = lst[j] + (m,)
+            lst[i] = lst[i][:-1]
+            nxt = tuple(lst)
+            if nxt not in seen:
+                seen.add(nxt)
+                queue.append((nxt, path + ((i, j),)))
     return tuple(out), tuple(dep)
+
+
+def _rescue_possible(tab: _Tables, piles: Piles, n: int, max_depth: int, dep: list) -> bool:
+    """A necessary condition for a rescue within ``max_depth`` moves (so False proves there is
+    none). A goal is slot ``g`` showing ``g`` (or blank) for a double g-g in trouble: the drawn
+    double (``n``, 0: none) with ``max_depth`` moves, a wrong-slot double with one move fewer
+    (it must still move home). Every move lifts one top tile, so within ``b`` moves slot ``g``
+    can only show ``g`` when a tile with ``g`` lies within the top ``b + 1`` tiles of pile
+    ``g``, or pile ``g`` has at most ``b`` tiles, or a tile with ``g`` lies within the top ``b``
+    tiles of another open pile. Raises ``dep[k]`` to the pile depths read."""
+    dof, dbl, lo, hi = tab.double_of, tab.dbl, tab.lo, tab.hi
+    goals = {n: max_depth} if n else {}
+    for k in tab.slots:
+        p = piles[k]
+        if p and dbl[p[-1]] and p[-1] != dof[k]:
+            g = lo[p[-1]]
+            goals[g] = max(goals.get(g, 0), max_depth - 1)
+    if not goals:
+        return False
+    need = {}
+    for g, b in goals.items():
+        if len(piles[g]) <= b:
+            return True
+        need[g] = b
+    reach = max(need.values()) + 1
+    for k in tab.slots:
+        p = piles[k]
+        if not p or p[-1] == dof[k]:
+            continue
+        look = min(reach, len(p))
+        if look > dep[k]:
+            dep[k] = look
+        for d in range(1, look + 1):
+            t = p[-d]
+            if dbl[t]:
+                continue  # a double on top: it cannot make its slot show its number
+            for g in (lo[t], hi[t]):
+                b = need.get(g)
+                if b is not None and d <= (b + 1 if k == g else b):
+                    return True
+    return False
 
 
 def _rescues(max_pip: int, piles: Piles, drawn_double: int, max_depth: int) -> tuple:
@@ -856,6 +905,11 @@ def _search_for(state: BigClockState, memo: dict, node_limit: int) -> _Search:
 #: (with a randomly perturbed search order, keeping the memo of proven results) twice as many.
 FIRST_RESTART_NODES = 1_000
 
+#: What the solver's answers depend on besides the deal and the node limit (the benchmark
+#: reuses stored results only while this is unchanged).
+SOLVER_SETTINGS = {"version": 2, "rescue_depth": RESCUE_DEPTH, "rescue_layouts": RESCUE_LAYOUTS,
+                   "first_restart_nodes": FIRST_RESTART_NODES}
+
 
 def _solve_restarts(search: _Search, piles: Piles, used: int, node_limit: int) -> bool | None:
     """Run ``search`` from ``piles`` (stock position 0) with restarts; None when
@@ -877,7 +931,7 @@ def _solve_restarts(search: _Search, piles: Piles, used: int, node_limit: int) -
     return None
 
 
-def solve(state: BigClockState, node_limit: int = 200_000) -> bool | None:
+def solve(state: BigClockState, node_limit: int = 100_000) -> bool | None:
     """Can ``state`` still be won, knowing the stock order? None when ``node_limit`` search nodes
     (positions expanded) were used up first.
 
@@ -893,7 +947,7 @@ def solve(state: BigClockState, node_limit: int = 200_000) -> bool | None:
     return _solve_restarts(search, state._piles, state.moves_used, node_limit)
 
 
-def solve_line(state: BigClockState, node_limit: int = 200_000) -> list[BigClockAction] | None:
+def solve_line(state: BigClockState, node_limit: int = 100_000) -> list[BigClockAction] | None:
     """A winning action list from ``state`` (stock order known), or None (lost or limit hit).
 
     ``node_limit`` applies to each of the solver calls made along the line.
@@ -959,17 +1013,33 @@ def _candidates(state: BigClockState) -> list[BigClockAction]:
     return out
 
 
-def hint(state: BigClockState, samples: int = 16, seed: int | None = 0,
-         node_limit: int = 500) -> Hint:
+#: Hint defaults per size (max_pip -> (samples, node limit per search, screen samples, keep,
+#: node budget per sample or None)); see ``engine.solitaire.determinized_hint``. Sized so that
+#: a hint call stays well under a second on a phone's server (docs/big-clock.md has timings).
+HINT_SETTINGS = {12: (8, 200, 2, 2, 800), 9: (12, 300, 3, 3, 2_000),
+                 6: (16, 500, 4, 3, None)}
+
+
+def hint(state: BigClockState, samples: int | None = None, seed: int | None = 0,
+         node_limit: int | None = None) -> Hint:
     """Best action by determinized Monte Carlo (see ``engine.solitaire.determinized_hint``):
-    each legal action is tried on ``samples`` sampled stock orders with the perfect-information
-    solver (``node_limit`` nodes per try; an unfinished search counts as half a win).
-    ``win_chance`` is the best action's win rate over the samples. Only the actions of
+    each candidate action is tried on sampled stock orders with the perfect-information
+    search (``node_limit`` nodes per try; an unfinished search counts as half a win), the same
+    orders for every candidate. Defaults per size in :data:`HINT_SETTINGS`: double-12 8 samples
+    of 200 nodes (at most 800 nodes per sample shared by the live candidates, all candidates
+    get 2 samples and the best 2 the rest), double-9 12 samples of 300 nodes (2,000 per
+    sample, screen 3, keep 3), double-6 16 samples of 500 nodes (screen 4, keep 3).
+    ``win_chance`` is the best action's win rate over its samples. Only the actions of
     :func:`_candidates` are ranked; when there is only one, it is returned at once with
-    ``win_chance=None`` (nothing to choose)."""
+    ``win_chance=None`` (nothing to choose).
+    """
     cands = _candidates(state)
     if len(cands) == 1:
         return Hint(cands[0], [(cands[0], float("nan"))], "win_rate", None,
                     f"{state.action_to_string(cands[0])}: the only sensible move", 0.0)
-    return determinized_hint(state, evaluate=_evaluate, samples=samples, seed=seed,
-                             node_limit=node_limit, actions=cands)
+    d_samples, d_limit, screen, keep, budget = HINT_SETTINGS[state.game.max_pip]
+    return determinized_hint(state, evaluate=_evaluate,
+                             samples=d_samples if samples is None else samples, seed=seed,
+                             node_limit=d_limit if node_limit is None else node_limit,
+                             actions=cands, screen_samples=screen, keep=keep,
+                             sample_node_budget=budget)

@@ -12,6 +12,11 @@ size in its module's ``GAME_SIZES``, over seeded deals 0..N-1:
   order is unknown), on the first ``--hint-deals`` deals (the hint is the expensive policy);
   the time of every hint call is recorded (ms).
 
+Every deal and policy is a separate task; its result is appended as a JSON line to
+``<out-dir>/<game>-<size>-<policy>.jsonl`` (default ``data/bench/``, git-ignored) and reused when
+the same command runs again with the same settings, so a long run can be cut (Ctrl-C) and
+continued. Sizes run in the order given by ``--sizes``.
+
 Win rates come with 95% Wilson intervals (``engine.game.wilson_interval``); the gap to the ceiling
 is the solver's rate minus the hint's on the same deals.
 
@@ -51,32 +56,93 @@ def available_games() -> list[str]:
     return out
 
 
-def run_deal(job: tuple) -> dict:
-    """Play one deal with every policy. ``job`` = (game name, params, seed, do_hint, samples,
-    solver node limit). Returns the results as a dict (hint times in ms)."""
-    name, params, seed, do_hint, samples, node_limit = job
+POLICIES = ("random", "greedy", "solver", "hint")
+
+
+def run_task(job: tuple) -> dict:
+    """Play one deal with one policy. ``job`` = (game name, params, seed, policy, hint samples
+    or None, solver node limit). Returns ``{"seed", "policy", "won"}`` plus, for the solver,
+    ``"solver"`` (True / False / None when the node limit was hit) and ``"solver_ms"``, and for
+    the hint, ``"hint_ms"`` (the time of every hint call, ms)."""
+    name, params, seed, policy, samples, node_limit = job
     mod = import_module(GAMES[name].partition(":")[0])
-    game = make_game(name, **params)
-    deal = game.new_initial_state(seed)
-    rng = random.Random(seed)
-    out = {"seed": seed,
-           "random": play_out(deal.clone(), lambda s: mod.random_action(s, rng)),
-           "greedy": play_out(deal.clone(), mod.greedy_action)}
-    t0 = time.perf_counter()
-    out["solver"] = mod.solve(deal.clone(), node_limit=node_limit)
-    out["solver_ms"] = (time.perf_counter() - t0) * 1000
-    if do_hint:
+    deal = make_game(name, **params).new_initial_state(seed)
+    out: dict = {"seed": seed, "policy": policy}
+    if policy == "random":
+        rng = random.Random(seed)
+        out["won"] = play_out(deal, lambda s: mod.random_action(s, rng))
+    elif policy == "greedy":
+        out["won"] = play_out(deal, mod.greedy_action)
+    elif policy == "solver":
+        t0 = time.perf_counter()
+        r = mod.solve(deal, node_limit=node_limit)
+        out.update(won=r is True, solver=r, solver_ms=(time.perf_counter() - t0) * 1000)
+    elif policy == "hint":
         times: list[float] = []
         kw = {} if samples is None else {"samples": samples}
 
-        def policy(s):
+        def policy_fn(s):
             h = mod.hint(s, seed=seed * 1000 + len(s.history), **kw)
             times.append(h.elapsed_ms)
             return h.action
 
-        out["hint"] = play_out(deal.clone(), policy)
-        out["hint_ms"] = times
+        out.update(won=play_out(deal, policy_fn), hint_ms=times)
+    else:
+        raise ValueError(f"unknown policy {policy!r}; choose from {POLICIES}")
     return out
+
+
+def merge_rows(results: list[dict]) -> list[dict]:
+    """Per-policy results -> one row per seed: ``{"seed", "random", "greedy", "solver",
+    "solver_ms", "hint", "hint_ms"}`` (keys of the policies that ran), sorted by seed."""
+    rows: dict[int, dict] = {}
+    for r in results:
+        row = rows.setdefault(r["seed"], {"seed": r["seed"]})
+        if r["policy"] == "solver":
+            row["solver"], row["solver_ms"] = r["solver"], r["solver_ms"]
+        else:
+            row[r["policy"]] = r["won"]
+            if r["policy"] == "hint":
+                row["hint_ms"] = r["hint_ms"]
+    return [rows[k] for k in sorted(rows)]
+
+
+class ResultLog:
+    """Per-deal results of one (game, size, policy), appended as JSON lines to
+    ``<out_dir>/<game>-<size>-<policy>.jsonl`` and reused on a rerun, so a long run can be cut
+    and continued. Each line carries its ``config`` (hint samples, solver node limit, and the
+    policy's own settings); lines of another config are ignored (and kept in the file)."""
+
+    def __init__(self, out_dir: Path, game: str, size: str, policy: str, config: dict):
+        self.path = out_dir / f"{game}-{size}-{policy}.jsonl"
+        self.config = config
+        self.done: dict[int, dict] = {}
+        if self.path.exists():
+            for line in self.path.read_text().splitlines():
+                try:
+                    r = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # a line cut by an interrupted run
+                if r.get("config") == config:
+                    self.done[r["seed"]] = r
+
+    def add(self, result: dict) -> None:
+        result = dict(result, config=self.config)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a") as f:
+            f.write(json.dumps(result) + "\n")
+        self.done[result["seed"]] = result
+
+
+def policy_config(mod, policy: str, samples: int | None, node_limit: int) -> dict:
+    """What a stored result of ``policy`` depends on besides game, size and seed: the command's
+    settings and the module's ``SOLVER_SETTINGS`` / ``HINT_SETTINGS`` tables when it has them
+    (change those and the old results are no longer reused)."""
+    if policy == "solver":
+        return {"node_limit": node_limit, "settings": repr(getattr(mod, "SOLVER_SETTINGS", None))}
+    if policy == "hint":
+        return {"samples": samples, "settings": repr(getattr(mod, "HINT_SETTINGS", None))}
+    return {}
 
 
 def rate_cell(k: int, n: int) -> str:
@@ -117,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2, help="worker processes")
     ap.add_argument("--sizes", default=None, help="comma list of size labels to run (default all)")
     ap.add_argument("--json", default=None, help="also write the summaries to this JSON file")
+    ap.add_argument("--out-dir", default="data/bench",
+                    help="per-deal results, one JSONL file per game, size and policy; reused "
+                         "on a rerun with the same settings (default data/bench)")
     args = ap.parse_args(argv)
 
     hint_deals = args.deals if args.hint_deals is None else min(args.hint_deals, args.deals)
@@ -128,15 +197,30 @@ def main(argv: list[str] | None = None) -> int:
         if name not in SOLITAIRES:
             ap.error(f"unknown solitaire {name!r}; choose from {SOLITAIRES}")
         mod = import_module(GAMES[name].partition(":")[0])
-        for label, params in mod.GAME_SIZES:
-            if args.sizes and label not in args.sizes.split(","):
-                continue
-            jobs = [(name, params, seed, seed < hint_deals, args.samples, args.node_limit)
-                    for seed in range(args.deals)]
+        sizes = mod.GAME_SIZES
+        if args.sizes:
+            wanted = args.sizes.split(",")
+            sizes = sorted((x for x in sizes if x[0] in wanted), key=lambda x: wanted.index(x[0]))
+        for label, params in sizes:
+            logs = {}
+            jobs = []
+            for pol in POLICIES:
+                n_pol = hint_deals if pol == "hint" else args.deals
+                logs[pol] = ResultLog(Path(args.out_dir), name, label, pol,
+                                      policy_config(mod, pol, args.samples, args.node_limit))
+                jobs += [(name, params, seed, pol, args.samples, args.node_limit)
+                         for seed in range(n_pol) if seed not in logs[pol].done]
+            # the expensive hint deals first so that the cheap ones fill the workers at the end
+            jobs.sort(key=lambda j: (j[3] != "hint", j[2]))
+            print(f"<!-- {name} {label}: {len(jobs)} deal-policy runs to do, the rest reused "
+                  f"from {args.out_dir} -->", file=sys.stderr, flush=True)
             t0 = time.time()
             with Pool(args.jobs) as pool:
-                rows = list(pool.imap_unordered(run_deal, jobs, chunksize=4))
-            rows.sort(key=lambda r: r["seed"])
+                for r in pool.imap_unordered(run_task, jobs, chunksize=1):
+                    logs[r["policy"]].add(r)
+            done = [r for pol in POLICIES for seed, r in logs[pol].done.items()
+                    if seed < (hint_deals if pol == "hint" else args.deals)]
+            rows = merge_rows(done)
             s = summarise(name, label, rows)
             s["wall_s"] = round(time.time() - t0, 1)
             summaries.append(s)
