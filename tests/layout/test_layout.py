@@ -117,6 +117,35 @@ def test_good_neighbors_infers_the_set_from_the_grid():
             assert r.layout["max_pip"] == n
 
 
+def test_good_neighbors_rows_from_centres_when_box_angles_are_noisy():
+    """Rows close together (gap a third of a tile width), the grid turned 1.5 degrees and every box
+    turned up to 7 degrees the other way (as a detector's boxes can be): rows still come apart."""
+    from vision.layout.good_neighbors import row_direction
+
+    rng = np.random.default_rng(5)
+    tiles = [f"{a}-{b}" for a, b in [(0, 4), (1, 5), (2, 3), (4, 5), (0, 5), (2, 6), (2, 4), (2, 2),
+                                      (0, 3), (1, 1), (1, 2), (0, 6)]]
+    L, W, slope = 104.0, 52.0, np.radians(1.5)
+    u = np.array([np.cos(slope), np.sin(slope)])
+    v = np.array([-u[1], u[0]])
+    dets, centres = [], []
+    for k, t in enumerate(tiles):
+        r, c = divmod(k, 6)
+        ctr = np.array([70.0, 80.0]) + c * 1.15 * L * u + r * 1.33 * W * v
+        a = slope - np.radians(rng.uniform(3, 7))
+        uu, vv = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+        corners = np.array([ctr + sx * L / 2 * uu + sy * W / 2 * vv
+                            for sx, sy in [(-1, -1), (1, -1), (1, 1), (-1, 1)]], np.float32)
+        a_, b_ = (int(x) for x in t.split("-"))
+        dets.append(TileDetection(corners, 0.9, pips=(a_, b_), pip_confidence=0.95))
+        centres.append(ctr)
+    got = row_direction(np.array(centres), np.array([np.cos(slope - 0.09), np.sin(slope - 0.09)]), L)
+    assert abs(np.degrees(np.arctan2(got[1], got[0])) - 1.5) < 0.5
+    r = read(dets, "good-neighbors", max_pip=6, with_hint=False)
+    assert r.layout["grid"] == [tiles[:6], tiles[6:]]
+    assert not [p for p in r.problems if p.blocking]
+
+
 def test_good_neighbors_gap_is_reported_with_its_cell():
     s = _sample("good-neighbors", 2, rot=0.0, tilt=0.0, max_pip=12)
     assert len(s.labels) == 12

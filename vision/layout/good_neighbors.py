@@ -44,6 +44,35 @@ def _index_clusters(proj: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return idx[labels]
 
 
+def row_direction(centres: np.ndarray, u0: np.ndarray, length: float) -> np.ndarray:
+    """The direction of the grid's rows from the tiles' centres (more exact than box angles).
+
+    Neighbours in a row lie end to end: centre offsets of 0.8 to 1.6 tile lengths within 15
+    degrees of the tiles' mean long axis ``u0``. Their mean direction (modulo 180 degrees) is
+    returned; ``u0`` when no such pair exists.
+
+    Args:
+        centres: ``(N, 2)`` tile centres in pixels.
+        u0: ``(2,)`` unit mean long axis of the boxes.
+        length: median tile length in pixels.
+    Returns:
+        ``(2,) float64`` unit vector, the one closest to ``u0``.
+    """
+    d = (centres[None, :, :] - centres[:, None, :]).reshape(-1, 2)
+    n = np.linalg.norm(d, axis=1)
+    ok = (n > 0.8 * length) & (n < 1.6 * length)
+    if not ok.any():
+        return u0
+    d, n = d[ok], n[ok]
+    cos = np.abs(d @ u0) / n
+    d = d[cos > np.cos(np.radians(15))]
+    if not len(d):
+        return u0
+    d = d * np.sign(d @ u0)[:, None]  # all pointing along u0
+    m = d.sum(0)
+    return m / np.linalg.norm(m)
+
+
 def grid_cells(seen: Sequence[Seen]) -> tuple[np.ndarray, np.ndarray]:
     """Lattice coordinates of the tiles in the frame of their dominant axis.
 
@@ -53,11 +82,11 @@ def grid_cells(seen: Sequence[Seen]) -> tuple[np.ndarray, np.ndarray]:
         ``(cols, rows, u)``: two ``(N,) int`` arrays, column along ``u`` and row along ``v``
         (min 0), and ``u`` the ``(2,)`` unit long-axis direction in pixels.
     """
-    u = dominant_axis(seen, 180.0)
-    v = perp(u)
     C = np.array([s.centre for s in seen])
     L = float(np.median([s.length for s in seen]))
     W = float(np.median([s.width for s in seen]))
+    u = row_direction(C, dominant_axis(seen, 180.0), L)
+    v = perp(u)
     pu, pv = C @ u, C @ v
     cols = _index_clusters(pu, cluster_1d(pu, 0.55 * L))
     rows = _index_clusters(pv, cluster_1d(pv, 0.6 * W))
