@@ -11,6 +11,7 @@ from engine import IllegalActionError, make_game
 from engine import big_clock as bc
 from engine.big_clock import GIVE_UP, SET_ASIDE, BigClockGame, Move, Place
 from engine.game import TERMINAL
+from engine.solitaire import exhaustive_win
 from engine.tiles import DominoSet, Tile
 
 T = Tile.parse
@@ -281,6 +282,201 @@ def test_hint_late_in_won_lines_finds_the_win():
                 checked += 1
             state.apply_action(a)
     assert checked >= 1
+
+
+class _PlainSearch(bc._Search):
+    """The same search without the pile-top memo (every position searched afresh)."""
+
+    def lookup(self, piles, pos):
+        return None
+
+
+def late_positions(max_pip: int, seeds, stock_left: int):
+    """Positions of random/greedy games once at most ``stock_left`` tiles are left unseen."""
+    for seed in seeds:
+        game = BigClockGame(max_pip)
+        state = game.new_initial_state(seed)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            if len(state.stock) <= stock_left:
+                yield state.clone()
+            state.apply_action(bc.greedy_action(state) if rng.random() < 0.7 else
+                               bc.random_action(state, rng))
+
+
+def test_memo_on_pile_tops_gives_the_plain_search_answer():
+    """Transpositions through the tops memo (with its per-pile depths) never change an answer:
+    the memo-less search of the same rules agrees on late positions and on whole deals."""
+    checked = {True: 0, False: 0}
+    states = list(late_positions(6, range(40), 8)) + list(late_positions(9, range(6), 6))
+    states += [BigClockGame(6).new_initial_state(seed) for seed in range(8)]
+    for state in states[::3]:
+        if state.is_terminal():
+            continue
+        stock = (state._drawn,) + tuple(state._stock)
+        fast = bc._Search(state._tab, stock, {}, bc.NodeBudget(10 ** 6))
+        plain = _PlainSearch(state._tab, stock, {}, bc.NodeBudget(10 ** 6))
+        win = fast.episode(state._piles, 0, state.moves_used)[0]
+        assert win == plain.episode(state._piles, 0, state.moves_used)[0]
+        assert bc.solve(state) == win
+        checked[win] += 1
+    assert checked[True] >= 10 and checked[False] >= 10
+
+
+def endgame_positions(seeds, stock_left: int):
+    """Double-6 positions near the end of the solver's winning lines, and their siblings
+    (another action taken there), at most ``stock_left`` tiles unseen, no move made yet."""
+    game = BigClockGame(6)
+    for seed in seeds:
+        state = game.new_initial_state(seed)
+        for a in bc.solve_line(state) or []:
+            if len(state.stock) <= stock_left and state.moves_used == 0:
+                yield state.clone()
+                for b in state.legal_actions():
+                    if b != a and not isinstance(b, Move):
+                        child = state.clone()
+                        child.apply_action(b)
+                        if child.moves_used == 0 and not child.is_terminal():
+                            yield child
+            state.apply_action(a)
+
+
+def test_solver_wins_are_real_and_bounded_by_exhaustive_search(monkeypatch):
+    """With the move cap lowered to 3 the full game tree of endgames is small enough for
+    ``exhaustive_win`` (every legal action, moves included): the solver (rescue moves only) is
+    a lower bound, so a solver win is an exhaustive win and an exhaustive loss a solver loss."""
+    positions = list(endgame_positions(range(16), 2))
+    monkeypatch.setattr(bc, "MAX_MOVES_PER_DRAW", 3)
+    both = {True: 0, False: 0}
+    for state in positions:
+        exact = exhaustive_win(state.clone())
+        mine = bc.solve(state)
+        assert mine is not None
+        assert not mine or exact
+        if mine == exact:
+            both[exact] += 1
+    assert both[True] >= 5 and both[False] >= 5
+
+
+@pytest.mark.parametrize("max_pip", [6, 9])
+def test_rescues_are_legal_and_reach_their_goal(max_pip):
+    """Every rescue the search offers is a legal move sequence in the game that brings a
+    double home or lets the drawn double go home; the quick pre-check never hides one."""
+    seen = 0
+    for state in late_positions(max_pip, range(25), 40):
+        tab, piles, drawn = state._tab, state._piles, state._drawn
+        if state.moves_used or not bc._in_trouble(tab, piles, drawn):
+            continue
+        dd = drawn if tab.dbl[drawn] else -1
+        found, _ = bc._rescue_search(max_pip, piles, dd, 3)
+        if not bc._rescue_possible(tab, piles, tab.lo[dd] if dd >= 0 else 0, 3,
+                                   [0] * (max_pip + 1)):
+            assert not found
+        for path, layout in found:
+            s = state.clone()
+            for i, j in path:
+                s.apply_action(Move(i, j))
+            assert s._piles == layout
+            n = tab.lo[drawn]
+            assert (len(s.home_slots()) > len(state.home_slots()) or
+                    (tab.dbl[drawn] and Place(n) in s.legal_actions()))
+            seen += 1
+    assert seen >= 10
+
+
+def test_new_solver_agrees_with_the_first_one_where_it_finished():
+    """Deals 0-11 of double-6 as solved by the first solver (rescue-only search, memo on whole
+    clocks; docs/big-clock.md): every one it decided is decided the same way now."""
+    first = {}
+    for seed in range(12):
+        state = BigClockGame(6).new_initial_state(seed)
+        first[seed] = _first_solver(state, 20_000)
+        if first[seed] is not None:
+            assert bc.solve(state) == first[seed], seed
+    assert sum(v is not None for v in first.values()) >= 6
+
+
+def _first_solver(state, node_limit):
+    """The solver as first written (commit 9950336..af71043): depth-first over placements with
+    a memo on (clock, stock position); rescues = breadth-first move sequences of at most 3
+    moves, 400 layouts, ending with a double home or the drawn double able to go home."""
+    from collections import deque
+    tab = state._tab
+    stock = (state._drawn,) + tuple(state._stock)
+    memo, used_nodes = {}, [0]
+
+    def rescues(piles, dd):
+        homes = sum(bc._is_home(tab, piles, k) for k in tab.slots)
+        n = tab.lo[dd] if dd >= 0 else 0
+        seen, queue, out = {piles}, deque([(piles, ())]), []
+        while queue and len(seen) < 400:
+            layout, path = queue.popleft()
+            if path and (sum(bc._is_home(tab, layout, k) for k in tab.slots) > homes or
+                         (n and (not layout[n] or bc._accepts(tab, layout, n, dd)))):
+                out.append((path, layout))
+                continue
+            if len(path) >= 3 or not bc._in_trouble(tab, layout, dd):
+                continue
+            for i, j in bc._moves(tab, layout):
+                nxt = bc._move(layout, i, j)
+                if nxt not in seen:
+                    seen.add(nxt)
+                    queue.append((nxt, path + ((i, j),)))
+        return out
+
+    def episode(piles, pos, used=0):
+        if bc._all_home(tab, piles):
+            return True
+        if pos >= len(stock):
+            return False
+        if used == 0 and (piles, pos) in memo:
+            return memo[piles, pos]
+        used_nodes[0] += 1
+        if used_nodes[0] > node_limit:
+            raise bc.SearchLimit()
+        drawn = stock[pos]
+        targets = bc._ordered_targets(tab, piles, drawn)
+        result = (any(episode(bc._put(piles, k, drawn), pos + 1) for k in targets)
+                  or (not targets and not tab.dbl[drawn] and episode(piles, pos + 1)))
+        if not result and used < 30 and bc._in_trouble(tab, piles, drawn):
+            for path, layout in rescues(piles, drawn if tab.dbl[drawn] else -1):
+                if episode(layout, pos, used + len(path)):
+                    result = True
+                    break
+        if used == 0:
+            memo[piles, pos] = result
+        return result
+
+    try:
+        return episode(state._piles, 0)
+    except bc.SearchLimit:
+        return None
+
+
+def test_bench_results_are_appended_and_reused(tmp_path):
+    """scripts/bench_solitaires.py keeps per-deal results in JSON lines and reuses those of
+    the same settings (a cut last line and other settings are ignored)."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "scripts" / "bench_solitaires.py"
+    spec = importlib.util.spec_from_file_location("bench_solitaires", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    cfg = bench.policy_config(bc, "solver", None, 5_000)
+    log = bench.ResultLog(tmp_path, "big-clock", "double-6", "solver", cfg)
+    r = bench.run_task(("big-clock", {"max_pip": 6}, 3, "solver", None, 5_000))
+    assert r["solver"] == bc.solve(BigClockGame(6).new_initial_state(3), node_limit=5_000)
+    log.add(r)
+    with log.path.open("a") as f:
+        f.write('{"seed": 4, "cut')
+    again = bench.ResultLog(tmp_path, "big-clock", "double-6", "solver", cfg)
+    assert set(again.done) == {3} and again.done[3]["solver"] == r["solver"]
+    other = bench.ResultLog(tmp_path, "big-clock", "double-6", "solver",
+                            bench.policy_config(bc, "solver", None, 9_000))
+    assert not other.done
+    rows = bench.merge_rows([r, {"seed": 3, "policy": "greedy", "won": False}])
+    assert rows == [{"seed": 3, "solver": r["solver"], "solver_ms": r["solver_ms"],
+                     "greedy": False}]
 
 
 # --- properties ---------------------------------------------------------------------------
