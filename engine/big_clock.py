@@ -293,8 +293,6 @@ def _rescue_search(max_pip: int, piles: Piles, drawn_double: int, max_depth: int
         if not trouble and not (nd and not shows_n and layout[nd]):
             continue
         last = len(path) + 1 == max_depth
-        cand = []
-        direct = False  # some move brings a double home or lets the drawn double go home
         for i in slots:
             m = tops[i]
             if m < 0 or m == dof[i]:
@@ -305,19 +303,15 @@ def _rescue_search(max_pip: int, piles: Piles, drawn_double: int, max_depth: int
                 c = tops[j]
                 if j == i or (c < 0 and m != dof[j]) or (c >= 0 and (dbl[c] or not sm[c])):
                     continue
-                sure = m == dof[j] or (j == n and m_n)
-                direct = direct or sure
-                cand.append((i, j, m, sure or i == n))
-        for i, j, m, goalish in cand:
-            if (last or direct) and not goalish:
-                continue  # a last move that cannot reach a goal, or a detour before one
-            lst = list(layout)
-            lst[j] = lst[j] + (m,)
-            lst[i] = lst[i][:-1]
-            nxt = tuple(lst)
-            if nxt not in seen:
-                seen.add(nxt)
-                queue.append((nxt, path + ((i, j),)))
+                if last and m != dof[j] and i != n and not (j == n and m_n):
+                    continue  # a last move that cannot reach a goal
+                lst = list(layout)
+                lst[j] = lst[j] + (m,)
+                lst[i] = lst[i][:-1]
+                nxt = tuple(lst)
+                if nxt not in seen:
+                    seen.add(nxt)
+                    queue.append((nxt, path + ((i, j),)))
     return tuple(out), tuple(dep)
 
 
@@ -907,7 +901,7 @@ FIRST_RESTART_NODES = 1_000
 
 #: What the solver's answers depend on besides the deal and the node limit (the benchmark
 #: reuses stored results only while this is unchanged).
-SOLVER_SETTINGS = {"version": 2, "rescue_depth": RESCUE_DEPTH, "rescue_layouts": RESCUE_LAYOUTS,
+SOLVER_SETTINGS = {"version": 3, "rescue_depth": RESCUE_DEPTH, "rescue_layouts": RESCUE_LAYOUTS,
                    "first_restart_nodes": FIRST_RESTART_NODES}
 
 
