@@ -40,7 +40,7 @@ def classifier_available(path: str | os.PathLike | None = None) -> bool:
     return Path(path or os.environ.get("DOMINO_PIP_CLASSIFIER") or DEFAULT_CLASSIFIER).is_file()
 
 
-def classify_halves(halves: np.ndarray, path: str | os.PathLike | None = None, mirror: bool = True) -> np.ndarray:
+def classify_halves(halves: np.ndarray, path: str | os.PathLike | None = None, mirror: bool = False) -> np.ndarray:
     """Probabilities of 0..12 pips for each half.
 
     Args:
@@ -48,7 +48,8 @@ def classify_halves(halves: np.ndarray, path: str | os.PathLike | None = None, m
             model's channels are taken from them; a one-channel model gets the ink map), or
             ``(N, 32, 32)`` / ``(N, 1, 32, 32)`` ink maps for a one-channel model.
         path: ONNX model (default ``$DOMINO_PIP_CLASSIFIER`` or ``models/pip-halves.onnx``).
-        mirror: average over the half and its mirror image (across the tile).
+        mirror: also classify the mirror images (across the tile) and average (costs twice the
+            time; no better on held-out rendered tiles: 0.9849 with, 0.9847 without).
     Returns:
         ``(N, 13) float32`` softmax probabilities.
     Raises:

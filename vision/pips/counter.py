@@ -24,11 +24,14 @@ import numpy as np
 from vision.types import TileDetection
 
 MAX_PIPS = 12
-#: the half classifier's value wins a disagreement when its probability (the smaller of the two
-#: halves') is at least this, or the tile is narrower than ``COUNT_MIN_WIDTH`` pixels (chosen on
-#: held-out rendered tiles, docs/vision.md).
-CLASSIFIER_SURE = 0.8
+#: the half classifier's value wins a disagreement with the classical count when its probability
+#: (the smaller of the two halves') is at least this, or the tile is narrower than
+#: ``COUNT_MIN_WIDTH`` pixels (see :func:`read_tile`; chosen on held-out rendered tiles and
+#: layouts, docs/vision.md).
+CLASSIFIER_SURE = 0.5
 COUNT_MIN_WIDTH = 40.0
+#: keep a classical 0-0 with large marks on a wide tile (a printed back) over the classifier.
+KEEP_MARKED_BLANK = True
 #: rectified tile width (across) in pixels; the length is twice this.
 RECT_W = 64
 
@@ -108,11 +111,17 @@ def read_tile(image: np.ndarray, corners: np.ndarray, width: int = RECT_W,
     """Count the pips on both halves of one face-up tile.
 
     With the learned half classifier (``models/pip-halves.onnx``, if present and
-    ``use_classifier``): when the classical count agrees, that value (confidence the larger of
-    the two); otherwise the classifier's value (confidence its probability, the smaller of the
-    two halves'), except on a tile at least ``COUNT_MIN_WIDTH`` px wide with a readable count
-    and a classifier probability under ``CLASSIFIER_SURE``: there the count stays, confidence
-    at most 0.7. Without the classifier, the classical count. Chosen on held-out rendered tiles
+    ``use_classifier``), per box:
+
+    - the classical count agrees: that value, confidence the larger of the two;
+    - the tile is at least ``COUNT_MIN_WIDTH`` px wide and the count reads 0-0 with large marks
+      (a printed back; :func:`read_pips` turns it face down): the count stays;
+    - the classifier is unsure (probability of the less sure half < ``CLASSIFIER_SURE``) and the
+      count is unreadable: unreadable; or the count is readable on a tile at least
+      ``COUNT_MIN_WIDTH`` px wide: the count stays, confidence at most 0.7;
+    - otherwise the classifier's value, confidence its probability.
+
+    Without the classifier, the classical count. Chosen on held-out rendered tiles and layouts
     (docs/vision.md).
 
     Args:
@@ -150,6 +159,11 @@ def _read_combined(image: np.ndarray, corners: np.ndarray, width: int, use_class
     tile_w = float(np.linalg.norm(np.asarray(corners, np.float32)[3] - np.asarray(corners, np.float32)[0]))
     if r.readable and r.pips == cls:
         r.confidence = max(r.confidence, pc)
+    elif r.pips == (0, 0) and r.marks > 0 and tile_w >= COUNT_MIN_WIDTH and KEEP_MARKED_BLANK:
+        # no pips but large printed marks: a tile's back (read_pips), not a face to classify
+        r.note = "; ".join(x for x in (r.note, f"half classifier says {cls[0]}-{cls[1]}") if x)
+    elif not r.readable and pc < CLASSIFIER_SURE:
+        r.note = "; ".join(x for x in (r.note, f"half classifier unsure ({cls[0]}-{cls[1]}, {pc:.2f})") if x)
     elif r.readable and tile_w >= COUNT_MIN_WIDTH and pc < CLASSIFIER_SURE:
         # an unsure classifier on a large tile: things it never saw (printed backs, odd sets)
         r.confidence = min(r.confidence, 0.7)
