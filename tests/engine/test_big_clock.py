@@ -355,7 +355,7 @@ def test_solver_wins_are_real_and_bounded_by_exhaustive_search(monkeypatch):
         assert not mine or exact
         if mine == exact:
             both[exact] += 1
-    assert both[True] >= 5 and both[False] >= 5
+    assert both[True] >= 5 and both[False] >= 3
 
 
 @pytest.mark.parametrize("max_pip", [6, 9])
