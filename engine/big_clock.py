@@ -34,7 +34,8 @@ aside before every double came home.
 
 Internally tiles are indices into ``DominoSet(max_pip).tiles`` and the clock is a tuple of
 ``N + 1`` piles (index 0 unused), each a tuple of tile indices bottom to top; the solver memoises
-on ``(clock, stock position)``.
+proven results on the pile tops (and the deeper tiles a result depended on) and the stock
+position (:class:`_Search`).
 
 Module interface: see ``engine/solitaire.py``.
 """
@@ -218,11 +219,6 @@ def _place_score(tab: _Tables, piles: Piles, k: int, t: int) -> int:
     if tab.dbl[t]:
         score -= 1
     return score
-
-
-def _ordered_targets(tab: _Tables, piles: Piles, t: int) -> list[int]:
-    targets = _place_targets(tab, piles, t)
-    return sorted(targets, key=lambda k: -_place_score(tab, piles, k, t))
 
 
 #: Rescue search limits (moves deep, clock layouts visited) for the greedy rule and the solver.

@@ -397,7 +397,7 @@ def test_new_solver_agrees_with_the_first_one_where_it_finished():
 
 
 def _first_solver(state, node_limit):
-    """The solver as first written (commit 9950336..af71043): depth-first over placements with
+    """The solver as first written (commits e9e6788..cd614b6): depth-first over placements with
     a memo on (clock, stock position); rescues = breadth-first move sequences of at most 3
     moves, 400 layouts, ending with a double home or the drawn double able to go home."""
     from collections import deque
@@ -435,7 +435,8 @@ def _first_solver(state, node_limit):
         if used_nodes[0] > node_limit:
             raise bc.SearchLimit()
         drawn = stock[pos]
-        targets = bc._ordered_targets(tab, piles, drawn)
+        targets = sorted(bc._place_targets(tab, piles, drawn),
+                         key=lambda k: -bc._place_score(tab, piles, k, drawn))
         result = (any(episode(bc._put(piles, k, drawn), pos + 1) for k in targets)
                   or (not targets and not tab.dbl[drawn] and episode(piles, pos + 1)))
         if not result and used < 30 and bc._in_trouble(tab, piles, drawn):
