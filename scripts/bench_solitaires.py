@@ -166,7 +166,10 @@ def summarise(name: str, label: str, rows: list[dict]) -> dict:
     s["hint_calls"] = len(times)
     s["hint_median_ms"] = statistics.median(times) if times else float("nan")
     s["hint_p95_ms"] = percentile(times, 0.95)
-    s["solver_median_ms"] = statistics.median(r["solver_ms"] for r in rows)
+    solver_ms = [r["solver_ms"] for r in rows]
+    s["solver_median_ms"] = statistics.median(solver_ms)
+    s["solver_p95_ms"] = percentile(solver_ms, 0.95)
+    s["solver_max_ms"] = max(solver_ms)
     return s
 
 
