@@ -297,6 +297,8 @@ def fit_grid_homography(cells: np.ndarray, pixels: np.ndarray) -> np.ndarray | N
 
 
 def apply_h(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """Map ``(N, 2)`` points through the homography ``H``; returns ``(N, 2) float64``."""
+    """Map ``(N, 2)`` points through the homography ``H``; returns ``(N, 2) float64`` (inf or
+    nan for a point sent to infinity by a degenerate ``H``: callers check ``np.isfinite``)."""
     p = np.c_[np.asarray(pts, np.float64).reshape(-1, 2), np.ones(len(pts))] @ H.T
-    return p[:, :2] / p[:, 2:3]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return p[:, :2] / p[:, 2:3]
