@@ -1006,7 +1006,7 @@ def _candidates(state: BigClockState) -> list[BigClockAction]:
 #: Hint defaults per size (max_pip -> (samples, node limit per search, screen samples, keep,
 #: node budget per sample or None)); see ``engine.solitaire.determinized_hint``. Sized so that
 #: a hint call stays well under a second on a phone's server (docs/big-clock.md has timings).
-HINT_SETTINGS = {12: (6, 200, 2, 2, 600), 9: (8, 300, 2, 2, 1_200),
+HINT_SETTINGS = {12: (4, 150, 2, 2, 400), 9: (4, 200, 2, 2, 600),
                  6: (10, 400, 3, 2, None)}
 
 
@@ -1015,9 +1015,9 @@ def hint(state: BigClockState, samples: int | None = None, seed: int | None = 0,
     """Best action by determinized Monte Carlo (see ``engine.solitaire.determinized_hint``):
     each candidate action is tried on sampled stock orders with the perfect-information
     search (``node_limit`` nodes per try; an unfinished search counts as half a win), the same
-    orders for every candidate. Defaults per size in :data:`HINT_SETTINGS`: double-12 6 samples
-    of 200 nodes (at most 600 nodes per sample shared by the live candidates; all candidates
-    get 2 samples, the best 2 the rest), double-9 8 samples of 300 nodes (1,200 per sample,
+    orders for every candidate. Defaults per size in :data:`HINT_SETTINGS`: double-12 4 samples
+    of 150 nodes (at most 400 nodes per sample shared by the live candidates; all candidates
+    get 2 samples, the best 2 the rest), double-9 4 samples of 200 nodes (600 per sample,
     screen 2, keep 2), double-6 10 samples of 400 nodes (screen 3, keep 2).
     ``win_chance`` is the best action's win rate over its samples. Only the actions of
     :func:`_candidates` are ranked; when there is only one, it is returned at once with

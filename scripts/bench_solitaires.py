@@ -134,14 +134,20 @@ class ResultLog:
         self.done[result["seed"]] = result
 
 
-def policy_config(mod, policy: str, samples: int | None, node_limit: int) -> dict:
+def policy_config(mod, policy: str, samples: int | None, node_limit: int,
+                  params: dict | None = None) -> dict:
     """What a stored result of ``policy`` depends on besides game, size and seed: the command's
-    settings and the module's ``SOLVER_SETTINGS`` / ``HINT_SETTINGS`` tables when it has them
-    (change those and the old results are no longer reused)."""
+    settings and the module's ``SOLVER_SETTINGS`` / ``HINT_SETTINGS`` (the entry of this size
+    when the table is keyed by ``max_pip``); change those and the old results are no longer
+    reused."""
     if policy == "solver":
         return {"node_limit": node_limit, "settings": repr(getattr(mod, "SOLVER_SETTINGS", None))}
     if policy == "hint":
-        return {"samples": samples, "settings": repr(getattr(mod, "HINT_SETTINGS", None))}
+        table = getattr(mod, "HINT_SETTINGS", None)
+        key = (params or {}).get("max_pip")
+        if isinstance(table, dict) and key in table:
+            table = table[key]
+        return {"samples": samples, "settings": repr(table)}
     return {}
 
 
@@ -210,11 +216,12 @@ def main(argv: list[str] | None = None) -> int:
             for pol in POLICIES:
                 n_pol = hint_deals if pol == "hint" else args.deals
                 logs[pol] = ResultLog(Path(args.out_dir), name, label, pol,
-                                      policy_config(mod, pol, args.samples, args.node_limit))
+                                      policy_config(mod, pol, args.samples, args.node_limit, params))
                 jobs += [(name, params, seed, pol, args.samples, args.node_limit)
                          for seed in range(n_pol) if seed not in logs[pol].done]
-            # the expensive hint deals first so that the cheap ones fill the workers at the end
-            jobs.sort(key=lambda j: (j[3] != "hint", j[2]))
+            # the hint last: when a long run has to be cut, the other policies are complete and
+            # the hint rows done so far are kept for the next run
+            jobs.sort(key=lambda j: (j[3] == "hint", j[2]))
             print(f"<!-- {name} {label}: {len(jobs)} deal-policy runs to do, the rest reused "
                   f"from {args.out_dir} -->", file=sys.stderr, flush=True)
             t0 = time.time()
