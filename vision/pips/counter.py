@@ -30,8 +30,9 @@ MAX_PIPS = 12
 #: layouts, docs/vision.md).
 CLASSIFIER_SURE = 0.5
 COUNT_MIN_WIDTH = 40.0
-#: keep a classical 0-0 with large marks on a wide tile (a printed back) over the classifier.
-KEEP_MARKED_BLANK = True
+#: a classical 0-0 with large marks on a wide tile (a printed back) stays 0-0 unless the classifier
+#: is at least this sure (the real boxed-set backs: at most 0.54; 0 turns the guard off).
+MARKED_BLANK_SURE = 0.9
 #: rectified tile width (across) in pixels; the length is twice this.
 RECT_W = 64
 
@@ -114,8 +115,9 @@ def read_tile(image: np.ndarray, corners: np.ndarray, width: int = RECT_W,
     ``use_classifier``), per box:
 
     - the classical count agrees: that value, confidence the larger of the two;
-    - the tile is at least ``COUNT_MIN_WIDTH`` px wide and the count reads 0-0 with large marks
-      (a printed back; :func:`read_pips` turns it face down): the count stays;
+    - the tile is at least ``COUNT_MIN_WIDTH`` px wide, the count reads 0-0 with large marks
+      (a printed back; :func:`read_pips` turns it face down) and the classifier is less sure
+      than ``MARKED_BLANK_SURE``: the count stays;
     - the classifier is unsure (probability of the less sure half < ``CLASSIFIER_SURE``) and the
       count is unreadable: unreadable; or the count is readable on a tile at least
       ``COUNT_MIN_WIDTH`` px wide: the count stays, confidence at most 0.7;
@@ -159,7 +161,7 @@ def _read_combined(image: np.ndarray, corners: np.ndarray, width: int, use_class
     tile_w = float(np.linalg.norm(np.asarray(corners, np.float32)[3] - np.asarray(corners, np.float32)[0]))
     if r.readable and r.pips == cls:
         r.confidence = max(r.confidence, pc)
-    elif r.pips == (0, 0) and r.marks > 0 and tile_w >= COUNT_MIN_WIDTH and KEEP_MARKED_BLANK:
+    elif r.pips == (0, 0) and r.marks > 0 and tile_w >= COUNT_MIN_WIDTH and pc < MARKED_BLANK_SURE:
         # no pips but large printed marks: a tile's back (read_pips), not a face to classify
         r.note = "; ".join(x for x in (r.note, f"half classifier says {cls[0]}-{cls[1]}") if x)
     elif not r.readable and pc < CLASSIFIER_SURE:
