@@ -1,4 +1,5 @@
-"""Pip counting on detected tiles (OpenCV, no learned model).
+"""Pip counting on detected tiles: a classical OpenCV counter combined with a small learned half
+classifier (``models/pip-halves.onnx`` via onnxruntime, :mod:`vision.pips.classifier`).
 
 Public API:
 

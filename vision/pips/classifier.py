@@ -3,8 +3,8 @@
 Trained on rendered tiles by ``scripts/train_pip_classifier.py``; input: ``(N, 4, 32, 32)`` halves
 from :func:`half_inputs` (Lab difference from the body colour and the ink map); output:
 ``(N, 13)`` logits.
-The pip counter uses it for small tiles and for doubtful classical readings
-(:func:`vision.pips.counter.read_pips` says when).
+The pip counter (:func:`vision.pips.counter.read_tile`) combines it with the classical count; the
+classifier decides most disagreements.
 """
 from __future__ import annotations
 
