@@ -117,13 +117,17 @@ def build_line(tiles: Sequence[Seen], root: int, edges: dict) -> tuple[LineOfPla
             tp = tiles[p]
             if tp.is_double:
                 if pp.startswith("short"):
-                    direction = next(sides)
+                    direction = next(sides, None)
                 elif line.node(node_of[p]).parent is None:
-                    direction = next(ends)
+                    direction = next(ends, None)
                 else:
                     direction = "end_b"
             else:
                 direction = "end_b"
+            if direction is None:  # a third tile on the two sides (or two ends) of a double
+                errors.append(f"more than two tiles touch double {tp.tile} (tile {tp.index}) "
+                              "on the same axis")
+                continue
             if tiles[q].is_double and pq.startswith("short"):
                 errors.append(f"double {tiles[q].tile} (tile {tiles[q].index}) is joined by its "
                               "short end; doubles lie crosswise")
