@@ -239,8 +239,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {name} | {label} | {rate_cell(s['random'], n)} | {rate_cell(s['greedy'], n)}"
                   f" | {rate_cell(s['hint'], h)} | {rate_cell(s['solver'], n)}"
                   f"{' (' + str(s['solver_unknown']) + ' unknown)' if s['solver_unknown'] else ''}"
-                  f" | {100 * (hint_rate - s['greedy_on_hint_deals'] / h):+.1f} pts"
-                  f" | {100 * (s['solver_on_hint_deals'] / h - hint_rate):+.1f} pts"
+                  f" | {100 * (hint_rate - s['greedy_on_hint_deals'] / max(h, 1)):+.1f} pts"
+                  f" | {100 * (s['solver_on_hint_deals'] / max(h, 1) - hint_rate):+.1f} pts"
                   f" | {s['hint_median_ms']:.1f} / {s['hint_p95_ms']:.1f} |", flush=True)
             if args.json:
                 Path(args.json).write_text(json.dumps(summaries, indent=1))
