@@ -70,6 +70,19 @@ def no_sideways_scroll(page) -> bool:
     return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
 
 
+def draw_table_with_hand_and_photo(page, server: str, hand: str, photo: str) -> None:
+    """Start a two-player draw table, type ``hand``, upload ``sample_images/photo`` and wait
+    until the page lists the moves."""
+    page.goto(server + "/")
+    page.select_option("#game", "draw100")
+    page.fill("#players", "Ana\nBen")
+    page.click("#start")
+    page.wait_for_selector("#table-code")
+    page.fill("#hand-input", hand)
+    page.set_input_files("#photo-input", str(SAMPLES / photo))
+    page.wait_for_selector("#moves li", timeout=30_000)
+
+
 def test_phone_starts_a_table_reads_a_photo_fixes_a_tile_and_keeps_score(server, page, request):
     """The whole phone flow. Uses the real vision pipeline when it is installed; without it the
     detector is replaced by fixed boxes (conftest.fake_detector) so the tile drawing and the
@@ -145,14 +158,7 @@ def test_phone_sees_legal_moves_and_the_hint_drawn_on_the_photo(server, page, le
     engine real) and a hand typed in: the legal moves, the hint, and where to play it."""
     if not services.availability()["layout"]["ok"]:
         pytest.fail("vision.layout is missing: " + services.availability()["layout"]["message"], pytrace=False)
-    page.goto(server + "/")
-    page.select_option("#game", "draw100")
-    page.fill("#players", "Ana\nBen")
-    page.click("#start")
-    page.wait_for_selector("#table-code")
-    page.fill("#hand-input", "4-6 1-2 0-0 3-5 2-6")
-    page.set_input_files("#photo-input", str(SAMPLES / "IMG_0350.jpg"))
-    page.wait_for_selector("#moves li")
+    draw_table_with_hand_and_photo(page, server, "4-6 1-2 0-0 3-5 2-6", "IMG_0350.jpg")
     moves = page.locator("#moves li").all_text_contents()
     assert any("4-6" in m for m in moves) and any("2-6" in m for m in moves)
     assert not any("1-2" in m or "3-5" in m for m in moves)  # no 6 on them: not playable on 6-6
@@ -174,14 +180,7 @@ def test_phone_reads_the_real_line_of_play_with_the_real_detector(server, page):
     1, 1, 2, 3, 3, 4, 5, 6) and, with a hand typed in, the page lists its moves and the hint."""
     if not (services.availability()["detector"]["ok"] and services.availability()["layout"]["ok"]):
         pytest.fail("vision pipeline missing: " + str(services.availability()), pytrace=False)
-    page.goto(server + "/")
-    page.select_option("#game", "draw100")
-    page.fill("#players", "Ana\nBen")
-    page.click("#start")
-    page.wait_for_selector("#table-code")
-    page.fill("#hand-input", "1-1 2-2 5-6 6-6")
-    page.set_input_files("#photo-input", str(SAMPLES / "vintage-games-game-night.jpg"))
-    page.wait_for_selector("#moves li", timeout=30_000)
+    draw_table_with_hand_and_photo(page, server, "1-1 2-2 5-6 6-6", "vintage-games-game-night.jpg")
     assert page.locator("#overlay polygon.tile").count() == 12
     moves = page.locator("#moves li").all_text_contents()
     # 1-1 fits the two open 1s, 5-6 and 6-6 the open 5 and 6, 2-2 the open 2
