@@ -187,10 +187,11 @@ def suppress_covered(xywhr: np.ndarray, scores: np.ndarray, max_covered: float =
     polys = np.round((pts.reshape(-1, 4, 2) - lo) * scale).astype(np.int32)
     masks = []
     count = np.zeros((h, w), np.int32)
+    one = np.zeros((h, w), np.uint8)  # one scratch raster, cleared after each box
     for poly in polys:  # pixel lists of each box on the common raster
-        one = np.zeros((h, w), np.uint8)
         cv2.fillConvexPoly(one, poly, 1)
         idx = np.flatnonzero(one)
+        one.flat[idx] = 0
         masks.append(idx)
         count.flat[idx] += 1
     alive = np.ones(len(b), bool)
