@@ -110,7 +110,37 @@ def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_thres
     sc = raw.scores
     ratios = [float(sc[i, FACE_DOWN] / max(sc[i, FACE_UP], 1e-6)) if sc.shape[1] > FACE_DOWN else 0.0
               for i in range(len(tiles))]
-    return read_pips(img, tiles, ratios)
+    return drop_repeated_reads(read_pips(img, tiles, ratios))
+
+
+#: Two face-up boxes read as the same tile that share more than this fraction of the smaller
+#: box are one tile found twice (:func:`drop_repeated_reads`).
+REPEAT_OVERLAP = 0.3
+
+
+def drop_repeated_reads(tiles: list[TileDetection], max_overlap: float = REPEAT_OVERLAP) -> list[TileDetection]:
+    """Drop a second box on the same tile: a face-up detection read as the same tile (the same
+    two numbers, either way round) as a more confident one whose box it overlaps by more than
+    ``max_overlap`` of the smaller box. A set has one of each tile, so two overlapping readings
+    of one value are the detector finding the tile twice (a box shifted along a row of touching
+    tiles, which rotated NMS keeps when their IoU is under its threshold).
+
+    Args:
+        tiles: detections with pips read.
+        max_overlap: shared area as a fraction of the smaller box, in [0, 1].
+    Returns:
+        The kept detections, in their input order.
+    """
+    kept: list[int] = []
+    for i in sorted(range(len(tiles)), key=lambda j: -tiles[j].confidence):
+        t = tiles[i]
+        if not t.face_down and t.pips is not None:
+            v = sorted(t.pips)
+            if any(not tiles[k].face_down and tiles[k].pips is not None and sorted(tiles[k].pips) == v
+                   and tiles[k].overlap(t) > max_overlap for k in kept):
+                continue
+        kept.append(i)
+    return [tiles[i] for i in sorted(kept)]
 
 
 def annotate(image: np.ndarray, tiles: list[TileDetection]) -> np.ndarray:

@@ -59,6 +59,25 @@ class TileDetection:
         b = float(np.linalg.norm(c[2] - c[1]))
         return (max(a, b), min(a, b))
 
+    def overlap(self, other: "TileDetection") -> float:
+        """Area shared with ``other``'s box as a fraction of the smaller box's area.
+
+        Returns:
+            A number in [0, 1] (0 for disjoint or degenerate boxes).
+        """
+        import cv2
+
+        a = np.asarray(self.corners, np.float32).reshape(4, 2)
+        b = np.asarray(other.corners, np.float32).reshape(4, 2)
+        smaller = min(float(np.prod(self.size)), float(np.prod(other.size)))
+        if smaller <= 0 or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+            return 0.0
+        reach = (max(self.size) + max(other.size)) / 2
+        if float(np.linalg.norm(self.centre - other.centre)) >= reach:
+            return 0.0
+        inter, _ = cv2.intersectConvexConvex(a, b)
+        return float(min(max(inter / smaller, 0.0), 1.0))
+
     def to_json(self) -> dict:
         """The JSON form used by ``detect --json`` and the web API."""
         return {

@@ -414,3 +414,33 @@ def test_draw100_missing_tile_breaks_the_line_and_is_reported():
     loose = sorted(p.tile_index for p in r.problems if p.kind == "not_joined")
     assert loose == [8, 9, 10]  # indices in the shortened list: 0-0, 0-6, 6-1
     assert r.state is None and len(r.layout["line"]) == 8
+
+
+def _shifted_copy(d: TileDetection, along: float, pips, confidence: float) -> TileDetection:
+    """A second box on the same place, moved ``along`` tile lengths along the tile."""
+    shift = d.long_axis * (along * d.size[0])
+    return TileDetection((d.corners + shift).astype(np.float32), confidence, pips=pips, pip_confidence=0.9)
+
+
+@pytest.mark.parametrize("game", ["good-neighbors", "tableaux", "draw100"])
+def test_shifted_second_box_is_dropped_and_reported(game):
+    s = _sample(game, 21, rot=30.0)
+    clean = read(s.labels, game, hand=s.hand, max_pip=s.max_pip, with_hint=False)
+    assert read_matches(s, clean)
+    # the detector's typical duplicate: a less confident box shifted a quarter of a tile, misread
+    dets = list(s.labels) + [_shifted_copy(s.labels[2], 0.25, (5, 5), 0.3)]
+    r = read(dets, game, hand=s.hand, max_pip=s.max_pip, with_hint=False)
+    dropped = [p for p in r.problems if p.kind == "overlapping_box"]
+    assert [p.tile_index for p in dropped] == [len(dets) - 1] and not dropped[0].blocking
+    assert read_matches(s, r)
+
+
+def test_boxes_that_only_touch_are_both_kept():
+    s = _sample("good-neighbors", 4, rot=0.0, tilt=0.0, noise=0.0)
+    r = read(s.labels, "good-neighbors", max_pip=s.max_pip, with_hint=False)
+    assert not any(p.kind == "overlapping_box" for p in r.problems) and read_matches(s, r)
+    # more than the threshold on a *less* confident box drops that one, not the other
+    a = s.labels[0]
+    twin = _shifted_copy(a, 0.2, a.pips, a.confidence + 0.05)
+    r2 = read([twin] + list(s.labels), "good-neighbors", max_pip=s.max_pip, with_hint=False)
+    assert [p.tile_index for p in r2.problems if p.kind == "overlapping_box"] == [1]

@@ -134,3 +134,28 @@ def test_real_photos_read_by_the_committed_model():
     assert right >= 21, f"{right}/23 face-up tiles read right"
     # every face-down tile reported face down (not read as a value); at most one stray back
     assert down_found <= 8, f"{down_found} tiles reported face down, 7 lie face down"
+
+
+def _box(cx: float, cy: float, length: float = 100.0, width: float = 50.0) -> np.ndarray:
+    return np.array([[cx - length / 2, cy - width / 2], [cx + length / 2, cy - width / 2],
+                     [cx + length / 2, cy + width / 2], [cx - length / 2, cy + width / 2]], np.float32)
+
+
+def test_overlap_fraction_of_the_smaller_box():
+    a = TileDetection(_box(100, 100), 0.9)
+    assert a.overlap(TileDetection(_box(100, 100), 0.5)) == pytest.approx(1.0)
+    assert a.overlap(TileDetection(_box(150, 100), 0.5)) == pytest.approx(0.5, abs=0.01)
+    assert a.overlap(TileDetection(_box(200, 100), 0.5)) == pytest.approx(0.0, abs=0.01)  # touching
+    assert a.overlap(TileDetection(_box(500, 500), 0.5)) == 0.0
+    small = TileDetection(_box(100, 100, 50, 25), 0.5)  # inside a: all of the smaller box
+    assert a.overlap(small) == pytest.approx(1.0) and small.overlap(a) == pytest.approx(1.0)
+
+
+def test_repeated_reading_of_one_tile_is_dropped():
+    best = TileDetection(_box(100, 100), 0.9, pips=(3, 5), pip_confidence=1.0)
+    shifted = TileDetection(_box(130, 100), 0.4, pips=(5, 3), pip_confidence=1.0)  # 70% on best
+    other_value = TileDetection(_box(125, 100), 0.3, pips=(2, 5), pip_confidence=1.0)
+    far = TileDetection(_box(400, 100), 0.8, pips=(3, 5), pip_confidence=1.0)  # a real duplicate elsewhere
+    down = TileDetection(_box(110, 100), 0.5, face_down=True)
+    kept = pipeline.drop_repeated_reads([shifted, best, other_value, far, down])
+    assert kept == [best, other_value, far, down]

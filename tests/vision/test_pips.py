@@ -158,3 +158,28 @@ def test_logo_backs_in_face_up_boxes_become_face_down():
     assert all(d.pips is None for d in backs if d.face_down)
     fronts = read_pips(img, [TileDetection(_box_corners(s, 640, 640), 0.9) for s in lines], [0.0] * len(lines))
     assert not any(d.face_down for d in fronts)
+
+
+@pytest.mark.parametrize("tile", [Tile(2, 5), Tile(0, 0)])
+def test_unsure_face_down_box_with_clear_pips_is_turned_face_up(tile):
+    sc = _render(tile, preset_style("ivory"), seed=3, angle=20.0)
+    corners = sc.labels[0].corners
+
+    def down():
+        return TileDetection(corners.copy(), 0.6, face_down=True)
+
+    # the detector hesitated (face-down score 1.5x the face-up score): the pips decide
+    a = read_pips(sc.image, [down()], [1.5])[0]
+    assert not a.face_down and sorted(a.pips) == [tile.low, tile.high] and "unsure" in a.note
+    # the detector was sure: the box stays face down, unread
+    b = read_pips(sc.image, [down()], [5.0])[0]
+    assert b.face_down and b.pips is None
+
+
+def test_unsure_face_down_box_on_a_back_stays_face_down():
+    for seed in range(4):
+        pl = [Placement(Tile(3, 4), True, (0.0, 0.0), 10.0 * seed, False)]
+        sc = render_scene(pl, seed, style=preset_style("ivory"), image_size=(400, 300), effects=0.3,
+                          tile_px=90.0, tilt=0.03, surface=None, clutter=0)
+        d = read_pips(sc.image, [TileDetection(sc.labels[0].corners, 0.6, face_down=True)], [1.2])[0]
+        assert d.face_down and d.pips is None, seed

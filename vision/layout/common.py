@@ -17,6 +17,10 @@ import numpy as np
 from engine.tiles import DominoSet, Tile
 from vision.types import TileDetection
 
+#: Largest shared area of two face-up boxes (fraction of the smaller) taken as two tiles
+#: (:func:`to_seen`); the rendered layouts of every game stay under 0.02.
+MAX_OVERLAP = 0.4
+
 #: Problem kinds that stop the state from being built (the others are only reported).
 BLOCKING = {"unreadable", "doubtful", "duplicate", "outside_set", "too_many", "impossible",
             "ambiguous", "overlap", "no_layout", "mid_turn", "not_joined"}
@@ -29,7 +33,8 @@ class Problem:
     Attributes:
         tile_index: index into the detections of the photo it concerns (None: the whole layout).
         kind: short tag: unreadable, doubtful, duplicate, outside_set, too_many, face_down,
-            ambiguous, overlap, gap, mid_turn, bad_box, not_joined, impossible, no_layout, no_hand.
+            ambiguous, overlap, gap, mid_turn, bad_box, overlapping_box, not_joined, impossible,
+            no_layout, no_hand.
         message: one human sentence.
         source: "table" or "hand" (which photo ``tile_index`` refers to).
     """
@@ -115,7 +120,7 @@ def tile_json(s: Seen) -> dict:
 
 def to_seen(dets: Sequence[TileDetection], max_pip: int, problems: list[Problem],
             min_pip_confidence: float = 0.5, source: str = "table",
-            face_down_ok: bool = False) -> list[Seen]:
+            face_down_ok: bool = False, max_overlap: float | None = MAX_OVERLAP) -> list[Seen]:
     """Turn detections into :class:`Seen` records and report unusable values.
 
     Args:
@@ -126,17 +131,30 @@ def to_seen(dets: Sequence[TileDetection], max_pip: int, problems: list[Problem]
             not used (the brief: say so instead of guessing).
         source: "table" or "hand", copied into the problems.
         face_down_ok: when False a face-down tile is reported (kind ``face_down``).
+        max_overlap: every game here lays its tiles flat and apart (RULES.md; layout
+            conventions in docs/layout.md), so a face-up box sharing more than this fraction of
+            the smaller box with a more confident face-up box is the detector finding one tile
+            twice (a box shifted across two touching tiles): it is reported ``overlapping_box``
+            (not blocking) and left out. None: keep every box.
     Returns:
         One :class:`Seen` per detection with a proper box, same order (value None when not
         usable); a degenerate box (non-finite, or a side under 2 px) is reported ``bad_box``
-        and left out.
+        and left out, and so is an overlapping box (above).
     Raises:
         ValueError: when ``dets`` holds something that is not a TileDetection.
     """
-    out: list[Seen] = []
     for i, d in enumerate(dets):
         if not isinstance(d, TileDetection):
             raise ValueError(f"detection {i} is a {type(d).__name__}, not a TileDetection")
+    covered = {} if max_overlap is None else overlapping_boxes(dets, max_overlap)
+    out: list[Seen] = []
+    for i, d in enumerate(dets):
+        if i in covered:
+            j, frac = covered[i]
+            problems.append(Problem(i, "overlapping_box", f"this box lies {frac:.0%} on the more "
+                                    f"confident box of tile {j}: taken as that tile found twice "
+                                    f"and left out", source))
+            continue
         halves = np.asarray(d.halves, np.float64)
         v = halves[1] - halves[0]
         n = float(np.linalg.norm(v))
@@ -167,6 +185,28 @@ def to_seen(dets: Sequence[TileDetection], max_pip: int, problems: list[Problem]
         out.append(Seen(i, d, value, np.asarray(d.centre, np.float64), axis, float(length),
                         float(width)))
     return out
+
+
+def overlapping_boxes(dets: Sequence[TileDetection], max_overlap: float) -> dict[int, tuple[int, float]]:
+    """Face-up boxes that lie on a more confident face-up box.
+
+    Args:
+        dets: the detections.
+        max_overlap: shared area, as a fraction of the smaller box, above which the less
+            confident box is dropped (see :meth:`TileDetection.overlap`).
+    Returns:
+        ``{dropped index: (index of the box it lies on, shared fraction)}``.
+    """
+    up = sorted((i for i, d in enumerate(dets) if not d.face_down), key=lambda i: -dets[i].confidence)
+    kept: list[int] = []
+    dropped: dict[int, tuple[int, float]] = {}
+    for i in up:
+        hit = max(((j, dets[j].overlap(dets[i])) for j in kept), key=lambda x: x[1], default=(None, 0.0))
+        if hit[0] is not None and hit[1] > max_overlap:
+            dropped[i] = (hit[0], hit[1])
+        else:
+            kept.append(i)
+    return dropped
 
 
 def check_set(groups: Sequence[tuple[str, Sequence[Seen]]], max_pip: int,

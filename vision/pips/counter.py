@@ -428,11 +428,35 @@ def read_rectified(rect: np.ndarray) -> TileReading:
                        marks=int(marks))
 
 
+#: A face-down detection whose face-down score is at most this many times its face-up score is
+#: read anyway (:func:`_read_unsure_back`).
+UNSURE_BACK_RATIO = 2.0
+
+#: Reading confidence a doubtful back needs to be turned face up.
+UNSURE_BACK_MIN_CONFIDENCE = 0.9
+
+
+def _read_unsure_back(image: np.ndarray, d: TileDetection) -> None:
+    """Turn a face-down detection the detector was unsure of face up when the pip counter reads
+    it clearly: a confident reading, no large printed marks, and at least one pip or a divider
+    (a blank double has a divider; a plain back has neither). Changes ``d`` in place.
+    """
+    r = read_tile(image, d.corners)
+    if not (r.readable and r.marks == 0 and r.confidence >= UNSURE_BACK_MIN_CONFIDENCE
+            and (r.divider or r.pips != (0, 0))):
+        return
+    d.face_down = False
+    d.pips, d.pip_confidence = (int(r.pips[0]), int(r.pips[1])), r.confidence
+    d.note = "the detector was unsure it is face down; the pips read clearly"
+
+
 def read_pips(image: np.ndarray, detections: list[TileDetection],
               face_down_scores: list[float] | None = None) -> list[TileDetection]:
     """Read the pips of every face-up detection (in place) and return the list.
 
-    Face-down detections keep ``pips`` None. A face-up box with no pips but a large mark (wider
+    Face-down detections keep ``pips`` None, unless the detector was unsure (face-down score at
+    most :data:`UNSURE_BACK_RATIO` times the face-up score) and the tile reads clearly as face up
+    (:func:`_read_unsure_back`). A face-up box with no pips but a large mark (wider
     than a third of the tile: printed letters of a logo back) becomes face down. A face-up box
     with no pips on either half and no
     divider is a plain back more often than a divider-less blank double: it becomes face down when
@@ -447,8 +471,11 @@ def read_pips(image: np.ndarray, detections: list[TileDetection],
         ``detections`` with ``pips``, ``pip_confidence`` and ``note`` filled in.
     """
     for i, d in enumerate(detections):
+        ratio = face_down_scores[i] if face_down_scores is not None else None
         if d.face_down:
             d.pips, d.pip_confidence = None, None
+            if ratio is not None and ratio <= UNSURE_BACK_RATIO:
+                _read_unsure_back(image, d)
             continue
         r = read_tile(image, d.corners)
         if not r.readable:
@@ -460,8 +487,7 @@ def read_pips(image: np.ndarray, detections: list[TileDetection],
             d.note = "no pips but large printed marks: taken as the back of a tile"
             continue
         if pips == (0, 0) and not r.divider:
-            ratio = face_down_scores[i] if face_down_scores is not None else 0.0
-            if ratio >= 0.5:
+            if (ratio or 0.0) >= 0.5:
                 d.face_down, d.pips, d.pip_confidence = True, None, None
                 d.note = "no pips and no divider: taken as face down"
                 continue
