@@ -172,7 +172,7 @@ def test_unsure_face_down_box_with_clear_pips_is_turned_face_up(tile):
     a = read_pips(sc.image, [down()], [1.5])[0]
     assert not a.face_down and sorted(a.pips) == [tile.low, tile.high] and "unsure" in a.note
     # the detector was sure: the box stays face down, unread
-    b = read_pips(sc.image, [down()], [5.0])[0]
+    b = read_pips(sc.image, [down()], [20.0])[0]
     assert b.face_down and b.pips is None
 
 
