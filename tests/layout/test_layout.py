@@ -444,3 +444,18 @@ def test_boxes_that_only_touch_are_both_kept():
     twin = _shifted_copy(a, 0.2, a.pips, a.confidence + 0.05)
     r2 = read([twin] + list(s.labels), "good-neighbors", max_pip=s.max_pip, with_hint=False)
     assert [p.tile_index for p in r2.problems if p.kind == "overlapping_box"] == [1]
+
+
+def test_small_doubtful_box_is_not_a_tile():
+    dets = vintage_fixture.detections()
+    t = dets[0]
+    small = TileDetection(((t.corners - t.centre) * 0.35 + t.centre + np.float32([363, 248])).astype(np.float32),
+                          0.3, pips=(6, 6), pip_confidence=0.6)  # a third as long, detector unsure
+    r = read(dets + [small], "draw100", with_hint=False)
+    assert [p.tile_index for p in r.problems if p.kind == "stray_box"] == [len(dets)]
+    _check_vintage(r)
+    # the same box with a confident detector stays a tile (and breaks the line: reported)
+    small.confidence = 0.9
+    r2 = read(dets + [small], "draw100", with_hint=False)
+    assert not any(p.kind == "stray_box" for p in r2.problems)
+    assert any(p.blocking and p.tile_index == len(dets) for p in r2.problems)

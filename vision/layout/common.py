@@ -33,8 +33,8 @@ class Problem:
     Attributes:
         tile_index: index into the detections of the photo it concerns (None: the whole layout).
         kind: short tag: unreadable, doubtful, duplicate, outside_set, too_many, face_down,
-            ambiguous, overlap, gap, mid_turn, bad_box, overlapping_box, not_joined, impossible,
-            no_layout, no_hand.
+            ambiguous, overlap, gap, mid_turn, bad_box, overlapping_box, stray_box, not_joined,
+            impossible, no_layout, no_hand.
         message: one human sentence.
         source: "table" or "hand" (which photo ``tile_index`` refers to).
     """
@@ -139,7 +139,8 @@ def to_seen(dets: Sequence[TileDetection], max_pip: int, problems: list[Problem]
     Returns:
         One :class:`Seen` per detection with a proper box, same order (value None when not
         usable); a degenerate box (non-finite, or a side under 2 px) is reported ``bad_box``
-        and left out, and so is an overlapping box (above).
+        and left out, and so are an overlapping box (above) and a stray box
+        (:func:`stray_boxes`, reported ``stray_box``).
     Raises:
         ValueError: when ``dets`` holds something that is not a TileDetection.
     """
@@ -147,8 +148,14 @@ def to_seen(dets: Sequence[TileDetection], max_pip: int, problems: list[Problem]
         if not isinstance(d, TileDetection):
             raise ValueError(f"detection {i} is a {type(d).__name__}, not a TileDetection")
     covered = {} if max_overlap is None else overlapping_boxes(dets, max_overlap)
+    strays = stray_boxes(dets)
     out: list[Seen] = []
     for i, d in enumerate(dets):
+        if i in strays:
+            problems.append(Problem(i, "stray_box", f"this box is {strays[i]:.0%} as long as the "
+                                    f"other tiles and the detector is unsure of it "
+                                    f"(confidence {d.confidence:.2f}): not taken as a tile", source))
+            continue
         if i in covered:
             j, frac = covered[i]
             problems.append(Problem(i, "overlapping_box", f"this box lies {frac:.0%} on the more "
@@ -207,6 +214,35 @@ def overlapping_boxes(dets: Sequence[TileDetection], max_overlap: float) -> dict
         else:
             kept.append(i)
     return dropped
+
+
+#: A face-up box shorter than this fraction of the median face-up box, with a detector
+#: confidence under :data:`STRAY_MAX_CONFIDENCE`, is not a tile of the layout (:func:`stray_boxes`).
+STRAY_MAX_LENGTH = 0.55
+STRAY_MAX_CONFIDENCE = 0.5
+
+
+def stray_boxes(dets: Sequence[TileDetection]) -> dict[int, float]:
+    """Small, doubtful face-up boxes: the tiles of one photo lie at about the same distance from
+    the camera, so a box much shorter than the others (:data:`STRAY_MAX_LENGTH` of the median
+    length) that the detector is also unsure of (:data:`STRAY_MAX_CONFIDENCE`) is a pattern of
+    the table or a detail of a tile, not a tile. Needs at least 4 face-up boxes.
+
+    Returns:
+        ``{index: length as a fraction of the median}``.
+    """
+    up = [i for i, d in enumerate(dets) if not d.face_down and np.all(np.isfinite(d.corners))]
+    if len(up) < 4:
+        return {}
+    med = float(np.median([dets[i].size[0] for i in up]))
+    if med <= 0:
+        return {}
+    out = {}
+    for i in up:
+        frac = dets[i].size[0] / med
+        if frac < STRAY_MAX_LENGTH and dets[i].confidence < STRAY_MAX_CONFIDENCE:
+            out[i] = frac
+    return out
 
 
 def check_set(groups: Sequence[tuple[str, Sequence[Seen]]], max_pip: int,

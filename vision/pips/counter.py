@@ -70,6 +70,7 @@ class TileReading:
         pip_centres: ``(K, 2)`` pip centres in rectified pixels (x across, y along).
         rect: the rectified ``(2w, w, 3) uint8`` tile that was read (set by :func:`read_tile`).
         marks: large marks that are not pips (wider than a third of the tile: printed letters).
+        by_classifier: True when the value is the half classifier's, overriding the count.
     """
 
     pips: tuple[int | None, int | None]
@@ -81,6 +82,7 @@ class TileReading:
     pip_centres: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.float32))
     rect: np.ndarray | None = None
     marks: int = 0
+    by_classifier: bool = False
 
     @property
     def readable(self) -> bool:
@@ -172,7 +174,7 @@ def _read_combined(image: np.ndarray, corners: np.ndarray, width: int, use_class
         r.note = "; ".join(x for x in (r.note, f"half classifier says {cls[0]}-{cls[1]}") if x)
     else:
         was = r.pips
-        r.pips, r.confidence = cls, pc
+        r.pips, r.confidence, r.by_classifier = cls, pc, True
         said = f"pip counter says {was[0]}-{was[1]}" if r.readable else "read by the half classifier"
         r.note = "; ".join(x for x in (r.note, said) if x)
     return r
@@ -456,6 +458,9 @@ def read_pips(image: np.ndarray, detections: list[TileDetection],
               face_down_scores: list[float] | None = None) -> list[TileDetection]:
     """Read the pips of every face-up detection (in place) and return the list.
 
+    A box read as 0-0 with large marks is a printed back unless the half classifier itself read
+    the blank halves (probability >= ``MARKED_BLANK_SURE``) over a count that saw pips (an old
+    ivory 0-0 with stains).
     Face-down detections keep ``pips`` None, unless the detector was unsure (face-down score at
     most :data:`UNSURE_BACK_RATIO` times the face-up score) and the tile reads clearly as face up
     (:func:`_read_unsure_back`). A face-up box with no pips but a large mark (wider
@@ -484,7 +489,7 @@ def read_pips(image: np.ndarray, detections: list[TileDetection],
             d.pips, d.pip_confidence, d.note = None, None, r.note or "unreadable"
             continue
         pips = (int(r.pips[0]), int(r.pips[1]))
-        if pips == (0, 0) and r.marks > 0:
+        if pips == (0, 0) and r.marks > 0 and not (r.by_classifier and r.confidence >= MARKED_BLANK_SURE):
             d.face_down, d.pips, d.pip_confidence = True, None, None
             d.note = "no pips but large printed marks: taken as the back of a tile"
             continue
