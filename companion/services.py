@@ -227,10 +227,12 @@ def grab_camera(index: int) -> bytes:
 _detect_lock = threading.Lock()
 
 
-def detect(image: np.ndarray) -> list[dict]:
+def detect(image: np.ndarray, game: str | None = None) -> list[dict]:
     """Find tiles and count pips: ``vision.pipeline.detect`` -> list of ``TileDetection.to_json()``.
 
     Runs one photo at a time (the detector uses all CPU cores; queueing keeps latency even).
+    ``game``: the table's game; for the games laid out face up (``vision.layout.FACE_UP_GAMES``)
+    boxes the detector calls face down are read too (``read_backs``).
 
     Raises:
         Unavailable: the vision pipeline is not there or failed on this photo.
@@ -239,8 +241,9 @@ def detect(image: np.ndarray) -> list[dict]:
     if fn is None:
         raise Unavailable("vision.pipeline has no detect() yet")
     try:
+        face_up = getattr(_module("vision.layout"), "FACE_UP_GAMES", frozenset())
         with _detect_lock:
-            dets = fn(image)
+            dets = fn(image, read_backs=game in face_up) if game in face_up else fn(image)
     except Exception as exc:  # noqa: BLE001 - keep the page alive, report the failure
         raise Unavailable(f"the tile detector failed on this photo: {type(exc).__name__}: {exc}") from None
     return [d.to_json() for d in dets]

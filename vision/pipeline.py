@@ -83,7 +83,7 @@ def _check_image(image: np.ndarray) -> np.ndarray:
 
 
 def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_threshold: float = 0.25,
-           iou_threshold: float = 0.5) -> list[TileDetection]:
+           iou_threshold: float = 0.5, read_backs: bool = False) -> list[TileDetection]:
     """Find the tiles in a photo and read their pips.
 
     Args:
@@ -92,6 +92,11 @@ def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_thres
             loaded once and cached).
         conf_threshold: minimum detector confidence of a tile.
         iou_threshold: rotated-NMS IoU between two boxes of the same tile.
+        read_backs: the photo should show face-up tiles only (the layout of Good Neighbors,
+            Luzon or Tableaux: ``vision.layout.FACE_UP_GAMES``): every box the detector calls
+            face down is read too and turned face up when its pips read clearly (a tile with
+            few pips can look like a back to the detector); plain and printed backs stay face
+            down.
     Returns:
         list of :class:`TileDetection` (best confidence first): ``corners`` (4, 2) float32 pixels,
         ``face_down``, ``pips`` (a, b) with ``pips[i]`` on ``halves[i]`` or None (face down or
@@ -110,7 +115,7 @@ def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_thres
     sc = raw.scores
     ratios = [float(sc[i, FACE_DOWN] / max(sc[i, FACE_UP], 1e-6)) if sc.shape[1] > FACE_DOWN else 0.0
               for i in range(len(tiles))]
-    return drop_repeated_reads(read_pips(img, tiles, ratios))
+    return drop_repeated_reads(read_pips(img, tiles, ratios, read_backs=read_backs))
 
 
 #: Two face-up boxes read as the same tile that share more than this fraction of the smaller

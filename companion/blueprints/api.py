@@ -165,7 +165,7 @@ def add_photo(row, data: bytes, started: float, hand: list[str] | None = None) -
     params = read_params(row)
     hand = hand or []
     try:
-        tiles = services.detect(image)
+        tiles = services.detect(image, row["game"])
         analysis = services.read_table(tiles, {}, row["game"], params, hand)
     except services.Unavailable as exc:
         tiles = []

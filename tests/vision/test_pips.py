@@ -174,6 +174,9 @@ def test_unsure_face_down_box_with_clear_pips_is_turned_face_up(tile):
     # the detector was sure: the box stays face down, unread
     b = read_pips(sc.image, [down()], [20.0])[0]
     assert b.face_down and b.pips is None
+    # ... unless the photo should show face-up tiles only (read_backs)
+    c = read_pips(sc.image, [down()], [20.0], read_backs=True)[0]
+    assert not c.face_down and sorted(c.pips) == [tile.low, tile.high]
 
 
 def test_unsure_face_down_box_on_a_back_stays_face_down():
@@ -181,5 +184,7 @@ def test_unsure_face_down_box_on_a_back_stays_face_down():
         pl = [Placement(Tile(3, 4), True, (0.0, 0.0), 10.0 * seed, False)]
         sc = render_scene(pl, seed, style=preset_style("ivory"), image_size=(400, 300), effects=0.3,
                           tile_px=90.0, tilt=0.03, surface=None, clutter=0)
-        d = read_pips(sc.image, [TileDetection(sc.labels[0].corners, 0.6, face_down=True)], [1.2])[0]
-        assert d.face_down and d.pips is None, seed
+        for ratio, read_backs in ((1.2, False), (30.0, True)):
+            d = read_pips(sc.image, [TileDetection(sc.labels[0].corners, 0.6, face_down=True)], [ratio],
+                          read_backs=read_backs)[0]
+            assert d.face_down and d.pips is None, (seed, ratio)

@@ -43,7 +43,7 @@ def fake_detector(monkeypatch):
     The boxes are 3 upright tiles 100 px apart; their pips come from the labels of a real
     photo so corrections and scores work on known values.
     """
-    def detect(image):
+    def detect(image, game=None):
         tiles = []
         for i, (a, b) in enumerate([[2, 5], [5, 5], [3, 6]]):
             x = 20 + 100 * i
@@ -61,7 +61,7 @@ def lead_double_detector(monkeypatch):
     """Replace only the detector: the photo shows one 6-6 laid crosswise (the lead of a hand of
     draw to 100, RULES.md section 4). The layout reader and the engine stay real, so with a
     hand typed in the page shows real legal moves and the engine's hint."""
-    def detect(image):
+    def detect(image, game=None):
         h, w = image.shape[:2]
         x, y = w / 2 - 30, h / 2 - 60
         return [{"pips": [6, 6], "face_down": False,

@@ -263,7 +263,7 @@ def test_fifty_megabytes_is_413_as_json_and_as_a_page(client, app):
 
 
 def test_missing_vision_is_a_message_not_a_crash(client, monkeypatch):
-    def gone(image):
+    def gone(image, game=None):
         raise services.Unavailable("vision.pipeline is not available: test")
     monkeypatch.setattr(services, "detect", gone)
     t = new_table(client)

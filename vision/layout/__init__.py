@@ -88,6 +88,11 @@ class ReadResult:
                 "state_text": None if self.state is None else str(self.state)}
 
 
+#: Games whose table shows face-up tiles only (a stock or boneyard aside may lie face down): the
+#: callers of ``vision.pipeline.detect`` pass ``read_backs=True`` for their table photos.
+FACE_UP_GAMES = frozenset({"good-neighbors", "luzon", "tableaux"})
+
+
 def _hint_fn(game: str):
     if game == "draw100":
         from engine.draw100 import hint
@@ -192,4 +197,4 @@ def read(detections: Sequence[TileDetection], game: str,
     return result
 
 
-__all__ = ["read", "ReadResult", "Problem", "READERS"]
+__all__ = ["read", "ReadResult", "Problem", "READERS", "FACE_UP_GAMES"]

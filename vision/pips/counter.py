@@ -455,7 +455,7 @@ def _read_unsure_back(image: np.ndarray, d: TileDetection) -> None:
 
 
 def read_pips(image: np.ndarray, detections: list[TileDetection],
-              face_down_scores: list[float] | None = None) -> list[TileDetection]:
+              face_down_scores: list[float] | None = None, read_backs: bool = False) -> list[TileDetection]:
     """Read the pips of every face-up detection (in place) and return the list.
 
     A box read as 0-0 with large marks is a printed back unless the half classifier itself read
@@ -474,6 +474,8 @@ def read_pips(image: np.ndarray, detections: list[TileDetection],
         image: ``(H, W, 3) uint8`` BGR photo.
         detections: from the detector.
         face_down_scores: optional ratio (face-down score / face-up score) per detection.
+        read_backs: read every face-down box, however sure the detector is (for a photo that
+            should show face-up tiles only); it turns face up only when it reads clearly.
     Returns:
         ``detections`` with ``pips``, ``pip_confidence`` and ``note`` filled in.
     """
@@ -481,7 +483,7 @@ def read_pips(image: np.ndarray, detections: list[TileDetection],
         ratio = face_down_scores[i] if face_down_scores is not None else None
         if d.face_down:
             d.pips, d.pip_confidence = None, None
-            if ratio is not None and ratio <= UNSURE_BACK_RATIO:
+            if read_backs or (ratio is not None and ratio <= UNSURE_BACK_RATIO):
                 _read_unsure_back(image, d)
             continue
         r = read_tile(image, d.corners)
