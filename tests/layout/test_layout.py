@@ -459,3 +459,18 @@ def test_small_doubtful_box_is_not_a_tile():
     r2 = read(dets + [small], "draw100", with_hint=False)
     assert not any(p.kind == "stray_box" for p in r2.problems)
     assert any(p.blocking and p.tile_index == len(dets) for p in r2.problems)
+
+
+def test_big_clock_centre_seen_face_down_still_points_to_12():
+    for seed in range(6):
+        # a roll over half a slot (15 deg), so that "the slot nearest the top of the photo" is wrong
+        s = _sample("big-clock", seed, rot=(-1) ** seed * (22.0 + 3 * seed), tilt=0.1, max_pip=12)
+        dets = list(s.labels)
+        k = next(i for i, d in enumerate(dets) if d.pips is not None and tuple(d.pips) == (0, 0))
+        dets[k] = TileDetection(dets[k].corners, 0.8, face_down=True)
+        r = read(dets, "big-clock", max_pip=12, with_hint=False)
+        assert read_matches(s, r), seed
+        assert [p.tile_index for p in r.problems if p.kind == "face_down"] == [k]
+        # without that tile the 12 o'clock slot is a guess from the photo's top, wrong at this roll
+        r2 = read(dets[:k] + dets[k + 1:], "big-clock", max_pip=12, with_hint=False)
+        assert not read_matches(s, r2), seed

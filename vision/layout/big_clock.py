@@ -40,6 +40,24 @@ def _normaliser(pts: np.ndarray):
     return c, M
 
 
+def _face_down_centre(seen: list[Seen], mid: np.ndarray, radius: float,
+                      problems: list[Problem]) -> Seen | None:
+    """A face-down tile in the middle of the ring (within 0.4 of the ring's median radius of the
+    face-up tiles' mean), taken as the centre 0-0 (RULES.md section 2: the 0-0 lies in the
+    centre; a blank double without a divider looks like a back). Reported, not blocking."""
+    down = [s for s in seen if s.det.face_down]
+    if not down or radius <= 0:
+        return None
+    dist = [float(np.linalg.norm(s.centre - mid)) for s in down]
+    j = int(np.argmin(dist))
+    if dist[j] >= 0.4 * radius:
+        return None
+    problems.append(Problem(down[j].index, "face_down", "the tile in the centre of the clock looks "
+                            "face down (a blank 0-0 without a divider looks like a back): taken "
+                            "as the 0-0, pointing to 12 o'clock"))
+    return down[j]
+
+
 def read_big_clock(seen: list[Seen], problems: list[Problem], max_pip: int | None = None,
                    seed: int | None = None, **_: object) -> GameReading:
     """Rebuild a Big Clock position from the top tiles of the piles.
@@ -67,6 +85,8 @@ def read_big_clock(seen: list[Seen], problems: list[Problem], max_pip: int | Non
     i0 = zero[0] if zero else int(np.argmin(d))
     others = np.delete(d, i0)
     centre = tiles[i0] if zero or d[i0] < 0.4 * float(np.median(others)) else None
+    if centre is None:
+        centre = _face_down_centre(seen, mid, float(np.median(d)), problems)
     ring = [s for s in tiles if s is not centre]
     n = max_pip or (12 if top > 9 else 9 if top > 6 else (9 if len(ring) > 6 else 6))
     step = 2 * math.pi / n
