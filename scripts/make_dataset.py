@@ -23,9 +23,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--val", type=int, default=200, help="validation images")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("-j", "--processes", type=int, default=2)
+    ap.add_argument("--low-pip-bias", type=float, default=0.0,
+                    help="chance per scene of drawing low-pip tiles (blanks) first")
     a = ap.parse_args(argv)
     t = time.time()
-    s = write_obb_dataset(a.out, a.train, a.val, a.seed, a.processes)
+    s = write_obb_dataset(a.out, a.train, a.val, a.seed, a.processes, a.low_pip_bias)
     print(f"{s} in {time.time() - t:.1f} s -> {a.out}/data.yaml")
     return 0
 

@@ -143,3 +143,21 @@ def test_style_length_sets_box_aspect():
         sc = _clean([Placement(Tile(2, 3), False, (0, 0), 60.0)], style, seed=5, tile_px=60.0)
         L, Wd = sc.labels[0].size
         assert abs(L / Wd - length) < 0.03
+
+
+def test_low_pip_bias_draws_blank_tiles_first_and_leaves_old_seeds_alone():
+    from vision.render import random_placements
+
+    def mean_pips(bias):
+        tot = []
+        for seed in range(40):
+            pl, _ = random_placements(np.random.default_rng(seed), "scatter", 9, low_pip_bias=bias)
+            tot += [p.tile.pips for p in pl]
+        return float(np.mean(tot)), len(tot)
+
+    plain, n0 = mean_pips(0.0)
+    biased, n1 = mean_pips(1.0)
+    assert n0 > 100 and n1 > 100 and biased < 0.7 * plain  # double-9 tiles average 9 pips
+    a = random_placements(np.random.default_rng(5), "line", 6)
+    b = random_placements(np.random.default_rng(5), "line", 6, low_pip_bias=0.0)
+    assert [p.tile for p in a[0]] == [p.tile for p in b[0]]
