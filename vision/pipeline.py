@@ -115,7 +115,43 @@ def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_thres
     sc = raw.scores
     ratios = [float(sc[i, FACE_DOWN] / max(sc[i, FACE_UP], 1e-6)) if sc.shape[1] > FACE_DOWN else 0.0
               for i in range(len(tiles))]
-    return drop_repeated_reads(read_pips(img, tiles, ratios, read_backs=read_backs))
+    return drop_tiny_unread(drop_repeated_reads(read_pips(img, tiles, ratios, read_backs=read_backs)))
+
+
+#: A box shorter than this fraction of the photo's median box that cannot be read is not a tile
+#: (:func:`drop_tiny_unread`).
+TINY_BOX_FRACTION = 0.35
+#: ... "cannot be read": no value, or a pip confidence under this.
+TINY_BOX_MIN_PIP_CONFIDENCE = 0.6
+
+
+def drop_tiny_unread(tiles: list[TileDetection]) -> list[TileDetection]:
+    """Drop boxes far smaller than the photo's tiles that cannot be read: shorter than
+    :data:`TINY_BOX_FRACTION` of the median box length (of at least 4 boxes) and, face up,
+    without a value or with ``pip_confidence`` under :data:`TINY_BOX_MIN_PIP_CONFIDENCE`, or,
+    face down, with a detector confidence under 0.5. The tiles of one photo lie at about the same
+    distance from the camera (a steep phone angle makes the far ones perhaps 0.6 of the near
+    ones), so such a box is a pattern of the table or a small object (the vintage photo's game
+    pieces), not a tile.
+
+    Args:
+        tiles: detections with pips read.
+    Returns:
+        The kept detections, same order.
+    """
+    if len(tiles) < 4:
+        return tiles
+    lengths = np.array([t.size[0] for t in tiles], np.float64)
+    if not np.all(np.isfinite(lengths)):
+        return tiles
+    limit = TINY_BOX_FRACTION * float(np.median(lengths))
+
+    def unusable(t: TileDetection) -> bool:
+        if t.face_down:
+            return t.confidence < 0.5
+        return t.pips is None or (t.pip_confidence or 0.0) < TINY_BOX_MIN_PIP_CONFIDENCE
+
+    return [t for t, n in zip(tiles, lengths) if not (n < limit and unusable(t))]
 
 
 #: Two face-up boxes read as the same tile that share more than this fraction of the smaller

@@ -159,3 +159,16 @@ def test_repeated_reading_of_one_tile_is_dropped():
     down = TileDetection(_box(110, 100), 0.5, face_down=True)
     kept = pipeline.drop_repeated_reads([shifted, best, other_value, far, down])
     assert kept == [best, other_value, far, down]
+
+
+def test_tiny_unreadable_boxes_are_dropped():
+    tiles = [TileDetection(_box(100 + 120 * i, 100), 0.9, pips=(i, 6), pip_confidence=0.95) for i in range(7)]
+    tiny_unread = TileDetection(_box(300, 400, 25, 12), 0.6, pips=None)
+    tiny_doubtful = TileDetection(_box(350, 400, 25, 12), 0.6, pips=(6, 6), pip_confidence=0.3)
+    tiny_read = TileDetection(_box(400, 400, 25, 12), 0.6, pips=(1, 2), pip_confidence=0.9)  # kept: it reads
+    tiny_back = TileDetection(_box(450, 400, 25, 12), 0.3, face_down=True)
+    small_unread = TileDetection(_box(500, 400, 60, 30), 0.6, pips=None)  # 0.6 of the others: kept
+    got = pipeline.drop_tiny_unread(tiles + [tiny_unread, tiny_doubtful, tiny_read, tiny_back, small_unread])
+    assert got == tiles + [tiny_read, small_unread]
+    few = [tiles[0], tiny_unread]  # too few boxes to say what size a tile is
+    assert pipeline.drop_tiny_unread(few) == few
