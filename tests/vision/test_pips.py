@@ -152,10 +152,13 @@ def test_logo_backs_in_face_up_boxes_become_face_down():
 
     img = cv2.imread(str(PHOTOS / "boxed-set-row.jpg"))
     lines = [s for s in (PHOTOS / "boxed-set-row.boxes.txt").read_text().splitlines() if s.strip()]
-    backs = [TileDetection(_box_corners(s, 640, 640) - np.array([0, 0.255 * 640], np.float32), 0.9) for s in lines]
-    read_pips(img, backs, [0.0] * len(backs))
-    assert sum(d.face_down for d in backs) >= 4
-    assert all(d.pips is None for d in backs if d.face_down)
+    for dy in (0.25, 0.255, 0.26):  # boxes a little off, as a detector gives them
+        backs = [TileDetection(_box_corners(s, 640, 640) - np.array([0, dy * 640], np.float32), 0.9)
+                 for s in lines]
+        read_pips(img, backs, [0.0] * len(backs))
+        # 4-5 of 7 with only the "0-0 with marks" rule; the "marks and a doubtful count" rule adds 2
+        assert sum(d.face_down for d in backs) >= 6, dy
+        assert all(d.pips is None for d in backs if d.face_down)
     fronts = read_pips(img, [TileDetection(_box_corners(s, 640, 640), 0.9) for s in lines], [0.0] * len(lines))
     assert not any(d.face_down for d in fronts)
 

@@ -430,6 +430,10 @@ def read_rectified(rect: np.ndarray) -> TileReading:
                        marks=int(marks))
 
 
+#: A box with two or more large marks (printed letters) read with a confidence under this is a
+#: printed back, not a doubtful face.
+MARKED_BACK_MAX_CONFIDENCE = 0.5
+
 #: A face-down detection whose face-down score is at most this many times its face-up score is
 #: read anyway (:func:`_read_unsure_back`). 10 was chosen on two rendered tuning sets apart from
 #: the validation seeds (face side right 0.964 -> 0.971 on double-6 against 2; no change on
@@ -494,6 +498,10 @@ def read_pips(image: np.ndarray, detections: list[TileDetection],
         if pips == (0, 0) and r.marks > 0 and not (r.by_classifier and r.confidence >= MARKED_BLANK_SURE):
             d.face_down, d.pips, d.pip_confidence = True, None, None
             d.note = "no pips but large printed marks: taken as the back of a tile"
+            continue
+        if r.marks >= 2 and r.confidence < MARKED_BACK_MAX_CONFIDENCE:
+            d.face_down, d.pips, d.pip_confidence = True, None, None
+            d.note = f"large printed marks and no clear pips (read {pips[0]}-{pips[1]} at {r.confidence:.2f}): taken as the back of a tile"
             continue
         if pips == (0, 0) and not r.divider:
             if (ratio or 0.0) >= 0.5:
