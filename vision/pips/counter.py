@@ -462,17 +462,20 @@ def read_pips(image: np.ndarray, detections: list[TileDetection],
               face_down_scores: list[float] | None = None, read_backs: bool = False) -> list[TileDetection]:
     """Read the pips of every face-up detection (in place) and return the list.
 
-    A box read as 0-0 with large marks is a printed back unless the half classifier itself read
-    the blank halves (probability >= ``MARKED_BLANK_SURE``) over a count that saw pips (an old
-    ivory 0-0 with stains).
-    Face-down detections keep ``pips`` None, unless the detector was unsure (face-down score at
-    most :data:`UNSURE_BACK_RATIO` times the face-up score) and the tile reads clearly as face up
-    (:func:`_read_unsure_back`). A face-up box with no pips but a large mark (wider
-    than a third of the tile: printed letters of a logo back) becomes face down. A face-up box
-    with no pips on either half and no
-    divider is a plain back more often than a divider-less blank double: it becomes face down when
-    the detector's face-down score is at least half its face-up score (``face_down_scores``, one per
-    detection, as fractions of the confidence), else it stays 0-0 with low ``pip_confidence``.
+    Face up or face down (docs/vision.md, "Face down vs face up"):
+
+    - a face-down detection keeps ``pips`` None, unless the detector was unsure (face-down score
+      at most :data:`UNSURE_BACK_RATIO` times the face-up score) or ``read_backs`` is set, and
+      the tile reads clearly as a face (:func:`_read_unsure_back`);
+    - a face-up box read as 0-0 with a large mark (wider than a third of the tile: printed
+      letters of a logo back) becomes face down, unless the half classifier itself read the
+      blank halves (probability >= ``MARKED_BLANK_SURE``) over a count that saw pips (an old
+      ivory 0-0 with a stain);
+    - a face-up box with two or more large marks read with confidence under
+      :data:`MARKED_BACK_MAX_CONFIDENCE` becomes face down (letters counted as a few pips);
+    - a face-up box with no pips on either half and no divider is a plain back more often than a
+      divider-less blank double: it becomes face down when the detector's face-down score is at
+      least half its face-up score, else it stays 0-0 with ``pip_confidence <= 0.5``.
 
     Args:
         image: ``(H, W, 3) uint8`` BGR photo.
