@@ -243,7 +243,7 @@ def detect(image: np.ndarray, game: str | None = None) -> list[dict]:
     try:
         face_up = getattr(_module("vision.layout"), "FACE_UP_GAMES", frozenset())
         with _detect_lock:
-            dets = fn(image, read_backs=game in face_up) if game in face_up else fn(image)
+            dets = fn(image, read_backs=True) if game in face_up else fn(image)
     except Exception as exc:  # noqa: BLE001 - keep the page alive, report the failure
         raise Unavailable(f"the tile detector failed on this photo: {type(exc).__name__}: {exc}") from None
     return [d.to_json() for d in dets]

@@ -17,7 +17,7 @@ import numpy as np
 from vision.detector import load_detector, obb_corners
 from vision.detector.onnx_model import FACE_DOWN, FACE_UP
 from vision.pips import read_pips
-from vision.types import TileDetection
+from vision.types import TileDetection, boxes_on_better_boxes
 
 #: Largest accepted file (bytes) and image (pixels); larger input is refused, not downscaled,
 #: so a phone never waits on a decompression bomb.
@@ -172,16 +172,8 @@ def drop_repeated_reads(tiles: list[TileDetection], max_overlap: float = REPEAT_
     Returns:
         The kept detections, in their input order.
     """
-    kept: list[int] = []
-    for i in sorted(range(len(tiles)), key=lambda j: -tiles[j].confidence):
-        t = tiles[i]
-        if not t.face_down and t.pips is not None:
-            v = sorted(t.pips)
-            if any(not tiles[k].face_down and tiles[k].pips is not None and sorted(tiles[k].pips) == v
-                   and tiles[k].overlap(t) > max_overlap for k in kept):
-                continue
-        kept.append(i)
-    return [tiles[i] for i in sorted(kept)]
+    dropped = boxes_on_better_boxes(tiles, max_overlap, same_value=True)
+    return [t for i, t in enumerate(tiles) if i not in dropped]
 
 
 def annotate(image: np.ndarray, tiles: list[TileDetection]) -> np.ndarray:

@@ -91,6 +91,38 @@ class TileDetection:
         }
 
 
+def boxes_on_better_boxes(dets: "list[TileDetection]", max_overlap: float,
+                          same_value: bool = False) -> dict[int, tuple[int, float]]:
+    """Face-up detections lying on a more confident face-up detection.
+
+    Greedy, most confident first: a face-up box that shares more than ``max_overlap`` of the
+    smaller box (:meth:`TileDetection.overlap`) with an already kept face-up box is dropped; the
+    others are kept. With ``same_value`` only boxes read as the same tile (either way round)
+    count, and boxes without a value are never dropped.
+
+    Args:
+        dets: the detections.
+        max_overlap: shared area as a fraction of the smaller box, in [0, 1].
+        same_value: compare only boxes with the same read value.
+    Returns:
+        ``{dropped index: (index of the kept box it lies on, shared fraction)}``.
+    """
+    def value(i: int):
+        return None if dets[i].pips is None else tuple(sorted(dets[i].pips))
+
+    up = [i for i, d in enumerate(dets) if not d.face_down and (not same_value or d.pips is not None)]
+    kept: list[int] = []
+    dropped: dict[int, tuple[int, float]] = {}
+    for i in sorted(up, key=lambda j: -dets[j].confidence):
+        rivals = [j for j in kept if not same_value or value(j) == value(i)]
+        hit = max(((j, dets[j].overlap(dets[i])) for j in rivals), key=lambda x: x[1], default=(None, 0.0))
+        if hit[0] is not None and hit[1] > max_overlap:
+            dropped[i] = hit
+        else:
+            kept.append(i)
+    return dropped
+
+
 def half_centres(corners: np.ndarray) -> np.ndarray:
     """Centres of the two halves of a tile box.
 

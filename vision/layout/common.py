@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from engine.tiles import DominoSet, Tile
-from vision.types import TileDetection
+from vision.types import TileDetection, boxes_on_better_boxes
 
 #: Largest shared area of two face-up boxes (fraction of the smaller) taken as two tiles
 #: (:func:`to_seen`); the rendered layouts of every game stay under 0.02.
@@ -147,7 +147,7 @@ def to_seen(dets: Sequence[TileDetection], max_pip: int, problems: list[Problem]
     for i, d in enumerate(dets):
         if not isinstance(d, TileDetection):
             raise ValueError(f"detection {i} is a {type(d).__name__}, not a TileDetection")
-    covered = {} if max_overlap is None else overlapping_boxes(dets, max_overlap)
+    covered = {} if max_overlap is None else boxes_on_better_boxes(list(dets), max_overlap)
     strays = stray_boxes(dets)
     out: list[Seen] = []
     for i, d in enumerate(dets):
@@ -192,28 +192,6 @@ def to_seen(dets: Sequence[TileDetection], max_pip: int, problems: list[Problem]
         out.append(Seen(i, d, value, np.asarray(d.centre, np.float64), axis, float(length),
                         float(width)))
     return out
-
-
-def overlapping_boxes(dets: Sequence[TileDetection], max_overlap: float) -> dict[int, tuple[int, float]]:
-    """Face-up boxes that lie on a more confident face-up box.
-
-    Args:
-        dets: the detections.
-        max_overlap: shared area, as a fraction of the smaller box, above which the less
-            confident box is dropped (see :meth:`TileDetection.overlap`).
-    Returns:
-        ``{dropped index: (index of the box it lies on, shared fraction)}``.
-    """
-    up = sorted((i for i, d in enumerate(dets) if not d.face_down), key=lambda i: -dets[i].confidence)
-    kept: list[int] = []
-    dropped: dict[int, tuple[int, float]] = {}
-    for i in up:
-        hit = max(((j, dets[j].overlap(dets[i])) for j in kept), key=lambda x: x[1], default=(None, 0.0))
-        if hit[0] is not None and hit[1] > max_overlap:
-            dropped[i] = (hit[0], hit[1])
-        else:
-            kept.append(i)
-    return dropped
 
 
 #: A face-up box shorter than this fraction of the median face-up box, with a detector
