@@ -161,3 +161,17 @@ def test_low_pip_bias_draws_blank_tiles_first_and_leaves_old_seeds_alone():
     a = random_placements(np.random.default_rng(5), "line", 6)
     b = random_placements(np.random.default_rng(5), "line", 6, low_pip_bias=0.0)
     assert [p.tile for p in a[0]] == [p.tile for p in b[0]]
+
+
+def test_set_weights_choose_the_set_size_and_reject_bad_weights():
+    sizes = {random_scene(seed, image_size=(160, 120), kind="single", set_weights=(0, 0, 1)).style.max_pip
+             for seed in range(6)}
+    assert sizes == {12}
+    mixed = {random_scene(seed, image_size=(160, 120), kind="single", set_weights=(1, 0, 1)).style.max_pip
+             for seed in range(30)}
+    assert mixed == {6, 12}
+    for bad in ((0, 0, 0), (1, -1, 1), (1, 1)):
+        with pytest.raises(ValueError, match="set_weights"):
+            random_scene(0, image_size=(160, 120), kind="single", set_weights=bad)
+    # the default leaves seeds alone: same style as before the option existed
+    assert random_scene(3, image_size=(160, 120)).style == random_scene(3, image_size=(160, 120), set_weights=None).style

@@ -49,14 +49,14 @@ def obb_label_lines(scene: RenderedScene, min_visible: float = MIN_VISIBLE) -> l
 
 
 def write_scene(root: Path, split: str, index: int, seed: int, jpeg_quality: int = 92,
-                low_pip_bias: float = 0.0) -> dict:
-    """Render scene ``seed`` and write image + label file (``low_pip_bias``: see
-    :func:`vision.render.scene.random_placements`).
+                low_pip_bias: float = 0.0, set_weights: tuple[float, float, float] | None = None) -> dict:
+    """Render scene ``seed`` and write image + label file (``low_pip_bias``, ``set_weights``:
+    see :func:`vision.render.scene.random_scene`).
 
     Returns:
         A manifest row: image name, split, seed, scene kind, style family, set, label count.
     """
-    scene = random_scene(np.random.default_rng(seed), low_pip_bias=low_pip_bias)
+    scene = random_scene(np.random.default_rng(seed), low_pip_bias=low_pip_bias, set_weights=set_weights)
     name = f"{index:06d}"
     cv2.imwrite(str(root / "images" / split / f"{name}.jpg"), scene.image,
                 [cv2.IMWRITE_JPEG_QUALITY, jpeg_quality])
@@ -68,12 +68,13 @@ def write_scene(root: Path, split: str, index: int, seed: int, jpeg_quality: int
 
 
 def _job(args):
-    root, split, index, seed, bias = args
-    return write_scene(Path(root), split, index, seed, low_pip_bias=bias)
+    root, split, index, seed, bias, weights = args
+    return write_scene(Path(root), split, index, seed, low_pip_bias=bias, set_weights=weights)
 
 
 def write_obb_dataset(root: str | Path, n_train: int, n_val: int, seed: int = 0, processes: int = 1,
-                      low_pip_bias: float = 0.0) -> dict:
+                      low_pip_bias: float = 0.0,
+                      set_weights: tuple[float, float, float] | None = None) -> dict:
     """Render a full dataset.
 
     Args:
@@ -84,6 +85,7 @@ def write_obb_dataset(root: str | Path, n_train: int, n_val: int, seed: int = 0,
         processes: worker processes.
         low_pip_bias: chance per scene of drawing low-pip tiles first (see
             :func:`vision.render.scene.random_placements`).
+        set_weights: chances of double-6 / 9 / 12 sets (None: the renderer's 0.6 / 0.25 / 0.15).
     Returns:
         Summary dict (counts of images and labels per split), also written to ``summary.json``.
     Raises:
@@ -96,7 +98,8 @@ def write_obb_dataset(root: str | Path, n_train: int, n_val: int, seed: int = 0,
     for split, n, salt in (("train", n_train, 1), ("val", n_val, 2)):
         (root / "images" / split).mkdir(parents=True, exist_ok=True)
         (root / "labels" / split).mkdir(parents=True, exist_ok=True)
-        jobs += [(str(root), split, i, int(seed) * 1_000_003 + salt * 10_000_019 + i, low_pip_bias)
+        jobs += [(str(root), split, i, int(seed) * 1_000_003 + salt * 10_000_019 + i, low_pip_bias,
+                  None if set_weights is None else tuple(set_weights))
                  for i in range(n)]
     if processes > 1:
         import multiprocessing as mp
@@ -114,7 +117,8 @@ def write_obb_dataset(root: str | Path, n_train: int, n_val: int, seed: int = 0,
                "train_kinds": {k: sum(1 for r in tr if r["kind"] == k) for k in sorted({r["kind"] for r in tr})},
                "train_families": {k: sum(1 for r in tr if r["family"] == k) for k in sorted({r["family"] for r in tr})},
                "train_sets": {f"double-{k}": sum(1 for r in tr if r["max_pip"] == k) for k in (6, 9, 12)},
-               "seed": seed, "low_pip_bias": low_pip_bias, "classes": CLASS_NAMES}
+               "seed": seed, "low_pip_bias": low_pip_bias,
+               "set_weights": None if set_weights is None else list(set_weights), "classes": CLASS_NAMES}
     (root / "data.yaml").write_text(
         f"path: {root.resolve()}\ntrain: images/train\nval: images/val\nnames:\n"
         + "".join(f"  {k}: {v}\n" for k, v in CLASS_NAMES.items()))

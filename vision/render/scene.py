@@ -434,7 +434,8 @@ def random_placements(rng: np.random.Generator, kind: str | None = None,
 
 def random_scene(rng: np.random.Generator | int | None, image_size: tuple[int, int] | None = None,
                  kind: str | None = None, style: TileStyle | None = None,
-                 low_pip_bias: float = 0.0) -> RenderedScene:
+                 low_pip_bias: float = 0.0,
+                 set_weights: tuple[float, float, float] | None = None) -> RenderedScene:
     """A random training image: random set style, table, clutter, camera and layout kind
     (:data:`SCENE_KINDS`: empty tables, close-up single tiles, lines of play with crosswise
     doubles, rows of touching tiles, tableau grids, scattered tiles, overlapping piles); tiles may
@@ -446,14 +447,24 @@ def random_scene(rng: np.random.Generator | int | None, image_size: tuple[int, i
         kind: scene kind (None: random).
         style: set style (None: random).
         low_pip_bias: see :func:`random_placements` (training sets; 0 for the benchmarks).
+        set_weights: chances of a double-6, double-9 and double-12 set when ``style`` is None
+            (None: :func:`random_style`'s 0.6 / 0.25 / 0.15).
     Returns:
         :class:`RenderedScene`.
+    Raises:
+        ValueError: ``set_weights`` not three non-negative numbers with a positive sum.
     """
     rng = np.random.default_rng(rng)
     if image_size is None:
         image_size = [(640, 640), (640, 480), (480, 640)][int(rng.integers(3))]
     if style is None:
-        style = random_style(rng)
+        max_pip = None
+        if set_weights is not None:
+            w = np.asarray(set_weights, dtype=float)
+            if w.shape != (3,) or (w < 0).any() or w.sum() <= 0:
+                raise ValueError(f"set_weights must be three non-negative numbers, got {set_weights!r}")
+            max_pip = int(rng.choice([6, 9, 12], p=w / w.sum()))
+        style = random_style(rng, max_pip=max_pip)
     placements, kind = random_placements(rng, kind, style.max_pip, low_pip_bias)
     W, H = image_size
     cam_kw: dict = {}
