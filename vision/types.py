@@ -9,6 +9,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+#: ``TileDetection.note`` of a face-down box whose face shows nothing at all: no pip, no divider
+#: bar, no large printed mark (set by ``vision.pips.counter.read_pips``). A plain back looks like
+#: that, and so does the blank double of a set without divider bars; the layout reader of a
+#: face-up game may take it as the 0-0 (``vision.layout.common.assume_blank_double``).
+BLANK_OR_BACK_NOTE = "no pips, no divider and no marks: a plain back or a blank double"
+
 @dataclass
 class TileDetection:
     """One tile seen in an image.

@@ -474,3 +474,50 @@ def test_big_clock_centre_seen_face_down_still_points_to_12():
         # without that tile the 12 o'clock slot is a guess from the photo's top, wrong at this roll
         r2 = read(dets[:k] + dets[k + 1:], "big-clock", max_pip=12, with_hint=False)
         assert not read_matches(s, r2), seed
+
+
+@pytest.mark.parametrize("game", ["luzon", "good-neighbors", "tableaux"])
+def test_lone_bare_face_down_box_is_taken_as_the_blank_double(game):
+    from vision.types import BLANK_OR_BACK_NOTE
+
+    checked = 0
+    for seed in range(40):
+        s = _sample(game, seed, rot=15.0, tilt=0.1)
+        dets = list(s.labels)
+        ks = [i for i, d in enumerate(dets) if d.pips is not None and tuple(d.pips) == (0, 0)]
+        if not ks:
+            continue
+        k = ks[0]
+        bare = TileDetection(dets[k].corners, 0.7, face_down=True, note=BLANK_OR_BACK_NOTE)
+        unsure = TileDetection(dets[k].corners, 0.4, face_down=True, note=BLANK_OR_BACK_NOTE)
+        r = read(dets[:k] + [unsure] + dets[k + 1:], game, hand=s.hand, max_pip=s.max_pip, with_hint=False)
+        assert not [p for p in r.problems if p.kind == "assumed_blank"]  # a doubtful box: not guessed
+        r = read(dets[:k] + [bare] + dets[k + 1:], game, hand=s.hand, max_pip=s.max_pip, with_hint=False)
+        assert read_matches(s, r), (game, seed, [p.message for p in r.problems])
+        assert [(p.tile_index, p.blocking) for p in r.problems if p.kind == "assumed_blank"] == [(k, False)]
+        # a back with printed marks is not a bare face: left face down, the position is not rebuilt
+        printed = TileDetection(dets[k].corners, 0.7, face_down=True, note="large printed marks")
+        r = read(dets[:k] + [printed] + dets[k + 1:], game, hand=s.hand, max_pip=s.max_pip, with_hint=False)
+        assert not read_matches(s, r) and not [p for p in r.problems if p.kind == "assumed_blank"]
+        # two bare boxes (a stock aside, say): neither is guessed
+        far = TileDetection(dets[k].corners + np.float32([5000, 5000]), 0.7, face_down=True,
+                            note=BLANK_OR_BACK_NOTE)
+        r = read(dets[:k] + [bare] + dets[k + 1:] + [far], game, hand=s.hand, max_pip=s.max_pip,
+                 with_hint=False)
+        assert not [p for p in r.problems if p.kind == "assumed_blank"]
+        checked += 1
+    assert checked >= 3, checked
+
+
+def test_bare_box_is_not_taken_as_the_blank_double_when_the_0_0_is_seen():
+    from vision.types import BLANK_OR_BACK_NOTE
+
+    for seed in range(40):
+        s = _sample("luzon", seed, rot=0.0, tilt=0.0)
+        if any(d.pips is not None and tuple(d.pips) == (0, 0) for d in s.labels):
+            break
+    box = s.labels[0].corners + np.float32([0, 3000])
+    dets = list(s.labels) + [TileDetection(box, 0.7, face_down=True, note=BLANK_OR_BACK_NOTE)]
+    r = read(dets, "luzon", with_hint=False)
+    assert not [p for p in r.problems if p.kind == "assumed_blank"]
+    assert [p.tile_index for p in r.problems if p.kind == "face_down"] == [len(dets) - 1]

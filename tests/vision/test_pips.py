@@ -11,7 +11,7 @@ import pytest
 from engine.tiles import Tile
 from vision.pips import read_pips, read_tile, rectify_tile
 from vision.render import Placement, preset_style, render_scene
-from vision.types import TileDetection
+from vision.types import BLANK_OR_BACK_NOTE, TileDetection
 
 ROOT = Path(__file__).resolve().parents[2]
 PHOTOS = ROOT / "sample_images"
@@ -98,7 +98,11 @@ def test_blank_box_without_divider_follows_detector_face_down_score():
     a = read_pips(img, [TileDetection(corners, 0.9)], [0.1])[0]
     assert a.pips == (0, 0) and not a.face_down and a.pip_confidence <= 0.5 and "no divider" in a.note
     b = read_pips(img, [TileDetection(corners, 0.9)], [0.8])[0]
-    assert b.face_down and b.pips is None
+    assert b.face_down and b.pips is None and b.note == BLANK_OR_BACK_NOTE
+    # the same bare face in a box the detector called face down, read because the photo should
+    # show face-up tiles only: it stays face down, with the note the layout reader looks for
+    c = read_pips(img, [TileDetection(corners, 0.9, face_down=True)], [30.0], read_backs=True)[0]
+    assert c.face_down and c.pips is None and c.note == BLANK_OR_BACK_NOTE
 
 
 def test_face_down_detection_is_not_read():

@@ -22,7 +22,7 @@ from engine.tiles import Tile
 from vision.types import TileDetection
 
 from .big_clock import read_big_clock
-from .common import GameReading, Problem, check_set, to_seen
+from .common import GameReading, Problem, assume_blank_double, check_set, to_seen
 from .draw100 import read_draw100
 from .good_neighbors import read_good_neighbors
 from .luzon import read_luzon
@@ -126,6 +126,17 @@ def _read_hand(hand: Sequence, max_pip: int, problems: list[Problem],
     return tiles, []
 
 
+def _blank_in_hand(hand: Sequence | None) -> list[Tile]:
+    """``[Tile(0, 0)]`` when the hand (detections, Tiles or "a-b" texts) holds the 0-0, else []."""
+    for h in hand or ():
+        if isinstance(h, TileDetection):
+            if not h.face_down and h.pips is not None and tuple(h.pips) == (0, 0):
+                return [Tile(0, 0)]
+        elif str(h).strip() in ("0-0", "00"):
+            return [Tile(0, 0)]
+    return []
+
+
 def read(detections: Sequence[TileDetection], game: str,
          hand: Sequence[TileDetection] | Sequence[Tile | str] | None = None, *,
          max_pip: int | None = None, min_pip_confidence: float = 0.5, with_hint: bool = True,
@@ -152,6 +163,9 @@ def read(detections: Sequence[TileDetection], game: str,
     Raises:
         ValueError: unknown game, a detection that is not a TileDetection, a bad hand tile,
             or a max_pip the game does not use.
+
+    In a game whose tiles all lie face up (:data:`FACE_UP_GAMES`) a lone bare face-down box is
+    taken as the 0-0 and reported (:func:`.common.assume_blank_double`).
     """
     name = str(game).strip().lower().replace("_", "-")
     if name not in READERS:
@@ -165,7 +179,10 @@ def read(detections: Sequence[TileDetection], game: str,
         raise ValueError(f"max_pip must be 6, 9 or 12, got {max_pip!r}")
     problems: list[Problem] = []
     pip_limit = max_pip or default_pip or 12
-    seen = to_seen(list(detections), pip_limit, problems, min_pip_confidence,
+    detections = list(detections)
+    if name in FACE_UP_GAMES:
+        detections = assume_blank_double(detections, problems, _blank_in_hand(hand), min_pip_confidence)
+    seen = to_seen(detections, pip_limit, problems, min_pip_confidence,
                    face_down_ok=(name in ("big-clock", "draw100")))
     hand_tiles = None
     if hand is not None:

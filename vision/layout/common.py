@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from engine.tiles import DominoSet, Tile
-from vision.types import TileDetection, boxes_on_better_boxes
+from vision.types import BLANK_OR_BACK_NOTE, TileDetection, boxes_on_better_boxes
 
 #: Largest shared area of two face-up boxes (fraction of the smaller) taken as two tiles
 #: (:func:`to_seen`); the rendered layouts of every game stay under 0.02.
@@ -24,6 +24,13 @@ MAX_OVERLAP = 0.4
 #: Problem kinds that stop the state from being built (the others are only reported).
 BLOCKING = {"unreadable", "doubtful", "duplicate", "outside_set", "too_many", "impossible",
             "ambiguous", "overlap", "no_layout", "mid_turn", "not_joined"}
+
+#: ``pip_confidence`` given to a plain face-down box taken as the 0-0 (:func:`assume_blank_double`):
+#: the lowest that :func:`to_seen` accepts by default, since the value is a deduction.
+ASSUMED_BLANK_CONFIDENCE = 0.5
+#: ... and the detector confidence such a box needs: on the rendered layouts of the benchmark the
+#: bare boxes that were a 0-0 had 0.58-0.97, those on empty table (no tile there) 0.25-0.44.
+ASSUMED_BLANK_MIN_DETECTOR_CONFIDENCE = 0.5
 
 
 @dataclass
@@ -34,7 +41,7 @@ class Problem:
         tile_index: index into the detections of the photo it concerns (None: the whole layout).
         kind: short tag: unreadable, doubtful, duplicate, outside_set, too_many, face_down,
             ambiguous, overlap, gap, mid_turn, bad_box, overlapping_box, stray_box, not_joined,
-            impossible, no_layout, no_hand.
+            impossible, no_layout, no_hand, assumed_blank.
         message: one human sentence.
         source: "table" or "hand" (which photo ``tile_index`` refers to).
     """
@@ -356,3 +363,48 @@ def apply_h(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
     p = np.c_[np.asarray(pts, np.float64).reshape(-1, 2), np.ones(len(pts))] @ H.T
     with np.errstate(divide="ignore", invalid="ignore"):
         return p[:, :2] / p[:, 2:3]
+
+
+def assume_blank_double(dets: Sequence[TileDetection], problems: list[Problem],
+                        elsewhere: Sequence[Tile] = (),
+                        min_pip_confidence: float = 0.5) -> list[TileDetection]:
+    """In a layout of face-up tiles only (Good Neighbors, Luzon, Tableaux: RULES.md sections 1,
+    3, 5 deal every tile face up), take a lone plain face-down box as the 0-0.
+
+    A blank double of a set without divider bars shows a bare face, like a plain back; the pip
+    reader leaves such a box face down with the note
+    :data:`vision.types.BLANK_OR_BACK_NOTE`. When exactly one box of the photo has that
+    note, the detector is fairly sure of it (:data:`ASSUMED_BLANK_MIN_DETECTOR_CONFIDENCE`: a
+    doubtful bare box is more often a patch of the table) and no 0-0 is seen face up (in ``dets`` with ``pip_confidence >= min_pip_confidence``,
+    or in ``elsewhere``, e.g. the hand), that box becomes a face-up 0-0 with ``pip_confidence``
+    :data:`ASSUMED_BLANK_CONFIDENCE`, and the deduction is reported (kind ``assumed_blank``,
+    not blocking). Two or more such boxes (a stock lying face down beside the layout) are left
+    as they are.
+
+    Args:
+        dets: the table photo's detections (not changed).
+        problems: list to append the report to.
+        elsewhere: tiles known to be elsewhere (the hand).
+        min_pip_confidence: the reading confidence that makes a face-up 0-0 count as seen.
+    Returns:
+        A new list: ``dets`` with at most one detection replaced.
+    """
+    dets = list(dets)
+    plain = [i for i, d in enumerate(dets)
+             if isinstance(d, TileDetection) and d.face_down and d.note == BLANK_OR_BACK_NOTE]
+    if len(plain) != 1 or dets[plain[0]].confidence < ASSUMED_BLANK_MIN_DETECTOR_CONFIDENCE:
+        return dets
+    blank = Tile(0, 0)
+    if blank in elsewhere or any(
+            isinstance(d, TileDetection) and not d.face_down and d.pips is not None
+            and tuple(d.pips) == (0, 0) and (d.pip_confidence or 0.0) >= min_pip_confidence
+            for d in dets):
+        return dets
+    i = plain[0]
+    dets[i] = TileDetection(dets[i].corners.copy(), dets[i].confidence, face_down=False, pips=(0, 0),
+                            pip_confidence=ASSUMED_BLANK_CONFIDENCE,
+                            note="a bare face in a layout of face-up tiles: taken as the 0-0")
+    problems.append(Problem(i, "assumed_blank", "this tile shows no pips, no divider and no marks; "
+                            "every tile of this game lies face up and no 0-0 is seen, so it is "
+                            "taken as the 0-0 (check it)"))
+    return dets

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.types import TileDetection
+from vision.types import BLANK_OR_BACK_NOTE, TileDetection
 
 MAX_PIPS = 12
 #: the half classifier's value wins a disagreement with the classical count when its probability
@@ -447,9 +447,12 @@ UNSURE_BACK_MIN_CONFIDENCE = 0.9
 def _read_unsure_back(image: np.ndarray, d: TileDetection) -> None:
     """Turn a face-down detection the detector was unsure of face up when the pip counter reads
     it clearly: a confident reading, no large printed marks, and at least one pip or a divider
-    (a blank double has a divider; a plain back has neither). Changes ``d`` in place.
+    (a blank double has a divider; a plain back has neither). Changes ``d`` in place; a face that
+    shows nothing at all stays face down with the note :data:`BLANK_OR_BACK_NOTE`.
     """
     r = read_tile(image, d.corners)
+    if r.readable and r.marks == 0 and r.pips == (0, 0) and not r.divider:
+        d.note = BLANK_OR_BACK_NOTE
     if not (r.readable and r.marks == 0 and r.confidence >= UNSURE_BACK_MIN_CONFIDENCE
             and (r.divider or r.pips != (0, 0))):
         return
@@ -475,7 +478,9 @@ def read_pips(image: np.ndarray, detections: list[TileDetection],
       :data:`MARKED_BACK_MAX_CONFIDENCE` becomes face down (letters counted as a few pips);
     - a face-up box with no pips on either half and no divider is a plain back more often than a
       divider-less blank double: it becomes face down when the detector's face-down score is at
-      least half its face-up score, else it stays 0-0 with ``pip_confidence <= 0.5``.
+      least half its face-up score, else it stays 0-0 with ``pip_confidence <= 0.5``;
+    - a face-down box that shows nothing at all (no pip, divider or mark) gets the note
+      :data:`BLANK_OR_BACK_NOTE`.
 
     Args:
         image: ``(H, W, 3) uint8`` BGR photo.
@@ -509,7 +514,7 @@ def read_pips(image: np.ndarray, detections: list[TileDetection],
         if pips == (0, 0) and not r.divider:
             if (ratio or 0.0) >= 0.5:
                 d.face_down, d.pips, d.pip_confidence = True, None, None
-                d.note = "no pips and no divider: taken as face down"
+                d.note = BLANK_OR_BACK_NOTE if r.marks == 0 else "no pips and no divider: taken as face down"
                 continue
             d.pips, d.pip_confidence = pips, min(r.confidence, 0.5)
             d.note = "no pips and no divider: blank double or a plain back"
