@@ -195,3 +195,24 @@ def test_unsure_face_down_box_on_a_back_stays_face_down():
             d = read_pips(sc.image, [TileDetection(sc.labels[0].corners, 0.6, face_down=True)], [ratio],
                           read_backs=read_backs)[0]
             assert d.face_down and d.pips is None, (seed, ratio)
+
+
+def test_coloured_blank_double_with_a_spinner_mark_stays_face_up_in_a_face_up_layout():
+    """A rendered Luzon 0-0 (coloured body, divider and spinner pin) whose pin leaves a large
+    mark: the old rule took it for a printed back; with ``read_backs`` (a photo of face-up tiles
+    only) the half classifier's sure 0-0 keeps it face up."""
+    import random
+
+    from vision.render.layouts import ROTATION_RANGE, make_layout, render_layout
+
+    for i in (78, 82):
+        s = make_layout("luzon", random.Random(100003 + i))
+        nrng = np.random.default_rng(100003 + i)
+        render_layout(s, nrng, rotation_deg=float(nrng.uniform(*ROTATION_RANGE["luzon"])))
+        lab = next(d for d in s.labels if d.pips == (0, 0))
+        r = read_tile(s.image, lab.corners)
+        assert r.pips == (0, 0) and r.marks > 0 and r.classifier_pips == (0, 0)
+        plain = read_pips(s.image, [TileDetection(lab.corners.copy(), 0.9)], [0.0])[0]
+        assert plain.face_down and plain.pips is None
+        face_up_only = read_pips(s.image, [TileDetection(lab.corners.copy(), 0.9)], [0.0], read_backs=True)[0]
+        assert not face_up_only.face_down and face_up_only.pips == (0, 0)

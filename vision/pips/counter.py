@@ -71,6 +71,8 @@ class TileReading:
         rect: the rectified ``(2w, w, 3) uint8`` tile that was read (set by :func:`read_tile`).
         marks: large marks that are not pips (wider than a third of the tile: printed letters).
         by_classifier: True when the value is the half classifier's, overriding the count.
+        classifier_pips: the half classifier's ``(a, b)``, or None when it did not run.
+        classifier_confidence: its probability of that reading (the lower half's), or None.
     """
 
     pips: tuple[int | None, int | None]
@@ -83,6 +85,8 @@ class TileReading:
     rect: np.ndarray | None = None
     marks: int = 0
     by_classifier: bool = False
+    classifier_pips: tuple[int, int] | None = None
+    classifier_confidence: float | None = None
 
     @property
     def readable(self) -> bool:
@@ -160,6 +164,7 @@ def _read_combined(image: np.ndarray, corners: np.ndarray, width: int, use_class
     prob = classify_halves(half_inputs(r.rect, r.divider_pos))
     cls = (int(prob[0].argmax()), int(prob[1].argmax()))
     pc = float(prob.max(axis=1).min())
+    r.classifier_pips, r.classifier_confidence = cls, pc
     tile_w = float(np.linalg.norm(np.asarray(corners, np.float32)[3] - np.asarray(corners, np.float32)[0]))
     if r.readable and r.pips == cls:
         r.confidence = max(r.confidence, pc)
@@ -473,7 +478,10 @@ def read_pips(image: np.ndarray, detections: list[TileDetection],
     - a face-up box read as 0-0 with a large mark (wider than a third of the tile: printed
       letters of a logo back) becomes face down, unless the half classifier itself read the
       blank halves (probability >= ``MARKED_BLANK_SURE``) over a count that saw pips (an old
-      ivory 0-0 with a stain);
+      ivory 0-0 with a stain), or, with ``read_backs`` (a photo of face-up tiles only), agreed
+      with the count (a coloured 0-0 whose divider and spinner pin leave a mark; on the printed
+      backs of the real photos the classifier reads 7-0, not 0-0; in draw-game photos it also
+      read some rendered backs as 0-0, hence only with ``read_backs``);
     - a face-up box with two or more large marks read with confidence under
       :data:`MARKED_BACK_MAX_CONFIDENCE` becomes face down (letters counted as a few pips);
     - a face-up box with no pips on either half and no divider is a plain back more often than a
@@ -503,7 +511,8 @@ def read_pips(image: np.ndarray, detections: list[TileDetection],
             d.pips, d.pip_confidence, d.note = None, None, r.note or "unreadable"
             continue
         pips = (int(r.pips[0]), int(r.pips[1]))
-        if pips == (0, 0) and r.marks > 0 and not (r.by_classifier and r.confidence >= MARKED_BLANK_SURE):
+        blank_sure = r.classifier_pips == (0, 0) and (r.classifier_confidence or 0.0) >= MARKED_BLANK_SURE
+        if pips == (0, 0) and r.marks > 0 and not (blank_sure and (r.by_classifier or read_backs)):
             d.face_down, d.pips, d.pip_confidence = True, None, None
             d.note = "no pips but large printed marks: taken as the back of a tile"
             continue
