@@ -216,3 +216,26 @@ def test_coloured_blank_double_with_a_spinner_mark_stays_face_up_in_a_face_up_la
         assert plain.face_down and plain.pips is None
         face_up_only = read_pips(s.image, [TileDetection(lab.corners.copy(), 0.9)], [0.0], read_backs=True)[0]
         assert not face_up_only.face_down and face_up_only.pips == (0, 0)
+
+
+def test_tiny_tiles_called_face_down_are_read_anyway():
+    """Double-12 tiles 15 px wide in rows: the detector (at 384 px) cannot see their pips and
+    calls them face down however sure it is; the reader reads boxes under SMALL_BACK_READ_PX."""
+    import cv2
+
+    from vision.render import random_scene, random_style
+
+    rng = np.random.default_rng(40_000_000 + 100_000 * 12 + 34)
+    scene = random_scene(rng, style=random_style(rng, max_pip=12))
+    up = [g for g, v in zip(scene.labels, scene.visible) if not g.face_down and v >= 0.98]
+    assert len(up) >= 10 and all(min(g.size) < 20 for g in up)
+    dets = [TileDetection(g.corners.copy(), 0.8, face_down=True) for g in up]
+    read_pips(scene.image, dets, [100.0] * len(dets))
+    right = sum(not d.face_down and sorted(d.pips) == sorted(g.pips) for d, g in zip(dets, up))
+    wrong = sum(not d.face_down and sorted(d.pips) != sorted(g.pips) for d, g in zip(dets, up))
+    assert right >= len(up) // 2 and wrong <= 1, (right, wrong, len(up))
+    # the same tiles scaled up past the limit: the detector's sure face-down call stands
+    big = cv2.resize(scene.image, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC)
+    dets = [TileDetection(g.corners * 2.0, 0.8, face_down=True) for g in up]
+    read_pips(big, dets, [100.0] * len(dets))
+    assert all(d.face_down for d in dets)
