@@ -231,7 +231,7 @@ def detect(image: np.ndarray, game: str | None = None) -> list[dict]:
     """Find tiles and count pips: ``vision.pipeline.detect`` -> list of ``TileDetection.to_json()``.
 
     Runs one photo at a time (the detector uses all CPU cores; queueing keeps latency even).
-    ``game``: the table's game; for the games laid out face up (``vision.layout.FACE_UP_GAMES``)
+    ``game``: the table's game; for the games laid out face up (``vision.layout.READ_BACKS_GAMES``)
     boxes the detector calls face down are read too (``read_backs``).
 
     Raises:
@@ -241,7 +241,7 @@ def detect(image: np.ndarray, game: str | None = None) -> list[dict]:
     if fn is None:
         raise Unavailable("vision.pipeline has no detect() yet")
     try:
-        face_up = getattr(_module("vision.layout"), "FACE_UP_GAMES", frozenset())
+        face_up = getattr(_module("vision.layout"), "READ_BACKS_GAMES", frozenset())
         with _detect_lock:
             dets = fn(image, read_backs=True) if game in face_up else fn(image)
     except Exception as exc:  # noqa: BLE001 - keep the page alive, report the failure

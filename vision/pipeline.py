@@ -93,8 +93,8 @@ def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_thres
         conf_threshold: minimum detector confidence of a tile.
         iou_threshold: rotated-NMS IoU between two boxes of the same tile.
         read_backs: the photo should show face-up tiles only (the layout of Good Neighbors,
-            Luzon or Tableaux: ``vision.layout.FACE_UP_GAMES``): every box the detector calls
-            face down is read too and turned face up when its pips read clearly (a tile with
+            Luzon, Tableaux or the Big Clock ring: ``vision.layout.READ_BACKS_GAMES``): every
+            box the detector calls face down is read too and turned face up when its pips read clearly (a tile with
             few pips can look like a back to the detector); plain and printed backs stay face
             down.
     Returns:
