@@ -239,3 +239,24 @@ def test_tiny_tiles_called_face_down_are_read_anyway():
     dets = [TileDetection(g.corners * 2.0, 0.8, face_down=True) for g in up]
     read_pips(big, dets, [100.0] * len(dets))
     assert all(d.face_down for d in dets)
+
+
+def test_face_down_box_with_a_mark_is_read_in_a_face_up_layout_when_the_classifier_is_sure():
+    """Rendered Luzon tiles (coloured bodies) whose shading leaves a large mark: a face-down
+    box on them stays face down in an ordinary photo, and turns face up with the right value
+    when the photo should show face-up tiles only (``read_backs``) and the half classifier
+    agrees with the count at >= 0.9."""
+    import random
+
+    from vision.render.layouts import ROTATION_RANGE, make_layout, render_layout
+
+    s = make_layout("luzon", random.Random(100003 + 3))
+    nrng = np.random.default_rng(100003 + 3)
+    render_layout(s, nrng, rotation_deg=float(nrng.uniform(*ROTATION_RANGE["luzon"])))
+    for j in (2, 3, 4, 13):
+        g = s.labels[j]
+        assert read_tile(s.image, g.corners).marks > 0
+        plain = read_pips(s.image, [TileDetection(g.corners.copy(), 0.9, face_down=True)], [100.0])[0]
+        assert plain.face_down and plain.pips is None
+        up = read_pips(s.image, [TileDetection(g.corners.copy(), 0.9, face_down=True)], [100.0], read_backs=True)[0]
+        assert not up.face_down and sorted(up.pips) == sorted(g.pips), j

@@ -456,18 +456,23 @@ UNSURE_BACK_MIN_CONFIDENCE = 0.9
 SMALL_BACK_READ_PX = 20.0
 
 
-def _read_unsure_back(image: np.ndarray, d: TileDetection) -> None:
+def _read_unsure_back(image: np.ndarray, d: TileDetection, read_backs: bool = False) -> None:
     """Turn a face-down detection the detector was unsure of face up when the pip counter reads
-    it clearly: a confident reading, no large printed marks, and at least one pip or a divider
-    (a blank double has a divider; a plain back has neither). Changes ``d`` in place; a face that
-    shows nothing at all stays face down with the note :data:`BLANK_OR_BACK_NOTE`.
+    it clearly: a confident reading (>= ``UNSURE_BACK_MIN_CONFIDENCE``), no large printed mark
+    (unless the half classifier agrees with the count: on a tile under ``SMALL_BACK_READ_PX``, or
+    at >= ``MARKED_BLANK_SURE`` with ``read_backs``), and at least one pip or a divider (a blank
+    double has a divider; a plain back has neither). Changes ``d`` in place; a face that shows
+    nothing at all stays face down with the note :data:`BLANK_OR_BACK_NOTE`.
     """
     r = read_tile(image, d.corners)
-    if r.readable and r.marks == 0 and r.pips == (0, 0) and not r.divider:
+    # a large mark blocks the reading unless the half classifier agrees with the count: on a tiny
+    # tile (a few merged pips make a "large mark"), or, in a photo of face-up tiles only, when it
+    # is sure (a coloured body's shading or a spinner pin leaves a mark)
+    agrees = r.readable and r.classifier_pips == r.pips
+    sure = agrees and (r.classifier_confidence or 0.0) >= MARKED_BLANK_SURE
+    clean = r.marks == 0 or (agrees and min(d.size) < SMALL_BACK_READ_PX) or (sure and read_backs)
+    if r.readable and clean and r.pips == (0, 0) and not r.divider:
         d.note = BLANK_OR_BACK_NOTE
-    # on a tiny tile a few merged pips make a "large mark"; the classifier agreeing with the
-    # count is the check there
-    clean = r.marks == 0 or (min(d.size) < SMALL_BACK_READ_PX and r.classifier_pips == r.pips)
     if not (r.readable and clean and r.confidence >= UNSURE_BACK_MIN_CONFIDENCE
             and (r.divider or r.pips != (0, 0))):
         return
@@ -514,7 +519,7 @@ def read_pips(image: np.ndarray, detections: list[TileDetection],
         if d.face_down:
             d.pips, d.pip_confidence = None, None
             if read_backs or (ratio is not None and ratio <= UNSURE_BACK_RATIO) or min(d.size) < SMALL_BACK_READ_PX:
-                _read_unsure_back(image, d)
+                _read_unsure_back(image, d, read_backs)
             continue
         r = read_tile(image, d.corners)
         if not r.readable:
