@@ -128,8 +128,10 @@ TINY_BOX_MIN_PIP_CONFIDENCE = 0.6
 def drop_tiny_unread(tiles: list[TileDetection]) -> list[TileDetection]:
     """Drop boxes far smaller than the photo's tiles that cannot be read: shorter than
     :data:`TINY_BOX_FRACTION` of the median box length (of at least 4 boxes) and, face up,
-    without a value or with ``pip_confidence`` under :data:`TINY_BOX_MIN_PIP_CONFIDENCE`, or,
-    face down, with a detector confidence under 0.5. The tiles of one photo lie at about the same
+    without a value or with ``pip_confidence`` under :data:`TINY_BOX_MIN_PIP_CONFIDENCE`, or
+    with a detector confidence under 0.5 (either side: the reader may have turned a tiny
+    face-down box face up, ``SMALL_BACK_READ_PX``; the vintage photo's game pieces, 9 px wide,
+    read as 8-8 and 6-7 after a JPEG re-encode at quality 85). The tiles of one photo lie at about the same
     distance from the camera (a steep phone angle makes the far ones perhaps 0.6 of the near
     ones), so such a box is a pattern of the table or a small object (the vintage photo's game
     pieces), not a tile.
@@ -147,7 +149,7 @@ def drop_tiny_unread(tiles: list[TileDetection]) -> list[TileDetection]:
     limit = TINY_BOX_FRACTION * float(np.median(lengths))
 
     def unusable(t: TileDetection) -> bool:
-        if t.face_down:
+        if t.face_down or t.confidence < 0.5:
             return t.confidence < 0.5
         return t.pips is None or (t.pip_confidence or 0.0) < TINY_BOX_MIN_PIP_CONFIDENCE
 

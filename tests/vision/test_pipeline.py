@@ -172,3 +172,14 @@ def test_tiny_unreadable_boxes_are_dropped():
     assert got == tiles + [tiny_read, small_unread]
     few = [tiles[0], tiny_unread]  # too few boxes to say what size a tile is
     assert pipeline.drop_tiny_unread(few) == few
+
+
+@pytest.mark.parametrize("quality", [85, 92])
+def test_vintage_photo_after_a_browser_style_jpeg_re_encode_keeps_its_12_tiles(quality):
+    """The phone page re-encodes photos as JPEG (quality 0.85); the vintage photo's small game
+    pieces must not come back as tiles then (they did, as 8-8 and 6-7, before tiny unsure
+    boxes of either side were dropped)."""
+    img = cv2.imread(str(ROOT / "sample_images" / "vintage-games-game-night.jpg"))
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    tiles = detect(cv2.imdecode(buf, cv2.IMREAD_COLOR))
+    assert len(tiles) == 12 and all(not t.face_down and t.pips is not None and max(t.pips) <= 6 for t in tiles)
