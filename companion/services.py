@@ -241,9 +241,9 @@ def detect(image: np.ndarray, game: str | None = None) -> list[dict]:
     if fn is None:
         raise Unavailable("vision.pipeline has no detect() yet")
     try:
-        face_up = getattr(_module("vision.layout"), "READ_BACKS_GAMES", frozenset())
+        read_backs_games = getattr(_module("vision.layout"), "READ_BACKS_GAMES", frozenset())
         with _detect_lock:
-            dets = fn(image, read_backs=True) if game in face_up else fn(image)
+            dets = fn(image, read_backs=True) if game in read_backs_games else fn(image)
     except Exception as exc:  # noqa: BLE001 - keep the page alive, report the failure
         raise Unavailable(f"the tile detector failed on this photo: {type(exc).__name__}: {exc}") from None
     return [d.to_json() for d in dets]

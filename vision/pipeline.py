@@ -94,9 +94,9 @@ def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_thres
         iou_threshold: rotated-NMS IoU between two boxes of the same tile.
         read_backs: the photo should show face-up tiles only (the layout of Good Neighbors,
             Luzon, Tableaux or the Big Clock ring: ``vision.layout.READ_BACKS_GAMES``): every
-            box the detector calls face down is read too and turned face up when its pips read clearly (a tile with
-            few pips can look like a back to the detector); plain and printed backs stay face
-            down.
+            box the detector calls face down is read too and turned face up when its pips read
+            clearly (a tile with few pips can look like a back to the detector); plain and
+            printed backs stay face down.
     Returns:
         list of :class:`TileDetection` (best confidence first): ``corners`` (4, 2) float32 pixels,
         ``face_down``, ``pips`` (a, b) with ``pips[i]`` on ``halves[i]`` or None (face down or
@@ -127,11 +127,11 @@ TINY_BOX_MIN_PIP_CONFIDENCE = 0.6
 
 def drop_tiny_unread(tiles: list[TileDetection]) -> list[TileDetection]:
     """Drop boxes far smaller than the photo's tiles that cannot be read: shorter than
-    :data:`TINY_BOX_FRACTION` of the median box length (of at least 4 boxes) and, face up,
-    without a value or with ``pip_confidence`` under :data:`TINY_BOX_MIN_PIP_CONFIDENCE`, or
-    with a detector confidence under 0.5 (either side: the reader may have turned a tiny
-    face-down box face up, ``SMALL_BACK_READ_PX``; the vintage photo's game pieces, 9 px wide,
-    read as 8-8 and 6-7 after a JPEG re-encode at quality 85). The tiles of one photo lie at about the same
+    :data:`TINY_BOX_FRACTION` of the median box length (of at least 4 boxes) and with a detector
+    confidence under 0.5 (either side: the reader may have turned a tiny face-down box face up,
+    ``SMALL_BACK_READ_PX``; the vintage photo's game pieces, 9 px wide, read as 8-8 and 6-7 after
+    a JPEG re-encode at quality 85), or face up without a value or with ``pip_confidence`` under
+    :data:`TINY_BOX_MIN_PIP_CONFIDENCE`. The tiles of one photo lie at about the same
     distance from the camera (a steep phone angle makes the far ones perhaps 0.6 of the near
     ones), so such a box is a pattern of the table or a small object (the vintage photo's game
     pieces), not a tile.
@@ -149,8 +149,10 @@ def drop_tiny_unread(tiles: list[TileDetection]) -> list[TileDetection]:
     limit = TINY_BOX_FRACTION * float(np.median(lengths))
 
     def unusable(t: TileDetection) -> bool:
-        if t.face_down or t.confidence < 0.5:
-            return t.confidence < 0.5
+        if t.confidence < 0.5:
+            return True
+        if t.face_down:
+            return False
         return t.pips is None or (t.pip_confidence or 0.0) < TINY_BOX_MIN_PIP_CONFIDENCE
 
     return [t for t, n in zip(tiles, lengths) if not (n < limit and unusable(t))]

@@ -15,6 +15,7 @@ import numpy as np
 #: face-up game may take it as the 0-0 (``vision.layout.common.assume_blank_double``).
 BLANK_OR_BACK_NOTE = "no pips, no divider and no marks: a plain back or a blank double"
 
+
 @dataclass
 class TileDetection:
     """One tile seen in an image.

@@ -135,7 +135,9 @@ def _read_hand(hand: Sequence, max_pip: int, problems: list[Problem],
 
 
 def _blank_in_hand(hand: Sequence | None) -> list[Tile]:
-    """``[Tile(0, 0)]`` when the hand (detections, Tiles or "a-b" texts) holds the 0-0, else []."""
+    """``[Tile(0, 0)]`` when the hand (detections, Tiles or "a-b" texts) shows the 0-0, else [].
+    Any face-up reading of 0-0 counts, however doubtful: it only stops a guess
+    (:func:`.common.assume_blank_double`)."""
     for h in hand or ():
         if isinstance(h, TileDetection):
             if not h.face_down and h.pips is not None and tuple(h.pips) == (0, 0):

@@ -375,8 +375,9 @@ def assume_blank_double(dets: Sequence[TileDetection], problems: list[Problem],
     reader leaves such a box face down with the note
     :data:`vision.types.BLANK_OR_BACK_NOTE`. When exactly one box of the photo has that
     note, the detector is fairly sure of it (:data:`ASSUMED_BLANK_MIN_DETECTOR_CONFIDENCE`: a
-    doubtful bare box is more often a patch of the table) and no 0-0 is seen face up (in ``dets`` with ``pip_confidence >= min_pip_confidence``,
-    or in ``elsewhere``, e.g. the hand), that box becomes a face-up 0-0 with ``pip_confidence``
+    doubtful bare box is more often a patch of the table) and no 0-0 is seen face up (in
+    ``dets`` with ``pip_confidence >= min_pip_confidence``, or in ``elsewhere``, e.g. the
+    hand), that box becomes a face-up 0-0 with ``pip_confidence``
     :data:`ASSUMED_BLANK_CONFIDENCE`, and the deduction is reported (kind ``assumed_blank``,
     not blocking). Two or more such boxes (a stock lying face down beside the layout) are left
     as they are.

@@ -93,6 +93,12 @@ class TileReading:
         """True when both halves were read."""
         return self.pips[0] is not None and self.pips[1] is not None
 
+    def classifier_agrees(self, min_confidence: float = 0.0) -> bool:
+        """True when the tile was read and the half classifier read the same ``pips`` with a
+        probability of at least ``min_confidence``."""
+        return (self.readable and self.classifier_pips == self.pips
+                and (self.classifier_confidence or 0.0) >= min_confidence)
+
 
 def _ink_mask(rect: np.ndarray, margin: int) -> tuple[np.ndarray, float]:
     """Pixels differing from the body colour; returns ``(mask uint8 0/255, contrast)``."""
@@ -468,9 +474,8 @@ def _read_unsure_back(image: np.ndarray, d: TileDetection, read_backs: bool = Fa
     # a large mark blocks the reading unless the half classifier agrees with the count: on a tiny
     # tile (a few merged pips make a "large mark"), or, in a photo of face-up tiles only, when it
     # is sure (a coloured body's shading or a spinner pin leaves a mark)
-    agrees = r.readable and r.classifier_pips == r.pips
-    sure = agrees and (r.classifier_confidence or 0.0) >= MARKED_BLANK_SURE
-    clean = r.marks == 0 or (agrees and min(d.size) < SMALL_BACK_READ_PX) or (sure and read_backs)
+    clean = (r.marks == 0 or (min(d.size) < SMALL_BACK_READ_PX and r.classifier_agrees())
+             or (read_backs and r.classifier_agrees(MARKED_BLANK_SURE)))
     if r.readable and clean and r.pips == (0, 0) and not r.divider:
         d.note = BLANK_OR_BACK_NOTE
     if not (r.readable and clean and r.confidence >= UNSURE_BACK_MIN_CONFIDENCE
@@ -518,7 +523,8 @@ def read_pips(image: np.ndarray, detections: list[TileDetection],
         ratio = face_down_scores[i] if face_down_scores is not None else None
         if d.face_down:
             d.pips, d.pip_confidence = None, None
-            if read_backs or (ratio is not None and ratio <= UNSURE_BACK_RATIO) or min(d.size) < SMALL_BACK_READ_PX:
+            unsure = ratio is not None and ratio <= UNSURE_BACK_RATIO
+            if read_backs or unsure or min(d.size) < SMALL_BACK_READ_PX:
                 _read_unsure_back(image, d, read_backs)
             continue
         r = read_tile(image, d.corners)
@@ -526,7 +532,7 @@ def read_pips(image: np.ndarray, detections: list[TileDetection],
             d.pips, d.pip_confidence, d.note = None, None, r.note or "unreadable"
             continue
         pips = (int(r.pips[0]), int(r.pips[1]))
-        blank_sure = r.classifier_pips == (0, 0) and (r.classifier_confidence or 0.0) >= MARKED_BLANK_SURE
+        blank_sure = r.classifier_agrees(MARKED_BLANK_SURE)  # with pips == (0, 0) below
         if pips == (0, 0) and r.marks > 0 and not (blank_sure and (r.by_classifier or read_backs)):
             d.face_down, d.pips, d.pip_confidence = True, None, None
             d.note = "no pips but large printed marks: taken as the back of a tile"
