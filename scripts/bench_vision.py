@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Benchmark of the vision pipeline (detector + pip counter): accuracy and speed.
 
-    nice -n 10 .venv/bin/python scripts/bench_vision.py [--n 30] [--timing 30] [--model M] [--json OUT]
+    nice -n 10 .venv/bin/python scripts/bench_vision.py [--n 30] [--timing 30] [--scale 1|2] [--seed0 S] [--model M] [--json OUT]
 
 Parts:
 
@@ -10,7 +10,9 @@ Parts:
    tile recall at rotated IoU >= 0.5 (ground-truth tiles at least 60% visible), face-up/down
    correct among matched tiles, exact value accuracy (pips on the right halves) among matched
    face-up tiles at least 98% visible and wholly in frame (all, and those at least 30 px wide),
-   and the pip counter alone on the ground-truth boxes.
+   and the pip counter alone on the ground-truth boxes. ``--scale 2`` renders the same scenes
+   at 1280x960 (1280x1280, 960x1280): the photo size the phone page sends (it shrinks photos to
+   at most 1600 px) and the size of part 3; the default renders them at 640 px.
 2. Real photos (``--photos``, default /work/shared/real_photos or sample_images): face-up tiles
    read correctly per labelled box (``*.boxes.txt``; a detection matches a box at axis-aligned IoU
    >= 0.5 of its hull, and its value must be one of the photo's labelled values, each used once),
@@ -77,17 +79,23 @@ def in_frame(c: np.ndarray, w: int, h: int) -> bool:
     return bool((c[:, 0] >= 0).all() and (c[:, 1] >= 0).all() and (c[:, 0] < w).all() and (c[:, 1] < h).all())
 
 
-def bench_rendered(n: int, model: str | None, conf: float, seed0: int = VAL_SEED0) -> dict:
+def bench_rendered(n: int, model: str | None, conf: float, seed0: int = VAL_SEED0, scale: int = 1) -> dict:
     """Part 1 (see the module docstring); ``seed0`` moves the scenes (a tuning set apart from
-    the validation seeds)."""
+    the validation seeds); ``scale`` renders the same scenes (same seeds, tiles, camera and
+    style) at ``scale`` times the base size of 640x640, 640x480 or 480x640 pixels, like a camera
+    of that many times the resolution (2: 1280x960, the size of the timing part; the phone page
+    sends photos of up to 1600 px)."""
     from vision.render import random_scene, random_style
+    from vision.render.scene import DEFAULT_IMAGE_SIZES
 
     res = {}
     for mp in (6, 9, 12):
         c = Counter()
         for k in range(n):
             rng = np.random.default_rng(seed0 + 100_000 * mp + k)
-            scene = random_scene(rng, style=random_style(rng, max_pip=mp))
+            style = random_style(rng, max_pip=mp)
+            base = DEFAULT_IMAGE_SIZES[int(rng.integers(len(DEFAULT_IMAGE_SIZES)))]  # the draw random_scene would make
+            scene = random_scene(rng, image_size=(base[0] * scale, base[1] * scale), style=style)
             h, w = scene.image.shape[:2]
             gts = [(g, v) for g, v in zip(scene.labels, scene.visible) if v >= 0.6]
             tiles = detect(scene.image, model=model, conf_threshold=conf)
@@ -235,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed0", type=int, default=VAL_SEED0,
                     help="first rendered seed (default: the validation seeds; another value gives a tuning set)")
     default_photos = Path("/work/shared/real_photos")
+    ap.add_argument("--scale", type=int, default=1,
+                    help="render the rendered scenes at this multiple of 640 px (2: 1280x960)")
     ap.add_argument("--photos", type=Path,
                     default=default_photos if default_photos.exists() else ROOT / "sample_images")
     ap.add_argument("--json", type=Path, default=None, help="write the results as JSON here")
@@ -245,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
               "conf": args.conf}
     result["real"] = bench_real(args.photos, args.model, args.conf)
     if args.n > 0:
-        result["rendered"] = bench_rendered(args.n, args.model, args.conf, args.seed0)
+        result["rendered"] = bench_rendered(args.n, args.model, args.conf, args.seed0, args.scale)
     if args.timing > 0:
         result["timing"] = bench_timing(args.photos, args.timing, args.model, args.conf)
     if args.json:

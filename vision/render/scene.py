@@ -432,6 +432,10 @@ def random_placements(rng: np.random.Generator, kind: str | None = None,
     return out, kind
 
 
+#: ``(W, H)`` pixels: :func:`random_scene` draws one of these when given no ``image_size``.
+DEFAULT_IMAGE_SIZES = [(640, 640), (640, 480), (480, 640)]
+
+
 def random_scene(rng: np.random.Generator | int | None, image_size: tuple[int, int] | None = None,
                  kind: str | None = None, style: TileStyle | None = None,
                  low_pip_bias: float = 0.0,
@@ -456,7 +460,7 @@ def random_scene(rng: np.random.Generator | int | None, image_size: tuple[int, i
     """
     rng = np.random.default_rng(rng)
     if image_size is None:
-        image_size = [(640, 640), (640, 480), (480, 640)][int(rng.integers(3))]
+        image_size = DEFAULT_IMAGE_SIZES[int(rng.integers(len(DEFAULT_IMAGE_SIZES)))]
     if style is None:
         max_pip = None
         if set_weights is not None:
@@ -476,11 +480,12 @@ def random_scene(rng: np.random.Generator | int | None, image_size: tuple[int, i
         r = rng.random()
         cam_kw["fill"] = rng.uniform(1.0, 1.6) if r < 0.15 else (rng.uniform(0.25, 0.5) if r < 0.35 else rng.uniform(0.5, 0.95))
     camera = make_camera(rng, placements, (W, H), **cam_kw)
-    if placements:  # keep tiles at least ~14 px wide
+    if placements:  # keep tiles at least ~14 px wide (at 640 px; in proportion at other sizes)
+        px = max(W, H) / 640
         c = camera.project(placements[0].plane_corners())
         width = float(np.linalg.norm(c[3] - c[0]))
-        if width < 14:
-            cam_kw = {"tile_px": rng.uniform(14, 22)}
+        if width < 14 * px:
+            cam_kw = {"tile_px": rng.uniform(14, 22) * px}
             camera = make_camera(rng, placements, (W, H), **cam_kw)
     scene = render_scene(placements, rng, style=style, image_size=(W, H), camera=camera,
                          clutter=None if rng.random() < 0.6 else 0)
