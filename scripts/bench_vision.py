@@ -20,6 +20,8 @@ Parts:
    face down (labels give only their number), and the pip counter alone on the labelled boxes.
 3. Time per photo: ``detect()`` in-process, model loaded once, on 1280x960 input (the real photos
    and rendered scenes resized), median and p95 ms over ``--timing`` calls.
+4. (``--turned``) the real photos turned by 0, 37, 90, 180 and 233 degrees at 640, 1280 and 1600
+   px on the long side: values read, values read that the photo does not hold, extra backs.
 """
 from __future__ import annotations
 
@@ -214,6 +216,57 @@ def bench_real(photos: Path, model: str | None, conf: float) -> dict:
     return {"summary": summary, "photos": per_photo}
 
 
+def turn(image: np.ndarray, degrees: float, side: int) -> np.ndarray:
+    """``image`` scaled to ``side`` px on its long side, turned by ``degrees`` on a canvas large
+    enough for all of it (the corners filled with the median colour of the photo's rim), and
+    scaled back to ``side`` px on the long side. ``(H, W, 3) uint8`` BGR in and out."""
+    s = side / max(image.shape[:2])
+    img = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_CUBIC)
+    h, w = img.shape[:2]
+    M = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+    c, sn = abs(M[0, 0]), abs(M[0, 1])
+    W, H = int(h * sn + w * c), int(h * c + w * sn)
+    M[0, 2] += W / 2 - w / 2
+    M[1, 2] += H / 2 - h / 2
+    rim = np.median(np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]]), axis=0)
+    img = cv2.warpAffine(img, M, (W, H), flags=cv2.INTER_LINEAR, borderValue=tuple(float(x) for x in rim))
+    if max(W, H) > side * 1.05:
+        f = side / max(W, H)
+        img = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    return img
+
+
+TURN_DEGREES = (0, 37, 90, 180, 233)
+TURN_SIDES = (640, 1280, 1600)
+
+
+def bench_real_turned(photos: Path, model: str | None, conf: float) -> dict:
+    """Part 4 (``--turned``): every real photo at 640, 1280 and 1600 px on the long side, turned
+    by 0, 37, 90, 180 and 233 degrees: face-up values read (the photo's value multiset), values
+    read that the photo does not hold, and face-down boxes reported beyond the photo's count."""
+    labels = json.loads((photos / "labels.json").read_text())["photos"]
+    res = {}
+    for side in TURN_SIDES:
+        c = Counter()
+        for name, lab in sorted(labels.items()):
+            img0 = cv2.imread(str(photos / name))
+            want = Counter(tuple(sorted(t)) for t in lab["tiles"])
+            for deg in TURN_DEGREES:
+                tiles = detect(turn(img0, deg, side), model=model, conf_threshold=conf)
+                have = Counter(tuple(sorted(t.pips)) for t in tiles if not t.face_down and t.pips is not None)
+                down = sum(t.face_down for t in tiles)
+                c["up"] += len(lab["tiles"])
+                c["up_ok"] += sum((want & have).values())
+                c["extra_up"] += sum((have - want).values())
+                c["down"] += lab["face_down"]
+                c["down_ok"] += min(down, lab["face_down"])
+                c["extra_down"] += max(0, down - lab["face_down"])
+        res[f"{side}px"] = {"face_up_read": f"{c['up_ok']}/{c['up']}", "extra_values": c["extra_up"],
+                            "face_down_reported": f"{c['down_ok']}/{c['down']}", "extra_face_down": c["extra_down"]}
+        print(f"real photos turned, {side} px: {res[f'{side}px']}", flush=True)
+    return res
+
+
 def bench_timing(photos: Path, calls: int, model: str | None, conf: float) -> dict:
     """Part 3 (see the module docstring)."""
     from vision.render import random_scene
@@ -247,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="render the rendered scenes at this multiple of 640 px (2: 1280x960)")
     ap.add_argument("--photos", type=Path,
                     default=default_photos if default_photos.exists() else ROOT / "sample_images")
+    ap.add_argument("--turned", action="store_true",
+                    help="also the real photos turned by 0/37/90/180/233 degrees at 640/1280/1600 px")
     ap.add_argument("--json", type=Path, default=None, help="write the results as JSON here")
     args = ap.parse_args(argv)
     import onnxruntime
@@ -254,6 +309,8 @@ def main(argv: list[str] | None = None) -> int:
     result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "onnxruntime": onnxruntime.__version__,
               "conf": args.conf}
     result["real"] = bench_real(args.photos, args.model, args.conf)
+    if args.turned:
+        result["real_turned"] = bench_real_turned(args.photos, args.model, args.conf)
     if args.n > 0:
         result["rendered"] = bench_rendered(args.n, args.model, args.conf, args.seed0, args.scale)
     if args.timing > 0:

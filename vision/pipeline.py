@@ -127,7 +127,9 @@ TINY_BOX_MIN_PIP_CONFIDENCE = 0.6
 
 def drop_tiny_unread(tiles: list[TileDetection]) -> list[TileDetection]:
     """Drop boxes far smaller than the photo's tiles that cannot be read: shorter than
-    :data:`TINY_BOX_FRACTION` of the median box length (of at least 4 boxes) and with a detector
+    :data:`TINY_BOX_FRACTION` of the median box length (of the boxes the detector is sure of,
+    confidence at least 0.5, when there are 4 or more; else of all boxes, at least 4: a row of
+    printed letters can give more doubtful small boxes than the photo has tiles) and with a detector
     confidence under 0.5 (either side: the reader may have turned a tiny face-down box face up,
     ``SMALL_BACK_READ_PX``; the vintage photo's game pieces, 9 px wide, read as 8-8 and 6-7 after
     a JPEG re-encode at quality 85), or face up without a value or with ``pip_confidence`` under
@@ -146,7 +148,8 @@ def drop_tiny_unread(tiles: list[TileDetection]) -> list[TileDetection]:
     lengths = np.array([t.size[0] for t in tiles], np.float64)
     if not np.all(np.isfinite(lengths)):
         return tiles
-    limit = TINY_BOX_FRACTION * float(np.median(lengths))
+    sure = np.array([t.confidence >= 0.5 for t in tiles])
+    limit = TINY_BOX_FRACTION * float(np.median(lengths[sure] if sure.sum() >= 4 else lengths))
 
     def unusable(t: TileDetection) -> bool:
         if t.confidence < 0.5:

@@ -174,6 +174,39 @@ def test_tiny_unreadable_boxes_are_dropped():
     assert pipeline.drop_tiny_unread(few) == few
 
 
+def test_tiny_boxes_are_measured_against_the_boxes_the_detector_is_sure_of():
+    """Printed letters can give more small doubtful boxes than the photo has tiles: the size of a
+    tile is then the median of the sure boxes (confidence >= 0.5), not of all of them."""
+    tiles = [TileDetection(_box(100 + 120 * i, 100), 0.9, pips=(i, 6), pip_confidence=0.95) for i in range(5)]
+    letters = [TileDetection(_box(100 + 30 * i, 400, 25, 14), 0.3, pips=(1, i), pip_confidence=0.9)
+               for i in range(7)]  # read, but doubtful boxes a quarter of a tile long
+    assert pipeline.drop_tiny_unread(tiles + letters) == tiles
+    # with fewer than 4 sure boxes the median of all boxes stays the reference (nothing is tiny)
+    assert pipeline.drop_tiny_unread(tiles[:3] + letters) == tiles[:3] + letters
+
+
+def test_vintage_photo_turned_keeps_its_12_tiles_and_no_letter_of_the_box():
+    """Turned by 233 degrees at 1280 px, the letters DOMINO on the photo's wooden box gave nine
+    small boxes read as tiles (7-7, 1-6, 2-2 ...) while the median box was one of them."""
+    img = cv2.imread(str(ROOT / "sample_images" / "vintage-games-game-night.jpg"))
+    s = 1280 / max(img.shape[:2])
+    img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_CUBIC)
+    h, w = img.shape[:2]
+    M = cv2.getRotationMatrix2D((w / 2, h / 2), 233, 1.0)
+    W, H = int(h * abs(M[0, 1]) + w * abs(M[0, 0])), int(h * abs(M[0, 0]) + w * abs(M[0, 1]))
+    M[0, 2] += W / 2 - w / 2
+    M[1, 2] += H / 2 - h / 2
+    border = np.median(np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]]), axis=0)
+    img = cv2.warpAffine(img, M, (W, H), borderValue=tuple(float(x) for x in border))
+    f = 1280 / max(W, H)
+    tiles = detect(cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA))
+    up = sorted(tuple(sorted(t.pips)) for t in tiles if not t.face_down and t.pips is not None)
+    want = sorted(tuple(sorted(t)) for t in [[2, 5], [5, 5], [3, 5], [3, 3], [3, 6], [4, 5], [1, 4], [4, 4],
+                                             [0, 4], [0, 0], [0, 6], [1, 6]])
+    assert up == want
+    assert sum(not t.face_down and t.pips is None for t in tiles) == 0
+
+
 @pytest.mark.parametrize("quality", [85, 92])
 def test_vintage_photo_after_a_browser_style_jpeg_re_encode_keeps_its_12_tiles(quality):
     """The phone page re-encodes photos as JPEG (quality 0.85); the vintage photo's small game
