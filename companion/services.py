@@ -231,8 +231,9 @@ def detect(image: np.ndarray, game: str | None = None) -> list[dict]:
     """Find tiles and count pips: ``vision.pipeline.detect`` -> list of ``TileDetection.to_json()``.
 
     Runs one photo at a time (the detector uses all CPU cores; queueing keeps latency even).
-    ``game``: the table's game; for the games laid out face up (``vision.layout.READ_BACKS_GAMES``)
-    boxes the detector calls face down are read too (``read_backs``).
+    ``game``: the table's game; detected with ``vision.layout.detect_options(game)`` (for the
+    games laid out face up boxes the detector calls face down are read too, ``read_backs``; for
+    tight layouts boxes lying on other boxes are kept for the layout reader, ``keep_covered``).
 
     Raises:
         Unavailable: the vision pipeline is not there or failed on this photo.
@@ -241,9 +242,9 @@ def detect(image: np.ndarray, game: str | None = None) -> list[dict]:
     if fn is None:
         raise Unavailable("vision.pipeline has no detect() yet")
     try:
-        read_backs_games = getattr(_module("vision.layout"), "READ_BACKS_GAMES", frozenset())
+        options = getattr(_module("vision.layout"), "detect_options", lambda g: {})(game)
         with _detect_lock:
-            dets = fn(image, read_backs=True) if game in read_backs_games else fn(image)
+            dets = fn(image, **options)
     except Exception as exc:  # noqa: BLE001 - keep the page alive, report the failure
         raise Unavailable(f"the tile detector failed on this photo: {type(exc).__name__}: {exc}") from None
     return [d.to_json() for d in dets]

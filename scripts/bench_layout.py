@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.game import wilson_interval  # noqa: E402
-from vision.layout import READ_BACKS_GAMES, read  # noqa: E402
+from vision.layout import detect_options, read  # noqa: E402
 from vision.types import TileDetection  # noqa: E402
 from vision.render.layouts import (GAMES, ROTATION_RANGE, make_layout, project_layout,  # noqa: E402
                                    read_matches, render_layout)
@@ -85,7 +85,7 @@ def run_game(game: str, n: int, mode: str, noise: float, seed: int, verbose: boo
                                          for d, v in zip(dets, truth_values))
         else:
             render_layout(s, nrng, rotation_deg=rot)
-            dets = detect(s.image, read_backs=game in READ_BACKS_GAMES)
+            dets = detect(s.image, **detect_options(game))
             _match_stats(s.labels, dets, kinds)
         t0 = time.perf_counter()
         try:

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from vision.detector import load_detector, obb_corners
-from vision.detector.onnx_model import FACE_DOWN, FACE_UP
+from vision.detector.onnx_model import FACE_DOWN, FACE_UP, MAX_COVERED
 from vision.pips import read_pips
 from vision.types import TileDetection, boxes_on_better_boxes
 
@@ -83,7 +83,8 @@ def _check_image(image: np.ndarray) -> np.ndarray:
 
 
 def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_threshold: float = 0.25,
-           iou_threshold: float = 0.5, read_backs: bool = False) -> list[TileDetection]:
+           iou_threshold: float = 0.5, read_backs: bool = False,
+           keep_covered: bool = False) -> list[TileDetection]:
     """Find the tiles in a photo and read their pips.
 
     Args:
@@ -97,6 +98,10 @@ def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_thres
             box the detector calls face down is read too and turned face up when its pips read
             clearly (a tile with few pips can look like a back to the detector); plain and
             printed backs stay face down.
+        keep_covered: keep boxes that lie mostly on other boxes (the detector drops them by
+            default: ``vision.detector.suppress_covered``), for a caller that sorts out
+            overlapping boxes itself (``vision.layout``'s ``overlapping_box`` rule; which games:
+            ``vision.layout.detect_options``).
     Returns:
         list of :class:`TileDetection` (best confidence first): ``corners`` (4, 2) float32 pixels,
         ``face_down``, ``pips`` (a, b) with ``pips[i]`` on ``halves[i]`` or None (face down or
@@ -107,7 +112,7 @@ def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_thres
     """
     img = _check_image(image)
     det = load_detector(model)
-    raw = det.raw(img, conf_threshold, iou_threshold)
+    raw = det.raw(img, conf_threshold, iou_threshold, max_covered=None if keep_covered else MAX_COVERED)
     corners = obb_corners(raw.xywhr)
     cls, conf = raw.cls, raw.confidence
     tiles = [TileDetection(corners=corners[i], confidence=float(conf[i]), face_down=bool(cls[i] == FACE_DOWN))

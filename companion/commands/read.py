@@ -32,10 +32,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Detect, read, print. Raises ValueError / OSError with a message for bad input (the CLI
     prints it as an error line)."""
-    from vision.layout import READ_BACKS_GAMES, read
+    from vision.layout import detect_options, read
     from vision.pipeline import detect, load_image
 
-    table = detect(load_image(args.image), model=args.model, read_backs=args.game in READ_BACKS_GAMES)
+    table = detect(load_image(args.image), model=args.model, **detect_options(args.game))
     hand = None
     if args.hand:  # the player photographs the own hand face up
         hand = detect(load_image(args.hand), model=args.model, read_backs=True)

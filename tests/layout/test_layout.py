@@ -521,3 +521,36 @@ def test_bare_box_is_not_taken_as_the_blank_double_when_the_0_0_is_seen():
     r = read(dets, "luzon", with_hint=False)
     assert not [p for p in r.problems if p.kind == "assumed_blank"]
     assert [p.tile_index for p in r.problems if p.kind == "face_down"] == [len(dets) - 1]
+
+
+def test_detect_options_per_game():
+    from vision.layout import KEEP_COVERED_GAMES, READ_BACKS_GAMES, READERS, detect_options
+
+    assert KEEP_COVERED_GAMES == frozenset(READERS)
+    for game in READERS:
+        assert detect_options(game) == {"read_backs": game in READ_BACKS_GAMES, "keep_covered": True}
+    assert detect_options(None) == {"read_backs": False, "keep_covered": False}
+    assert detect_options("chess") == {"read_backs": False, "keep_covered": False}
+
+
+@pytest.mark.parametrize("seed", [100003 + 91, 100003 + 141])
+def test_tableaux_keeps_the_covered_true_box_of_a_tile(seed):
+    """Two rendered Tableaux positions (bench_layout seed 1, positions 91 and 141) where the
+    detector's coverage rule dropped the true box of a tile and kept a box across the halves of
+    two touching tiles: read with ``keep_covered`` (as ``detect_options`` asks) they come out
+    exact; the layout reader's overlapping-box rule drops the doubtful box instead."""
+    from vision.layout import detect_options
+    from vision.pipeline import detect
+    from vision.render.layouts import ROTATION_RANGE
+
+    s = make_layout("tableaux", random.Random(seed))
+    nrng = np.random.default_rng(seed)
+    lo, hi = ROTATION_RANGE["tableaux"]
+    render_layout(s, nrng, rotation_deg=float(nrng.uniform(lo, hi)))
+    opts = detect_options("tableaux")
+    before = read(detect(s.image, read_backs=opts["read_backs"]), "tableaux", hand=s.hand, max_pip=s.max_pip,
+                  with_hint=False)
+    after = read(detect(s.image, **opts), "tableaux", hand=s.hand, max_pip=s.max_pip, with_hint=False)
+    assert not read_matches(s, before)
+    assert read_matches(s, after)
+    assert "overlapping_box" in {p.kind for p in after.problems}

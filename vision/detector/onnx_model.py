@@ -154,7 +154,11 @@ def rotated_nms(xywhr: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.
     return idx[order][:max_det]
 
 
-def suppress_covered(xywhr: np.ndarray, scores: np.ndarray, max_covered: float = 0.8) -> np.ndarray:
+#: :func:`suppress_covered`'s threshold in :meth:`TileDetector.raw` (chosen on the real photos).
+MAX_COVERED = 0.8
+
+
+def suppress_covered(xywhr: np.ndarray, scores: np.ndarray, max_covered: float = MAX_COVERED) -> np.ndarray:
     """Drop boxes mostly covered by other boxes (after NMS).
 
     Tiles lie side by side, never inside each other, so a box whose area is mostly (more than
@@ -277,7 +281,8 @@ class TileDetector:
         self._lock = threading.Lock()
 
     def raw(self, image: np.ndarray, conf_threshold: float = 0.25, iou_threshold: float = 0.5,
-            max_det: int = 300, imgsz: int | None = None) -> RawDetections:
+            max_det: int = 300, imgsz: int | None = None,
+            max_covered: float | None = MAX_COVERED) -> RawDetections:
         """Run the network and NMS; boxes in ``image`` pixels.
 
         With a model of dynamic input size and ``imgsz`` None the photo is run at
@@ -292,6 +297,8 @@ class TileDetector:
             iou_threshold: rotated-NMS IoU.
             max_det: most boxes returned.
             imgsz: network input side in pixels (a multiple of 32; dynamic models only), or None.
+            max_covered: :func:`suppress_covered` threshold after NMS; None keeps the covered
+                boxes (for a reader that sorts out overlapping boxes itself).
         Returns:
             :class:`RawDetections` (best first).
         Raises:
@@ -302,14 +309,14 @@ class TileDetector:
                 raise ValueError(f"{self.path.name} has a fixed input size {self.imgsz}")
             if imgsz % 32 or imgsz < 32:
                 raise ValueError(f"imgsz must be a positive multiple of 32, got {imgsz}")
-            return self._run(image, (imgsz, imgsz), conf_threshold, iou_threshold, max_det)[0]
-        det, width = self._run(image, self.imgsz, conf_threshold, iou_threshold, max_det)
+            return self._run(image, (imgsz, imgsz), conf_threshold, iou_threshold, max_det, max_covered)[0]
+        det, width = self._run(image, self.imgsz, conf_threshold, iou_threshold, max_det, max_covered)
         if self.dynamic and FINE_IMGSZ > max(self.imgsz) and (width is None or width < SMALL_TILE_PX):
-            det = self._run(image, (FINE_IMGSZ, FINE_IMGSZ), conf_threshold, iou_threshold, max_det)[0]
+            det = self._run(image, (FINE_IMGSZ, FINE_IMGSZ), conf_threshold, iou_threshold, max_det, max_covered)[0]
         return det
 
     def _run(self, image: np.ndarray, size: tuple[int, int], conf_threshold: float, iou_threshold: float,
-             max_det: int) -> tuple[RawDetections, float | None]:
+             max_det: int, max_covered: float | None = MAX_COVERED) -> tuple[RawDetections, float | None]:
         """One pass at ``size``; also the median box width in network pixels (None: no box)."""
         blob, r, (px, py) = letterbox(image, size)
         with self._lock:  # one onnxruntime session shared by web request threads
@@ -317,7 +324,8 @@ class TileDetector:
         det = decode_obb(out, conf_threshold)
         keep = rotated_nms(det.xywhr, det.confidence, iou_threshold, max_det)
         det = det.take(keep)
-        det = det.take(suppress_covered(det.xywhr, det.confidence))
+        if max_covered is not None:
+            det = det.take(suppress_covered(det.xywhr, det.confidence, max_covered))
         width = float(np.median(det.xywhr[:, 3])) if len(det.xywhr) else None
         xywhr = det.xywhr.copy()
         xywhr[:, 0] = (xywhr[:, 0] - px) / r

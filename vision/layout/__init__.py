@@ -100,6 +100,23 @@ FACE_UP_GAMES = frozenset({"good-neighbors", "luzon", "tableaux"})
 #: line, it cost 93.5% -> 93.0%, so the draw game is read without it.
 READ_BACKS_GAMES = FACE_UP_GAMES | {"big-clock"}
 
+#: Games whose table photos are detected with ``keep_covered=True`` (all five): boxes lying
+#: mostly on other boxes are kept for :func:`read`, whose ``overlapping_box`` rule
+#: (``common.to_seen``) drops the less confident of two face-up boxes sharing more than
+#: ``common.MAX_OVERLAP`` of the smaller one. In tight layouts the detector's own coverage rule
+#: (``vision.detector.suppress_covered``) could drop the true box of a tile and keep a box across
+#: the halves of two touching tiles. On 2 x 1 000 rendered positions (round-6 detector) this took
+#: Luzon 186 -> 187 and 178 -> 181 of 200, the draw game 187 -> 188 and 185 -> 186, Tableaux
+#: 186 -> 189 and 189 -> 191, Good Neighbors and the Big Clock unchanged (docs/layout.md).
+KEEP_COVERED_GAMES = frozenset(READERS)
+
+
+def detect_options(game: str | None) -> dict:
+    """Keyword arguments for ``vision.pipeline.detect`` on a table photo of ``game``:
+    ``read_backs`` (:data:`READ_BACKS_GAMES`) and ``keep_covered`` (:data:`KEEP_COVERED_GAMES`);
+    for None or an unknown game, neither. A hand photo is read with ``read_backs=True`` alone."""
+    return {"read_backs": game in READ_BACKS_GAMES, "keep_covered": game in KEEP_COVERED_GAMES}
+
 
 def _hint_fn(game: str):
     if game == "draw100":
@@ -224,4 +241,5 @@ def read(detections: Sequence[TileDetection], game: str,
     return result
 
 
-__all__ = ["read", "ReadResult", "Problem", "READERS", "FACE_UP_GAMES", "READ_BACKS_GAMES"]
+__all__ = ["read", "ReadResult", "Problem", "READERS", "FACE_UP_GAMES", "READ_BACKS_GAMES", "KEEP_COVERED_GAMES",
+           "detect_options"]
