@@ -259,11 +259,13 @@ def _to_detections(tiles: list[dict], corrections: dict[str, list[int]]) -> list
         face_down = bool(t.get("face_down"))
         pip_conf = t.get("pip_confidence")
         note = t.get("note", "")
+        alt = t.get("alt_pips")
         fix = corrections.get(str(i))
         if fix is not None:
-            pips, face_down, pip_conf, note = (tuple(fix), False, 1.0, "corrected by hand")
+            pips, face_down, pip_conf, note, alt = (tuple(fix), False, 1.0, "corrected by hand", None)
         out.append(TileDetection(np.asarray(t["corners"], np.float32), float(t.get("confidence", 1.0)),
-                                 face_down, tuple(pips) if pips is not None else None, pip_conf, note))
+                                 face_down, tuple(pips) if pips is not None else None, pip_conf, note,
+                                 tuple(int(x) for x in alt) if alt is not None else None))
     return out
 
 

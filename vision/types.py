@@ -31,6 +31,9 @@ class TileDetection:
             the centres of the two squares of the tile).
         pip_confidence: confidence in [0, 1] of the pip reading (1.0 = certain), None if unread.
         note: why a value is missing or doubtful ("" when nothing to say).
+        alt_pips: the other reading of the same box when the pip counter and the half
+            classifier disagreed (``pips`` is the one that won), same half order, or None. The
+            layout reader may take it when only it fits the layout (``vision.layout.read``).
     """
 
     corners: np.ndarray
@@ -39,6 +42,7 @@ class TileDetection:
     pips: tuple[int, int] | None = None
     pip_confidence: float | None = None
     note: str = ""
+    alt_pips: tuple[int, int] | None = None
     halves: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
@@ -95,6 +99,7 @@ class TileDetection:
             "confidence": round(float(self.confidence), 4),
             "pip_confidence": None if self.pip_confidence is None else round(float(self.pip_confidence), 4),
             "note": self.note,
+            "alt_pips": list(self.alt_pips) if self.alt_pips is not None else None,
         }
 
 

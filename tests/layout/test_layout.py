@@ -554,3 +554,60 @@ def test_tableaux_keeps_the_covered_true_box_of_a_tile(seed):
     assert not read_matches(s, before)
     assert read_matches(s, after)
     assert "overlapping_box" in {p.kind for p in after.problems}
+
+
+def _misread(d: TileDetection, pips, alt) -> TileDetection:
+    from dataclasses import replace
+
+    return replace(d, pips=pips, alt_pips=alt, pip_confidence=0.7)
+
+
+def test_draw100_broken_line_takes_the_one_second_reading_that_joins_it():
+    """4-0 (tile 8) misread as 3-0 cuts 0-0, 0-6 and 6-1 off the line; its box's other reading
+    (``alt_pips``, the pip counter against the half classifier) is 4-0, and only that joins
+    every tile: it is taken and reported, not blocking."""
+    dets = vintage_fixture.detections()
+    dets[8] = _misread(dets[8], (3, 0), (4, 0))
+    dets[2] = _misread(dets[2], (5, 3), (5, 2))  # another tile with a second reading that fits nothing
+    r = read(dets, "draw100", hand=["1-1"], with_hint=False)
+    _check_vintage(r)
+    assert [(p.kind, p.tile_index) for p in r.problems if p.kind == "reread"] == [("reread", 8)]
+    assert r.state is not None
+    # without the second reading the line stays broken and says so
+    dets[8] = _misread(dets[8], (3, 0), None)
+    r = read(dets, "draw100", hand=["1-1"], with_hint=False)
+    assert sorted(p.tile_index for p in r.problems if p.kind == "not_joined") == [8, 9, 10, 11]
+    assert r.state is None and not [p for p in r.problems if p.kind == "reread"]
+
+
+def test_draw100_second_readings_are_not_guessed_between_two_tiles_or_for_two_misreads():
+    """6-1 at the end of the line read as 2-1 (second reading 6-1) breaks the last join. If the
+    0-6 before it also had a second reading 0-2, taking either would join the whole line: two
+    tiles fit, so nothing is taken and the break stays reported. Two misread tiles at once are
+    not mended either (one tile's second reading at a time)."""
+    dets = vintage_fixture.detections()
+    dets[11] = _misread(dets[11], (2, 1), (6, 1))
+    r = read(dets, "draw100", hand=["1-1"], with_hint=False)
+    assert [p.tile_index for p in r.problems if p.kind == "reread"] == [11]
+    dets[10] = _misread(dets[10], (0, 6), (0, 2))
+    r = read(dets, "draw100", hand=["1-1"], with_hint=False)
+    assert not [p for p in r.problems if p.kind == "reread"]
+    assert [p.tile_index for p in r.problems if p.kind == "not_joined"] == [11] and r.state is None
+    dets = vintage_fixture.detections()
+    dets[8] = _misread(dets[8], (3, 0), (4, 0))
+    dets[11] = _misread(dets[11], (2, 1), (6, 1))
+    r = read(dets, "draw100", hand=["1-1"], with_hint=False)
+    assert not [p for p in r.problems if p.kind == "reread"] and r.state is None
+
+
+def test_alt_pips_go_through_the_json_of_the_web_page():
+    from companion.services import _to_detections
+
+    d = TileDetection(np.zeros((4, 2), np.float32) + [[0, 0], [20, 0], [20, 10], [0, 10]], 0.9, pips=(3, 0),
+                      pip_confidence=0.7, alt_pips=(4, 0))
+    j = d.to_json()
+    assert j["alt_pips"] == [4, 0]
+    back = _to_detections([j], {})[0]
+    assert back.alt_pips == (4, 0) and back.pips == (3, 0)
+    fixed = _to_detections([j], {"0": [5, 0]})[0]  # a hand correction drops the second reading
+    assert fixed.pips == (5, 0) and fixed.alt_pips is None

@@ -14,7 +14,7 @@ conventions): :mod:`.good_neighbors`, :mod:`.big_clock`, :mod:`.luzon`, :mod:`.d
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from engine.game import Hint
@@ -164,6 +164,41 @@ def _blank_in_hand(hand: Sequence | None) -> list[Tile]:
     return []
 
 
+#: Problems after which :func:`read` tries the second reading of each tile (``alt_pips``): the
+#: draw game's line breaks where one tile was misread, and the joins say which reading fits.
+REREAD_WHEN = frozenset({"not_joined"})
+#: A second reading is taken only when it leaves none of these (nor any blocking problem).
+CONFLICTS = frozenset({"not_joined", "duplicate", "ambiguous", "outside_set"})
+
+
+def _second_readings(detections: list[TileDetection], build, first: tuple) -> tuple:
+    """Try each table tile's other reading (``TileDetection.alt_pips``: the pip counter and the
+    half classifier disagreed) in place of the one that won. When exactly one tile's other
+    reading leaves no blocking problem and none of :data:`CONFLICTS`, that reading is taken and
+    reported (``reread``, not blocking); otherwise the first reading stands with its problems.
+    On the rendered draw-game positions (2 x 200) this settled 3 broken lines, all right; with
+    duplicates as the trigger it also took wrong tiles in Luzon, so only a broken line triggers
+    it (docs/layout.md)."""
+    fits = []
+    for k, d in enumerate(detections):
+        if d.face_down or d.pips is None or d.alt_pips is None or tuple(d.alt_pips) == tuple(d.pips):
+            continue
+        trial = list(detections)
+        trial[k] = replace(d, pips=tuple(d.alt_pips), alt_pips=tuple(d.pips))
+        got, hand_tiles = build(trial)
+        if not any(p.blocking or p.kind in CONFLICTS for p in got.problems):
+            fits.append((k, got, hand_tiles))
+    if len(fits) != 1:
+        return first
+    k, got, hand_tiles = fits[0]
+    a, b = detections[k].pips
+    c, e = detections[k].alt_pips
+    got.problems.append(Problem(k, "reread", f"read as {a}-{b}, which does not fit the layout; the "
+                                f"other reading of this tile, {c}-{e}, is the only one that does: "
+                                "taken (check it)"))
+    return got, hand_tiles
+
+
 def read(detections: Sequence[TileDetection], game: str,
          hand: Sequence[TileDetection] | Sequence[Tile | str] | None = None, *,
          max_pip: int | None = None, min_pip_confidence: float = 0.5, with_hint: bool = True,
@@ -192,7 +227,9 @@ def read(detections: Sequence[TileDetection], game: str,
             or a max_pip the game does not use.
 
     In a game whose tiles all lie face up (:data:`FACE_UP_GAMES`) a lone bare face-down box is
-    taken as the 0-0 and reported (:func:`.common.assume_blank_double`).
+    taken as the 0-0 and reported (:func:`.common.assume_blank_double`). When the draw game's
+    line breaks (``not_joined``), a tile's second reading may be taken (:func:`_second_readings`,
+    reported ``reread``).
     """
     name = str(game).strip().lower().replace("_", "-")
     if name not in READERS:
@@ -204,32 +241,38 @@ def read(detections: Sequence[TileDetection], game: str,
         raise ValueError("tableaux is played with double-6 or double-9")
     if max_pip is not None and max_pip not in (6, 9, 12):
         raise ValueError(f"max_pip must be 6, 9 or 12, got {max_pip!r}")
-    problems: list[Problem] = []
     pip_limit = max_pip or default_pip or 12
     detections = list(detections)
-    if name in FACE_UP_GAMES:
-        detections = assume_blank_double(detections, problems, _blank_in_hand(hand), min_pip_confidence)
-    seen = to_seen(detections, pip_limit, problems, min_pip_confidence,
-                   face_down_ok=(name in ("big-clock", "draw100")))
-    hand_tiles = None
-    if hand is not None:
-        hand_tiles, hand_seen = _read_hand(list(hand), pip_limit, problems, min_pip_confidence)
-        # a tile both on the table and in the hand
-        table_tiles = {s.tile: s.index for s in seen if s.tile is not None}
-        for k, t in enumerate(hand_tiles):
-            if t in table_tiles:
-                problems.append(Problem(hand_seen[k].index if hand_seen else k, "duplicate",
-                                        f"{t} is both in the hand and on the table (table tile "
-                                        f"{table_tiles[t]})", "hand"))
-        check_set([("hand", hand_seen)], pip_limit, problems) if hand_seen else None
-    kwargs = dict(params)
-    if name in ("draw100", "tableaux"):
-        kwargs["hand"] = hand_tiles
-    if name in ("good-neighbors", "big-clock"):
-        kwargs["max_pip"] = max_pip
-    elif name == "tableaux":
-        kwargs["max_pip"] = max_pip or 6
-    got: GameReading = reader(seen, problems, **kwargs)
+
+    def build(dets: list[TileDetection]) -> tuple[GameReading, list[Tile] | None]:
+        problems: list[Problem] = []
+        if name in FACE_UP_GAMES:
+            dets = assume_blank_double(dets, problems, _blank_in_hand(hand), min_pip_confidence)
+        seen = to_seen(dets, pip_limit, problems, min_pip_confidence,
+                       face_down_ok=(name in ("big-clock", "draw100")))
+        hand_tiles = None
+        if hand is not None:
+            hand_tiles, hand_seen = _read_hand(list(hand), pip_limit, problems, min_pip_confidence)
+            # a tile both on the table and in the hand
+            table_tiles = {s.tile: s.index for s in seen if s.tile is not None}
+            for k, t in enumerate(hand_tiles):
+                if t in table_tiles:
+                    problems.append(Problem(hand_seen[k].index if hand_seen else k, "duplicate",
+                                            f"{t} is both in the hand and on the table (table tile "
+                                            f"{table_tiles[t]})", "hand"))
+            check_set([("hand", hand_seen)], pip_limit, problems) if hand_seen else None
+        kwargs = dict(params)
+        if name in ("draw100", "tableaux"):
+            kwargs["hand"] = hand_tiles
+        if name in ("good-neighbors", "big-clock"):
+            kwargs["max_pip"] = max_pip
+        elif name == "tableaux":
+            kwargs["max_pip"] = max_pip or 6
+        return reader(seen, problems, **kwargs), hand_tiles
+
+    got, hand_tiles = build(detections)
+    if any(p.kind in REREAD_WHEN and p.source == "table" for p in got.problems):
+        got, hand_tiles = _second_readings(detections, build, (got, hand_tiles))
     result = ReadResult(name, got.state, got.layout, got.problems,
                         hand=None if hand_tiles is None else [str(t) for t in hand_tiles])
     st = result.state

@@ -73,6 +73,9 @@ class TileReading:
         by_classifier: True when the value is the half classifier's, overriding the count.
         classifier_pips: the half classifier's ``(a, b)``, or None when it did not run.
         classifier_confidence: its probability of that reading (the lower half's), or None.
+        alt_pips: the reading that lost when the count and the classifier disagreed (the count
+            when the classifier's value was taken, the classifier's when the count stayed), or
+            None.
     """
 
     pips: tuple[int | None, int | None]
@@ -87,6 +90,7 @@ class TileReading:
     by_classifier: bool = False
     classifier_pips: tuple[int, int] | None = None
     classifier_confidence: float | None = None
+    alt_pips: tuple[int, int] | None = None
 
     @property
     def readable(self) -> bool:
@@ -183,10 +187,13 @@ def _read_combined(image: np.ndarray, corners: np.ndarray, width: int, use_class
         # an unsure classifier on a large tile: things it never saw (printed backs, odd sets)
         r.confidence = min(r.confidence, 0.7)
         r.note = "; ".join(x for x in (r.note, f"half classifier says {cls[0]}-{cls[1]}") if x)
+        r.alt_pips = cls
     else:
-        was = r.pips
+        was, was_readable = r.pips, r.readable
         r.pips, r.confidence, r.by_classifier = cls, pc, True
-        said = f"pip counter says {was[0]}-{was[1]}" if r.readable else "read by the half classifier"
+        if was_readable and was != cls:
+            r.alt_pips = (int(was[0]), int(was[1]))
+        said = f"pip counter says {was[0]}-{was[1]}" if was_readable else "read by the half classifier"
         r.note = "; ".join(x for x in (r.note, said) if x)
     return r
 
@@ -550,4 +557,5 @@ def read_pips(image: np.ndarray, detections: list[TileDetection],
             d.note = "no pips and no divider: blank double or a plain back"
             continue
         d.pips, d.pip_confidence, d.note = pips, r.confidence, r.note
+        d.alt_pips = r.alt_pips
     return detections
