@@ -128,16 +128,19 @@ def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_thres
 TINY_BOX_FRACTION = 0.35
 #: ... "cannot be read": no value, or a pip confidence under this.
 TINY_BOX_MIN_PIP_CONFIDENCE = 0.6
+#: ... a detector confidence under this makes a tiny box unusable either side; boxes at or above
+#: it set the reference length.
+TINY_BOX_SURE = 0.5
 
 
 def drop_tiny_unread(tiles: list[TileDetection]) -> list[TileDetection]:
     """Drop boxes far smaller than the photo's tiles that cannot be read: shorter than
     :data:`TINY_BOX_FRACTION` of the median box length (of the boxes the detector is sure of,
-    confidence at least 0.5, when there are 4 or more; else of all boxes, at least 4: a row of
-    printed letters can give more doubtful small boxes than the photo has tiles) and with a detector
-    confidence under 0.5 (either side: the reader may have turned a tiny face-down box face up,
-    ``SMALL_BACK_READ_PX``; the vintage photo's game pieces, 9 px wide, read as 8-8 and 6-7 after
-    a JPEG re-encode at quality 85), or face up without a value or with ``pip_confidence`` under
+    confidence at least :data:`TINY_BOX_SURE`, when there are 4 or more; else of all boxes, at
+    least 4: a row of printed letters can give more doubtful small boxes than the photo has
+    tiles) and with a detector confidence under :data:`TINY_BOX_SURE` (either side: the reader
+    may have turned a tiny face-down box face up, ``SMALL_BACK_READ_PX``; the vintage photo's
+    game pieces, 9 px wide, read as 8-8 and 6-7 after a JPEG re-encode at quality 85), or face up without a value or with ``pip_confidence`` under
     :data:`TINY_BOX_MIN_PIP_CONFIDENCE`. The tiles of one photo lie at about the same
     distance from the camera (a steep phone angle makes the far ones perhaps 0.6 of the near
     ones), so such a box is a pattern of the table or a small object (the vintage photo's game
@@ -153,11 +156,11 @@ def drop_tiny_unread(tiles: list[TileDetection]) -> list[TileDetection]:
     lengths = np.array([t.size[0] for t in tiles], np.float64)
     if not np.all(np.isfinite(lengths)):
         return tiles
-    sure = np.array([t.confidence >= 0.5 for t in tiles])
+    sure = np.array([t.confidence >= TINY_BOX_SURE for t in tiles])
     limit = TINY_BOX_FRACTION * float(np.median(lengths[sure] if sure.sum() >= 4 else lengths))
 
     def unusable(t: TileDetection) -> bool:
-        if t.confidence < 0.5:
+        if t.confidence < TINY_BOX_SURE:
             return True
         if t.face_down:
             return False

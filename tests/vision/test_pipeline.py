@@ -186,20 +186,16 @@ def test_tiny_boxes_are_measured_against_the_boxes_the_detector_is_sure_of():
 
 
 def test_vintage_photo_turned_keeps_its_12_tiles_and_no_letter_of_the_box():
-    """Turned by 233 degrees at 1280 px, the letters DOMINO on the photo's wooden box gave nine
-    small boxes read as tiles (7-7, 1-6, 2-2 ...) while the median box was one of them."""
+    """Turned by 233 degrees at 1280 px (``scripts/bench_vision.py --turned``), the letters DOMINO
+    on the photo's wooden box gave nine small boxes read as tiles (7-7, 1-6, 2-2 ...) while the
+    median box was one of them."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_vision", ROOT / "scripts" / "bench_vision.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
     img = cv2.imread(str(ROOT / "sample_images" / "vintage-games-game-night.jpg"))
-    s = 1280 / max(img.shape[:2])
-    img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_CUBIC)
-    h, w = img.shape[:2]
-    M = cv2.getRotationMatrix2D((w / 2, h / 2), 233, 1.0)
-    W, H = int(h * abs(M[0, 1]) + w * abs(M[0, 0])), int(h * abs(M[0, 0]) + w * abs(M[0, 1]))
-    M[0, 2] += W / 2 - w / 2
-    M[1, 2] += H / 2 - h / 2
-    border = np.median(np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]]), axis=0)
-    img = cv2.warpAffine(img, M, (W, H), borderValue=tuple(float(x) for x in border))
-    f = 1280 / max(W, H)
-    tiles = detect(cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA))
+    tiles = detect(bench.turn(img, 233, 1280))
     up = sorted(tuple(sorted(t.pips)) for t in tiles if not t.face_down and t.pips is not None)
     want = sorted(tuple(sorted(t)) for t in [[2, 5], [5, 5], [3, 5], [3, 3], [3, 6], [4, 5], [1, 4], [4, 4],
                                              [0, 4], [0, 0], [0, 6], [1, 6]])

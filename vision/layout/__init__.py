@@ -171,7 +171,7 @@ REREAD_WHEN = frozenset({"not_joined"})
 CONFLICTS = frozenset({"not_joined", "duplicate", "ambiguous", "outside_set"})
 
 
-def _second_readings(detections: list[TileDetection], build, first: tuple) -> tuple:
+def _second_readings(detections: list[TileDetection], build, first: GameReading) -> GameReading:
     """Try each table tile's other reading (``TileDetection.alt_pips``: the pip counter and the
     half classifier disagreed) in place of the one that won. When exactly one tile's other
     reading leaves no blocking problem and none of :data:`CONFLICTS`, that reading is taken and
@@ -185,18 +185,18 @@ def _second_readings(detections: list[TileDetection], build, first: tuple) -> tu
             continue
         trial = list(detections)
         trial[k] = replace(d, pips=tuple(d.alt_pips), alt_pips=tuple(d.pips))
-        got, hand_tiles = build(trial)
+        got = build(trial)
         if not any(p.blocking or p.kind in CONFLICTS for p in got.problems):
-            fits.append((k, got, hand_tiles))
+            fits.append((k, got))
     if len(fits) != 1:
         return first
-    k, got, hand_tiles = fits[0]
+    k, got = fits[0]
     a, b = detections[k].pips
     c, e = detections[k].alt_pips
     got.problems.append(Problem(k, "reread", f"read as {a}-{b}, which does not fit the layout; the "
                                 f"other reading of this tile, {c}-{e}, is the only one that does: "
                                 "taken (check it)"))
-    return got, hand_tiles
+    return got
 
 
 def read(detections: Sequence[TileDetection], game: str,
@@ -244,15 +244,29 @@ def read(detections: Sequence[TileDetection], game: str,
     pip_limit = max_pip or default_pip or 12
     detections = list(detections)
 
-    def build(dets: list[TileDetection]) -> tuple[GameReading, list[Tile] | None]:
+    # the hand does not change between the table's readings (:func:`_second_readings`): read it
+    # once; its problems keep their place after the table's
+    hand_tiles, hand_seen, hand_problems, hand_set_problems = None, [], [], []
+    if hand is not None:
+        hand_tiles, hand_seen = _read_hand(list(hand), pip_limit, hand_problems, min_pip_confidence)
+        check_set([("hand", hand_seen)], pip_limit, hand_set_problems) if hand_seen else None
+    blank_elsewhere = _blank_in_hand(hand)
+    kwargs = dict(params)
+    if name in ("draw100", "tableaux"):
+        kwargs["hand"] = hand_tiles
+    if name in ("good-neighbors", "big-clock"):
+        kwargs["max_pip"] = max_pip
+    elif name == "tableaux":
+        kwargs["max_pip"] = max_pip or 6
+
+    def build(dets: list[TileDetection]) -> GameReading:
         problems: list[Problem] = []
         if name in FACE_UP_GAMES:
-            dets = assume_blank_double(dets, problems, _blank_in_hand(hand), min_pip_confidence)
+            dets = assume_blank_double(dets, problems, blank_elsewhere, min_pip_confidence)
         seen = to_seen(dets, pip_limit, problems, min_pip_confidence,
                        face_down_ok=(name in ("big-clock", "draw100")))
-        hand_tiles = None
-        if hand is not None:
-            hand_tiles, hand_seen = _read_hand(list(hand), pip_limit, problems, min_pip_confidence)
+        if hand_tiles is not None:
+            problems += hand_problems
             # a tile both on the table and in the hand
             table_tiles = {s.tile: s.index for s in seen if s.tile is not None}
             for k, t in enumerate(hand_tiles):
@@ -260,19 +274,12 @@ def read(detections: Sequence[TileDetection], game: str,
                     problems.append(Problem(hand_seen[k].index if hand_seen else k, "duplicate",
                                             f"{t} is both in the hand and on the table (table tile "
                                             f"{table_tiles[t]})", "hand"))
-            check_set([("hand", hand_seen)], pip_limit, problems) if hand_seen else None
-        kwargs = dict(params)
-        if name in ("draw100", "tableaux"):
-            kwargs["hand"] = hand_tiles
-        if name in ("good-neighbors", "big-clock"):
-            kwargs["max_pip"] = max_pip
-        elif name == "tableaux":
-            kwargs["max_pip"] = max_pip or 6
-        return reader(seen, problems, **kwargs), hand_tiles
+            problems += hand_set_problems
+        return reader(seen, problems, **kwargs)
 
-    got, hand_tiles = build(detections)
+    got = build(detections)
     if any(p.kind in REREAD_WHEN and p.source == "table" for p in got.problems):
-        got, hand_tiles = _second_readings(detections, build, (got, hand_tiles))
+        got = _second_readings(detections, build, got)
     result = ReadResult(name, got.state, got.layout, got.problems,
                         hand=None if hand_tiles is None else [str(t) for t in hand_tiles])
     st = result.state
