@@ -27,9 +27,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="chance per scene of drawing low-pip tiles (blanks) first")
     ap.add_argument("--set-weights", type=float, nargs=3, default=None, metavar=("D6", "D9", "D12"),
                     help="chances of double-6 / 9 / 12 sets (default 0.6 0.25 0.15)")
+    ap.add_argument("--layout-share", type=float, default=0.0,
+                    help="chance per image of a rendered game position (vision/render/layouts.py)")
     a = ap.parse_args(argv)
     t = time.time()
-    s = write_obb_dataset(a.out, a.train, a.val, a.seed, a.processes, a.low_pip_bias, a.set_weights)
+    s = write_obb_dataset(a.out, a.train, a.val, a.seed, a.processes, a.low_pip_bias, a.set_weights,
+                          a.layout_share)
     print(f"{s} in {time.time() - t:.1f} s -> {a.out}/data.yaml")
     return 0
 

@@ -203,3 +203,30 @@ def test_scene_rendered_at_twice_the_size_is_the_same_scene_scaled():
         for h in left:
             c = h.corners
             assert (c[:, 0] < 2).any() or (c[:, 1] < 2).any() or (c[:, 0] > w2 - 3).any() or (c[:, 1] > h2 - 3).any()
+
+
+def test_layout_share_writes_game_positions_and_leaves_old_datasets_alone(tmp_path):
+    """make_dataset --layout-share: that share of images are rendered game positions (labels:
+    one box per visible tile of the position); share 0 writes the same files as before."""
+    import json
+
+    from vision.render.dataset import write_obb_dataset
+    from vision.render.layouts import GAMES, random_layout_scene
+
+    sc = random_layout_scene(np.random.default_rng(4), (320, 240), games=("luzon",))
+    assert sc.kind == "layout:luzon" and sc.image.shape == (240, 320, 3)
+    assert len(sc.labels) >= 20 and all(d.pips is not None for d in sc.labels)
+    assert len({tuple(sorted(d.pips)) for d in sc.labels}) == len(sc.labels)  # each tile once
+    with pytest.raises(ValueError, match="unknown game"):
+        random_layout_scene(np.random.default_rng(0), games=("chess",))
+
+    s = write_obb_dataset(tmp_path / "mix", 8, 0, seed=2, layout_share=1.0)
+    kinds = [json.loads(ln)["kind"] for ln in open(tmp_path / "mix" / "manifest.jsonl")]
+    assert all(k.startswith("layout:") and k[7:] in GAMES for k in kinds)
+    assert s["train_labels"] == sum(len(p.read_text().splitlines())
+                                   for p in (tmp_path / "mix" / "labels" / "train").iterdir()) > 8
+    write_obb_dataset(tmp_path / "a", 3, 0, seed=2)
+    write_obb_dataset(tmp_path / "b", 3, 0, seed=2, layout_share=0.0)
+    for i in range(3):
+        assert ((tmp_path / "a/labels/train" / f"{i:06d}.txt").read_text()
+                == (tmp_path / "b/labels/train" / f"{i:06d}.txt").read_text())

@@ -49,14 +49,23 @@ def obb_label_lines(scene: RenderedScene, min_visible: float = MIN_VISIBLE) -> l
 
 
 def write_scene(root: Path, split: str, index: int, seed: int, jpeg_quality: int = 92,
-                low_pip_bias: float = 0.0, set_weights: tuple[float, float, float] | None = None) -> dict:
+                low_pip_bias: float = 0.0, set_weights: tuple[float, float, float] | None = None,
+                layout_share: float = 0.0) -> dict:
     """Render scene ``seed`` and write image + label file (``low_pip_bias``, ``set_weights``:
-    see :func:`vision.render.scene.random_scene`).
+    see :func:`vision.render.scene.random_scene`). With chance ``layout_share`` the scene is a
+    game position instead (:func:`vision.render.layouts.random_layout_scene`; 640x480 or 480x640).
 
     Returns:
         A manifest row: image name, split, seed, scene kind, style family, set, label count.
     """
-    scene = random_scene(np.random.default_rng(seed), low_pip_bias=low_pip_bias, set_weights=set_weights)
+    rng = np.random.default_rng(seed)
+    if layout_share > 0 and rng.random() < layout_share:
+        from .layouts import random_layout_scene
+
+        size = (640, 480) if rng.random() < 0.6 else (480, 640)
+        scene = random_layout_scene(rng, size)
+    else:
+        scene = random_scene(rng, low_pip_bias=low_pip_bias, set_weights=set_weights)
     name = f"{index:06d}"
     cv2.imwrite(str(root / "images" / split / f"{name}.jpg"), scene.image,
                 [cv2.IMWRITE_JPEG_QUALITY, jpeg_quality])
@@ -68,13 +77,15 @@ def write_scene(root: Path, split: str, index: int, seed: int, jpeg_quality: int
 
 
 def _job(args):
-    root, split, index, seed, bias, weights = args
-    return write_scene(Path(root), split, index, seed, low_pip_bias=bias, set_weights=weights)
+    root, split, index, seed, bias, weights, share = args
+    return write_scene(Path(root), split, index, seed, low_pip_bias=bias, set_weights=weights,
+                       layout_share=share)
 
 
 def write_obb_dataset(root: str | Path, n_train: int, n_val: int, seed: int = 0, processes: int = 1,
                       low_pip_bias: float = 0.0,
-                      set_weights: tuple[float, float, float] | None = None) -> dict:
+                      set_weights: tuple[float, float, float] | None = None,
+                      layout_share: float = 0.0) -> dict:
     """Render a full dataset.
 
     Args:
@@ -86,6 +97,8 @@ def write_obb_dataset(root: str | Path, n_train: int, n_val: int, seed: int = 0,
         low_pip_bias: chance per scene of drawing low-pip tiles first (see
             :func:`vision.render.scene.random_placements`).
         set_weights: chances of double-6 / 9 / 12 sets (None: the renderer's 0.6 / 0.25 / 0.15).
+        layout_share: chance per image of a rendered game position instead of a random scene
+            (:func:`vision.render.layouts.random_layout_scene`); 0 keeps older datasets identical.
     Returns:
         Summary dict (counts of images and labels per split), also written to ``summary.json``.
     Raises:
@@ -99,7 +112,7 @@ def write_obb_dataset(root: str | Path, n_train: int, n_val: int, seed: int = 0,
         (root / "images" / split).mkdir(parents=True, exist_ok=True)
         (root / "labels" / split).mkdir(parents=True, exist_ok=True)
         jobs += [(str(root), split, i, int(seed) * 1_000_003 + salt * 10_000_019 + i, low_pip_bias,
-                  None if set_weights is None else tuple(set_weights))
+                  None if set_weights is None else tuple(set_weights), float(layout_share))
                  for i in range(n)]
     if processes > 1:
         import multiprocessing as mp
@@ -117,7 +130,7 @@ def write_obb_dataset(root: str | Path, n_train: int, n_val: int, seed: int = 0,
                "train_kinds": {k: sum(1 for r in tr if r["kind"] == k) for k in sorted({r["kind"] for r in tr})},
                "train_families": {k: sum(1 for r in tr if r["family"] == k) for k in sorted({r["family"] for r in tr})},
                "train_sets": {f"double-{k}": sum(1 for r in tr if r["max_pip"] == k) for k in (6, 9, 12)},
-               "seed": seed, "low_pip_bias": low_pip_bias,
+               "seed": seed, "low_pip_bias": low_pip_bias, "layout_share": layout_share,
                "set_weights": None if set_weights is None else list(set_weights), "classes": CLASS_NAMES}
     (root / "data.yaml").write_text(
         f"path: {root.resolve()}\ntrain: images/train\nval: images/val\nnames:\n"

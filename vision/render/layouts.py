@@ -289,6 +289,33 @@ def render_layout(sample: LayoutSample, rng: np.random.Generator, image_size=(10
     return sample
 
 
+def random_layout_scene(rng: np.random.Generator, image_size: tuple[int, int] = (640, 480),
+                        games: tuple[str, ...] = GAMES) -> RenderedScene:
+    """A training image of a game position: a random game of ``games``, played a random number of
+    moves (:func:`make_layout`), drawn with a random set style, table, clutter, camera roll
+    (0..360 degrees) and perspective.
+
+    Args:
+        rng: numpy Generator (game, deal, style, camera, effects).
+        image_size: ``(W, H)`` pixels.
+        games: the games to draw from.
+    Returns:
+        :class:`vision.render.scene.RenderedScene` with ``kind`` ``"layout:<game>"``.
+    Raises:
+        ValueError: an unknown game.
+    """
+    from .styles import random_style
+
+    game = games[int(rng.integers(len(games)))]
+    sample = make_layout(game, random.Random(int(rng.integers(2**31))))
+    style = random_style(rng, max_pip=max(sample.max_pip, 6))
+    scene = render_scene(sample.placements, rng, style, image_size,
+                         clutter=None if rng.random() < 0.5 else 0,
+                         fill=float(rng.uniform(0.55, 0.95)), rotation_deg=float(rng.uniform(0, 360)))
+    scene.kind = f"layout:{game}"
+    return scene
+
+
 #: Camera roll range per game for benchmarks/tests (degrees). Draw100, Tableaux and Luzon
 #: (reserve below the columns) read the same in any rotation; Good Neighbors and the Big Clock
 #: need "up" (reading order, slot 12) and are photographed roughly upright.
