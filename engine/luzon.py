@@ -27,6 +27,7 @@ Module interface: see ``engine/solitaire.py``.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence, Union
@@ -92,6 +93,26 @@ def tiles_pair(x: Tile, y: Tile, variant: str | None = None) -> bool:
     """True when ``x`` and ``y`` may be removed together (pips, and the "sixes" ends rule)."""
     ds = DominoSet(6)
     return _pair_table(variant)[ds.index(x)][ds.index(y)]
+
+
+def removable_in_pairs(tiles: Sequence[Tile], variant: str | None = None) -> bool:
+    """True when ``tiles`` (double-6) split into pairs that may be removed together
+    (:func:`tiles_pair`; RULES.md section 3: pips total 12; "sixes": also end to end, the four
+    6-pip tiles among themselves). Which column each tile came from is not checked.
+
+    Counting suffices: with totals only, tiles of t pips pair with tiles of 12 - t pips, so the
+    counts must match and the 6-pip tiles be even; in "sixes" each other tile has one partner,
+    a-b with (6-a)-(6-b), which must be there too.
+    """
+    tiles = list(tiles)
+    six = [t for t in tiles if t.pips == 6]
+    if len(six) % 2:
+        return False
+    if variant == "sixes":
+        have = set(tiles)
+        return all(Tile(6 - t.low, 6 - t.high) in have for t in tiles if t.pips != 6)
+    counts = Counter(t.pips for t in tiles)
+    return all(counts[p] == counts[12 - p] for p in counts if p != 6)
 
 
 # --- fast internals: columns as tuples of tile indices, reserve as a sorted tuple -------------
@@ -193,7 +214,7 @@ class LuzonGame(Game):
         return LuzonState(self, seed)
 
     def state_from_position(self, columns: Sequence[Sequence[Tile]], reserve: Sequence[Tile],
-                            seed: int | None = None) -> "LuzonState":
+                            seed: int | None = None, check_removed: bool = True) -> "LuzonState":
         """A position seen on the table (e.g. rebuilt from a photo).
 
         Args:
@@ -201,10 +222,14 @@ class LuzonGame(Game):
                 columns are dropped.
             reserve: the reserve tiles still unused (at most 3).
             seed: seed of the state's RNG (Luzon has no later chance).
+            check_removed: check that the tiles missing from the table split into pairs of the
+                rules (:func:`removable_in_pairs`); False for made-up puzzle positions.
 
         Raises:
             ValueError: more than 5 columns or 3 reserve tiles, a tile twice or outside the set,
-                or an odd number of removed tiles (tiles go in pairs).
+                an odd number of removed tiles (tiles go in pairs), or removed tiles that do not
+                split into pairs of the rules (:func:`removable_in_pairs`: totals of 12; a misread
+                tile shows here: the pips on the table always add up to a multiple of 12).
         """
         cols = [list(c) for c in columns if len(c)]
         if len(cols) > COLUMNS:
@@ -217,6 +242,10 @@ class LuzonGame(Game):
         if len(removed) % 2:
             raise ValueError(f"{len(removed)} tiles are missing; tiles are removed in pairs, "
                              "so the count must be even")
+        if check_removed and not removable_in_pairs(removed, self.variant):
+            rule = "with ends totalling 6 each" if self.variant == "sixes" else "totalling 12 pips"
+            raise ValueError(f"the {len(removed)} tiles missing from the table ({' '.join(map(str, removed))}) "
+                             f"cannot all have been removed in pairs {rule}; a tile may be misread")
         state = LuzonState(self, seed, deal=False)
         state.columns, state.reserve, state.removed = cols, list(reserve), removed
         return state

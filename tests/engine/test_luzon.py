@@ -62,7 +62,8 @@ def test_five_columns_allow_no_move_and_reserve_tiles_never_pair_together():
     assert s.legal_actions() == [] and s.is_terminal() and s.returns() == [0.0]
     assert lz.solve(s) is False
     # reserve 0-0 and 6-6 would total 12 but reserve tiles never pair with each other
-    s = game.state_from_position([[T("1-1"), T("2-2")]], reserve=[T("0-0"), T("6-6")])
+    s = game.state_from_position([[T("1-1"), T("2-2")]], reserve=[T("0-0"), T("6-6")],
+                                 check_removed=False)
     assert s.is_terminal()
     with pytest.raises(IllegalActionError):
         s.apply_action(RemovePair.of(T("0-0"), T("6-6")))
@@ -82,8 +83,8 @@ def test_free_tile_pairs_with_reserve_and_columns_close():
 
 def test_sixes_variant_restricts_pairs():
     cols = [[T("1-2")], [T("3-6")], [T("4-5")]]
-    std = LuzonGame().state_from_position(cols, reserve=[T("0-0")], seed=0)
-    six = LuzonGame("sixes").state_from_position(cols, reserve=[T("0-0")], seed=0)
+    std = LuzonGame().state_from_position(cols, reserve=[T("0-0")], seed=0, check_removed=False)
+    six = LuzonGame("sixes").state_from_position(cols, reserve=[T("0-0")], seed=0, check_removed=False)
     assert RemovePair.of(T("1-2"), T("3-6")) in std.legal_actions()
     assert RemovePair.of(T("1-2"), T("3-6")) not in six.legal_actions()
     assert RemovePair.of(T("1-2"), T("4-5")) in six.legal_actions()
@@ -101,6 +102,38 @@ def test_state_from_position_rejects_impossible_positions():
         game.state_from_position([], reserve=[T("0-0"), T("0-1"), T("0-2"), T("0-3")])
     with pytest.raises(ValueError, match="even"):
         game.state_from_position([[T("0-0")]], reserve=[])
+
+
+def test_missing_tiles_must_pair_off_in_twelves():
+    """RULES.md section 3: tiles leave the table in pairs of 12 pips ("sixes": also end to end),
+    so a position whose missing tiles cannot be split so is refused (a misread tile shows
+    here); every position reached by play passes."""
+    every = [t for t in lz.DominoSet(6).tiles]
+    for variant in (None, "sixes"):
+        game = LuzonGame(variant)
+        for seed in range(40):
+            st = game.new_initial_state(seed)
+            rng = random.Random(seed)
+            while not st.is_terminal():
+                st.apply_action(rng.choice(st.legal_actions()))
+                assert lz.removable_in_pairs(st.removed, variant)
+                again = game.state_from_position(st.columns, st.reserve)
+                assert sorted(again.removed) == sorted(st.removed)
+    table = [t for t in every if t not in (T("0-0"), T("6-6"), T("1-2"), T("4-5"))]
+    cols = [table[i::5] for i in range(5)][:5]
+    res = [t for t in table if not any(t in c for c in cols)]
+    LuzonGame().state_from_position(cols, res)  # 0-0 + 6-6 and 1-2 + 4-5: both total 12
+    LuzonGame("sixes").state_from_position(cols, res)  # and 1-2 / 4-5 end to end: 1+5, 2+4
+    table = [t for t in every if t not in (T("0-0"), T("6-6"), T("1-2"), T("3-6"))]
+    cols = [table[i::5] for i in range(5)]
+    LuzonGame().state_from_position(cols, [])  # 1-2 + 3-6 total 12 ...
+    with pytest.raises(ValueError, match="ends totalling 6"):
+        LuzonGame("sixes").state_from_position(cols, [])  # ... but do not match end to end
+    # 0-1 and 5-6 removed (1 + 11 pips) but 4-6 misread as 5-6: 0-1 and 4-6 seem missing
+    table = [t for t in every if t not in (T("0-0"), T("6-6"), T("0-1"), T("4-6"))]
+    with pytest.raises(ValueError, match="pairs totalling 12"):
+        LuzonGame().state_from_position([table[i::5] for i in range(5)], [])
+    LuzonGame().state_from_position([table[i::5] for i in range(5)], [], check_removed=False)
 
 
 
@@ -150,6 +183,6 @@ def test_solve_line_and_hint_follow_the_solver(variant):
 def test_greedy_prefers_two_column_tiles_over_the_reserve():
     game = LuzonGame()
     s = game.state_from_position([[T("0-0"), T("2-4")], [T("1-1"), T("1-5")]],
-                                 reserve=[T("3-3"), T("0-6")])
+                                 reserve=[T("3-3"), T("0-6")], check_removed=False)
     a = lz.greedy_action(s)
     assert a == RemovePair.of(T("2-4"), T("1-5"))

@@ -207,14 +207,43 @@ def test_solitaire_state_gives_moves_and_hint():
 
 
 # --- problems ---------------------------------------------------------------------------------
+def _luzon_fits(s, k):
+    """The double-6 tiles that could stand for tile ``k`` of a Luzon sample as far as the set
+    goes: not on the table elsewhere, and the tiles then missing pair off in 12s."""
+    from engine.luzon import removable_in_pairs
+    from engine.tiles import DominoSet
+
+    others = {Tile(*d.pips) for i, d in enumerate(s.labels) if i != k}
+    return [t for t in DominoSet(6).tiles if t not in others
+            and removable_in_pairs([u for u in DominoSet(6).tiles if u not in others and u != t])]
+
+
 def test_unreadable_tile_is_named_not_guessed():
-    s = _sample("luzon", 1, rot=0.0)
-    s.labels[7].pips = None
-    s.labels[7].note = "glare on the tile"
-    r = read(s.labels, "luzon", with_hint=False)
-    bad = [p for p in r.problems if p.kind == "unreadable"]
-    assert [p.tile_index for p in bad] == [7] and "glare" in bad[0].message
-    assert r.state is None and not r.legal_moves
+    """A Luzon tile that cannot be read is named, unless the set leaves one tile for it
+    (RULES.md section 3: the tiles gone were removed in pairs of 12 pips): then it is deduced
+    and reported (``deduced``, not blocking); with two or more candidates it is not guessed."""
+    seen = {"named": 0, "deduced": 0}
+    for seed in range(30):
+        s = _sample("luzon", seed, rot=0.0)
+        k = 7
+        truth = s.labels[k].pips
+        fits = _luzon_fits(s, k)
+        s.labels[k].pips = None
+        s.labels[k].note = "glare on the tile"
+        r = read(s.labels, "luzon", with_hint=False)
+        if len(fits) > 1:
+            bad = [p for p in r.problems if p.kind == "unreadable"]
+            assert [p.tile_index for p in bad] == [k] and "glare" in bad[0].message
+            assert r.state is None and not r.legal_moves
+            assert not [p for p in r.problems if p.kind == "deduced"]
+            seen["named"] += 1
+        else:
+            assert fits == [Tile(*truth)]
+            assert [(p.tile_index, p.blocking) for p in r.problems if p.kind == "deduced"] == [(k, False)]
+            assert f"only {fits[0]}" in [p.message for p in r.problems if p.kind == "deduced"][0]
+            assert read_matches(s, r) and r.state is not None
+            seen["deduced"] += 1
+    assert min(seen.values()) >= 3, seen
 
 
 def test_doubtful_reading_is_not_used():
@@ -498,7 +527,11 @@ def test_lone_bare_face_down_box_is_taken_as_the_blank_double(game):
         # a back with printed marks is not a bare face: left face down, the position is not rebuilt
         printed = TileDetection(dets[k].corners, 0.7, face_down=True, note="large printed marks")
         r = read(dets[:k] + [printed] + dets[k + 1:], game, hand=s.hand, max_pip=s.max_pip, with_hint=False)
-        assert not read_matches(s, r) and not [p for p in r.problems if p.kind == "assumed_blank"]
+        assert not [p for p in r.problems if p.kind == "assumed_blank"]
+        if game == "luzon" and len(_luzon_fits(s, k)) == 1:  # the set says which tile it is
+            assert read_matches(s, r) and [p.tile_index for p in r.problems if p.kind == "deduced"] == [k]
+        else:
+            assert not read_matches(s, r)
         # two bare boxes (a stock aside, say): neither is guessed
         far = TileDetection(dets[k].corners + np.float32([5000, 5000]), 0.7, face_down=True,
                             note=BLANK_OR_BACK_NOTE)
@@ -598,6 +631,45 @@ def test_draw100_second_readings_are_not_guessed_between_two_tiles_or_for_two_mi
     dets[11] = _misread(dets[11], (2, 1), (6, 1))
     r = read(dets, "draw100", hand=["1-1"], with_hint=False)
     assert not [p for p in r.problems if p.kind == "reread"] and r.state is None
+
+
+def test_luzon_tile_seen_twice_takes_the_second_reading_the_set_allows():
+    """A Luzon tile misread as another tile on the table (a duplicate) takes its second reading
+    when that reading is the only one that leaves the set whole (RULES.md section 3: the missing
+    tiles pair off in 12s); a second reading that breaks the pairs is not taken."""
+    checked = 0
+    for seed in range(30):
+        s = _sample("luzon", seed, rot=0.0)
+        k, j = 5, 11
+        truth, other = tuple(s.labels[k].pips), tuple(s.labels[j].pips)
+        s.labels[k] = _misread(s.labels[k], other, truth)
+        r = read(s.labels, "luzon", with_hint=False)
+        assert read_matches(s, r), [p.message for p in r.problems]
+        assert [(p.tile_index, p.blocking) for p in r.problems if p.kind == "reread"] == [(k, False)]
+        # a second reading that does not fit the set (one pip more): the duplicate stays
+        wrong = (truth[0], truth[1] + 1) if truth[1] < 6 else (truth[0], truth[1] - 1)
+        s.labels[k] = _misread(s.labels[k], other, wrong)
+        r = read(s.labels, "luzon", with_hint=False)
+        dup = [p.message for p in r.problems if p.kind == "duplicate"]
+        assert r.state is None and len(dup) == 1 and f"table tile {k} and table tile {j}" in dup[0]
+        assert not [p for p in r.problems if p.kind == "reread"]
+        checked += 1
+    assert checked == 30
+
+
+def test_luzon_unsure_extra_box_is_dropped_when_only_that_fits():
+    """A box the detector is unsure of (< 0.5), read as a tile already on the table, is left out
+    when the table fits without it (``dropped``); a sure box is not."""
+    s = _sample("luzon", 4, rot=0.0)
+    extra = TileDetection(s.labels[3].corners + np.float32([0, 2000]), 0.35, pips=s.labels[3].pips,
+                          pip_confidence=0.9)
+    r = read(list(s.labels) + [extra], "luzon", with_hint=False)
+    assert read_matches(s, r), [p.message for p in r.problems]
+    assert [(p.tile_index, p.blocking) for p in r.problems if p.kind == "dropped"] == [(len(s.labels), False)]
+    sure = TileDetection(extra.corners, 0.8, pips=extra.pips, pip_confidence=0.9)
+    r = read(list(s.labels) + [sure], "luzon", with_hint=False)
+    assert r.state is None and not [p for p in r.problems if p.kind == "dropped"]
+    assert "duplicate" in {p.kind for p in r.problems}
 
 
 def test_alt_pips_go_through_the_json_of_the_web_page():

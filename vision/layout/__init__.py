@@ -164,9 +164,12 @@ def _blank_in_hand(hand: Sequence | None) -> list[Tile]:
     return []
 
 
-#: Problems after which :func:`read` tries the second reading of each tile (``alt_pips``): the
-#: draw game's line breaks where one tile was misread, and the joins say which reading fits.
-REREAD_WHEN = frozenset({"not_joined"})
+#: Problems after which :func:`read` tries the second reading of each tile (``alt_pips``), per
+#: game: the draw game's line breaks where one tile was misread, and the joins say which reading
+#: fits; in Luzon a misread tile shows as a tile seen twice or as missing tiles that cannot have
+#: been removed in pairs of 12 pips (``engine.luzon.removable_in_pairs``), and that check says
+#: which reading fits.
+REREAD_WHEN = {"draw100": frozenset({"not_joined"}), "luzon": frozenset({"duplicate", "impossible"})}
 #: A second reading is taken only when it leaves none of these (nor any blocking problem).
 CONFLICTS = frozenset({"not_joined", "duplicate", "ambiguous", "outside_set"})
 
@@ -176,9 +179,9 @@ def _second_readings(detections: list[TileDetection], build, first: GameReading)
     half classifier disagreed) in place of the one that won. When exactly one tile's other
     reading leaves no blocking problem and none of :data:`CONFLICTS`, that reading is taken and
     reported (``reread``, not blocking); otherwise the first reading stands with its problems.
-    On the rendered draw-game positions (2 x 200) this settled 3 broken lines, all right; with
-    duplicates as the trigger it also took wrong tiles in Luzon, so only a broken line triggers
-    it (docs/layout.md)."""
+    On the rendered draw-game positions (2 x 200) this settled 3 broken lines, all right. In
+    Luzon it is tried only since the engine checks that the missing tiles pair off into 12s
+    (before that check, duplicates as the trigger took wrong tiles there; docs/layout.md)."""
     fits = []
     for k, d in enumerate(detections):
         if d.face_down or d.pips is None or d.alt_pips is None or tuple(d.alt_pips) == tuple(d.pips):
@@ -196,6 +199,78 @@ def _second_readings(detections: list[TileDetection], build, first: GameReading)
     got.problems.append(Problem(k, "reread", f"read as {a}-{b}, which does not fit the layout; the "
                                 f"other reading of this tile, {c}-{e}, is the only one that does: "
                                 "taken (check it)"))
+    return got
+
+
+#: Games where the set on the table is known well enough to deduce one unread tile: Luzon's
+#: missing tiles must pair off in 12s (``engine.luzon.removable_in_pairs``).
+DEDUCE_GAMES = frozenset({"luzon"})
+#: The problems of a box whose value is unknown (what :func:`_deduce_unknown` may settle).
+UNKNOWN_VALUE = frozenset({"face_down", "unreadable", "doubtful"})
+
+
+def _deduce_unknown(detections: list[TileDetection], build, first: GameReading,
+                    max_pip: int) -> GameReading:
+    """When exactly one table box has no usable value (:data:`UNKNOWN_VALUE`: face down where
+    the game has none, unreadable, doubtful) and it is the only blocking problem, try every tile
+    of the double-``max_pip`` set in its place. When exactly one tile leaves no blocking problem
+    and none of :data:`CONFLICTS`, it is taken and reported (``deduced``, not blocking);
+    otherwise the first reading stands. In Luzon this works while few pairs are gone: the tiles
+    missing from the table must pair off in 12s, which often leaves one tile."""
+    unknown = [p for p in first.problems if p.kind in UNKNOWN_VALUE and p.source == "table"]
+    others = [p for p in first.problems if p.blocking and p.kind not in UNKNOWN_VALUE
+              and p.kind != "impossible"]
+    if len(unknown) != 1 or unknown[0].tile_index is None or others:
+        return first
+    k = unknown[0].tile_index
+    d = detections[k]
+    fits = []
+    for a in range(max_pip + 1):
+        for b in range(a, max_pip + 1):
+            trial = list(detections)
+            trial[k] = replace(d, face_down=False, pips=(a, b), pip_confidence=1.0, alt_pips=None)
+            got = build(trial)
+            if not any(p.blocking or p.kind in CONFLICTS for p in got.problems):
+                fits.append(((a, b), got))
+                if len(fits) > 1:
+                    return first
+    if len(fits) != 1:
+        return first
+    (a, b), got = fits[0]
+    seen = "lies face down" if unknown[0].kind == "face_down" else (
+        "could not be read" if unknown[0].kind == "unreadable" else "was read with low confidence")
+    got.problems.append(Problem(k, "deduced", f"this tile {seen}; of the set's tiles only {a}-{b} "
+                                "fits the rest of the table: taken (check it)"))
+    return got
+
+
+#: Detector confidence under which :func:`_drop_unsure_box` may take a box for a false find (the
+#: detector's sure boxes, >= 0.5, are left alone; on the rendered Luzon layouts the false finds
+#: that broke a position had 0.34-0.36).
+UNSURE_BOX = 0.5
+
+
+def _drop_unsure_box(detections: list[TileDetection], build, first: GameReading) -> GameReading:
+    """Try leaving out each box the detector is unsure of (confidence < :data:`UNSURE_BOX`).
+    When exactly one such box, left out, leaves no blocking problem and none of
+    :data:`CONFLICTS`, it is taken for a false find (a patch of table or a box across two
+    tiles) and reported (``dropped``, not blocking); otherwise the first reading stands."""
+    fits = []
+    for k, d in enumerate(detections):
+        if d.confidence >= UNSURE_BOX:
+            continue
+        got = build(detections, skip=frozenset({k}))
+        if not any(p.blocking or p.kind in CONFLICTS for p in got.problems):
+            fits.append((k, got))
+            if len(fits) > 1:
+                return first
+    if len(fits) != 1:
+        return first
+    k, got = fits[0]
+    d = detections[k]
+    got.problems.append(Problem(k, "dropped", f"the detector was unsure of this box (confidence "
+                                f"{d.confidence:.2f}) and the table fits only without it: taken "
+                                "for a false find and left out (check it)"))
     return got
 
 
@@ -228,8 +303,11 @@ def read(detections: Sequence[TileDetection], game: str,
 
     In a game whose tiles all lie face up (:data:`FACE_UP_GAMES`) a lone bare face-down box is
     taken as the 0-0 and reported (:func:`.common.assume_blank_double`). When the draw game's
-    line breaks (``not_joined``), a tile's second reading may be taken (:func:`_second_readings`,
-    reported ``reread``).
+    line breaks (``not_joined``), or Luzon shows a tile twice or missing tiles that cannot have
+    been removed in pairs, a tile's second reading may be taken (:func:`_second_readings`,
+    reported ``reread``); in Luzon one unread tile may be deduced from the set
+    (:func:`_deduce_unknown`, reported ``deduced``) or one unsure box left out
+    (:func:`_drop_unsure_box`, reported ``dropped``).
     """
     name = str(game).strip().lower().replace("_", "-")
     if name not in READERS:
@@ -259,12 +337,12 @@ def read(detections: Sequence[TileDetection], game: str,
     elif name == "tableaux":
         kwargs["max_pip"] = max_pip or 6
 
-    def build(dets: list[TileDetection]) -> GameReading:
+    def build(dets: list[TileDetection], skip: frozenset[int] = frozenset()) -> GameReading:
         problems: list[Problem] = []
         if name in FACE_UP_GAMES:
             dets = assume_blank_double(dets, problems, blank_elsewhere, min_pip_confidence)
         seen = to_seen(dets, pip_limit, problems, min_pip_confidence,
-                       face_down_ok=(name in ("big-clock", "draw100")))
+                       face_down_ok=(name in ("big-clock", "draw100")), skip=skip)
         if hand_tiles is not None:
             problems += hand_problems
             # a tile both on the table and in the hand
@@ -278,8 +356,12 @@ def read(detections: Sequence[TileDetection], game: str,
         return reader(seen, problems, **kwargs)
 
     got = build(detections)
-    if any(p.kind in REREAD_WHEN and p.source == "table" for p in got.problems):
+    if any(p.kind in REREAD_WHEN.get(name, ()) and p.source == "table" for p in got.problems):
         got = _second_readings(detections, build, got)
+    if name in DEDUCE_GAMES and any(p.blocking for p in got.problems):
+        got = _deduce_unknown(detections, build, got, pip_limit)
+    if name in DEDUCE_GAMES and any(p.blocking for p in got.problems):
+        got = _drop_unsure_box(detections, build, got)
     result = ReadResult(name, got.state, got.layout, got.problems,
                         hand=None if hand_tiles is None else [str(t) for t in hand_tiles])
     st = result.state

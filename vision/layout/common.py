@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 import numpy as np
 
@@ -41,7 +41,7 @@ class Problem:
         tile_index: index into the detections of the photo it concerns (None: the whole layout).
         kind: short tag: unreadable, doubtful, duplicate, outside_set, too_many, face_down,
             ambiguous, overlap, gap, mid_turn, bad_box, overlapping_box, stray_box, not_joined,
-            impossible, no_layout, no_hand, assumed_blank, reread.
+            impossible, no_layout, no_hand, assumed_blank, reread, deduced, dropped.
         message: one human sentence.
         source: "table" or "hand" (which photo ``tile_index`` refers to).
     """
@@ -127,7 +127,8 @@ def tile_json(s: Seen) -> dict:
 
 def to_seen(dets: Sequence[TileDetection], max_pip: int, problems: list[Problem],
             min_pip_confidence: float = 0.5, source: str = "table",
-            face_down_ok: bool = False, max_overlap: float | None = MAX_OVERLAP) -> list[Seen]:
+            face_down_ok: bool = False, max_overlap: float | None = MAX_OVERLAP,
+            skip: Collection[int] = ()) -> list[Seen]:
     """Turn detections into :class:`Seen` records and report unusable values.
 
     Args:
@@ -143,6 +144,7 @@ def to_seen(dets: Sequence[TileDetection], max_pip: int, problems: list[Problem]
             the smaller box with a more confident face-up box is the detector finding one tile
             twice (a box shifted across two touching tiles): it is reported ``overlapping_box``
             (not blocking) and left out. None: keep every box.
+        skip: indices of detections to leave out without a word (the caller reports them).
     Returns:
         One :class:`Seen` per detection with a proper box, same order (value None when not
         usable); a degenerate box (non-finite, or a side under 2 px) is reported ``bad_box``
@@ -158,6 +160,8 @@ def to_seen(dets: Sequence[TileDetection], max_pip: int, problems: list[Problem]
     strays = stray_boxes(dets)
     out: list[Seen] = []
     for i, d in enumerate(dets):
+        if i in skip:
+            continue
         if i in strays:
             problems.append(Problem(i, "stray_box", f"this box is {strays[i]:.0%} as long as the "
                                     f"other tiles and the detector is unsure of it "
