@@ -300,3 +300,56 @@ def _oriented(t: Tile, e: Cell, f: Cell, x: int, kind: str, pts: int, cont: bool
     else:
         lo, hi = f, e
     return Placement(t, lo, hi, kind, pts, cont)
+
+
+#: Tableaux :func:`can_be_built` looks at before it gives up (answer None): enough for every
+#: rendered benchmark tableau; a real tableau of 30+ tiles may need more.
+BUILD_SEARCH_LIMIT = 500
+
+
+class _GiveUp(Exception):
+    pass
+
+
+def can_be_built(board: Board, limit: int = BUILD_SEARCH_LIMIT) -> bool | None:
+    """Whether some order of legal plays (RULES.md section 5: side, corner, centre plays) builds
+    ``board`` from one of its tiles as the starter: True, False, or None when the search looked
+    at more than ``limit`` partial tableaux without an answer.
+
+    Search: take off a tile whose placement would be legal on what remains, depth first, with a
+    memory of the partial tableaux that cannot be built. A tableau read from a photo that fails
+    this has a misread tile (or was built against the rules). ``board`` is left as it was.
+    """
+    failed: set[frozenset] = set()
+    looked = [0]
+
+    def rec() -> bool:
+        if len(board) <= 1:
+            return True
+        key = frozenset(board.num.items())
+        if key in failed:
+            return False
+        looked[0] += 1
+        if looked[0] > limit:
+            raise _GiveUp
+        num = board.num
+        for tile, lc, hc in board.tiles():
+            # the last play touched the rest with one half only (the other lies free)
+            touch = [sum((c[0] + dr, c[1] + dk) in num and (c[0] + dr, c[1] + dk) != other
+                         for dr, dk in DIRS) for c, other in ((lc, hc), (hc, lc))]
+            if min(touch) != 0 or max(touch) == 0:
+                continue
+            board.remove(lc, hc)
+            try:
+                ok = board.classify(lc, hc, tile) is not None and rec()
+            finally:
+                board.place(lc, tile.low, hc, tile.high)
+            if ok:
+                return True
+        failed.add(key)
+        return False
+
+    try:
+        return rec()
+    except _GiveUp:
+        return None

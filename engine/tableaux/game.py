@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 from ..game import TERMINAL, Game, State
 from ..tiles import DominoSet, Tile
-from .board import Board, Cell, Placement, are_adjacent
+from .board import Board, Cell, Placement, are_adjacent, can_be_built
 
 #: (hand size, target points) per set, RULES.md section 5.
 SIZES = {6: (4, 121), 9: (5, 361)}
@@ -117,8 +117,8 @@ class TableauxGame(Game):
                             hand: Sequence[Tile], scores: Sequence[int] = (0, 0),
                             player: int = 0, opponent_hand_count: int | None = None,
                             seed: int | None = None, max_pip: int | None = None,
-                            continuing: bool = False, hand_starter: int | None = None
-                            ) -> "TableauxState":
+                            continuing: bool = False, hand_starter: int | None = None,
+                            check_build: bool = True) -> "TableauxState":
         """Build a state from a seen position (the camera side uses this).
 
         Call it on a game (``TableauxGame(9).state_from_position(...)``) or on the class
@@ -141,6 +141,9 @@ class TableauxGame(Game):
             continuing: True when the player already played this turn and may go on (then the
                 legal actions include :data:`END_TURN` instead of :data:`PASS`).
             hand_starter: who started this hand (for the tie rule); default ``player``.
+            check_build: refuse a tableau that no order of legal plays builds
+                (:func:`~engine.tableaux.board.can_be_built`; a misread tile shows here; when
+                the bounded search gives up the tableau is accepted). False for made-up puzzles.
 
         Returns:
             A :class:`TableauxState` with empty hand scores and an empty history. The player to
@@ -151,8 +154,9 @@ class TableauxGame(Game):
         Raises:
             ValueError: an impossible position: no tile placed, a tile twice (tableau or hand),
                 a tile not in the set, a number outside 0..max_pip, two cells of one tile not
-                edge-adjacent, two tiles on one cell, a tableau in several pieces, a hand too
-                big, a bad player or opponent hand count.
+                edge-adjacent, two tiles on one cell, a tableau in several pieces, a tableau no
+                order of legal plays builds (``check_build``), a hand too big, a bad player or
+                opponent hand count.
         """
         if isinstance(target, TableauxGame):
             game = target
@@ -161,7 +165,8 @@ class TableauxGame(Game):
         else:
             game = TableauxGame(6 if max_pip is None else max_pip)
         return TableauxState._from_position(game, placed, hand, scores, player,
-                                            opponent_hand_count, seed, continuing, hand_starter)
+                                            opponent_hand_count, seed, continuing, hand_starter,
+                                            check_build)
 
 
 class TableauxState(State):
@@ -380,7 +385,7 @@ class TableauxState(State):
     def _from_position(cls, game: TableauxGame, placed: Sequence[tuple[Any, Cell, Cell]],
                        hand: Sequence[Tile], scores: Sequence[int], player: int,
                        opponent_hand_count: int | None, seed: int | None, continuing: bool,
-                       hand_starter: int | None) -> "TableauxState":
+                       hand_starter: int | None, check_build: bool = True) -> "TableauxState":
         if player not in (0, 1):
             raise ValueError(f"player must be 0 or 1, got {player!r}")
         if len(scores) != 2:
@@ -437,6 +442,9 @@ class TableauxState(State):
                     todo.append(nb)
         if len(seen) != len(board.num):
             raise ValueError("the tableau is in several pieces; every tile touches the rest")
+        if check_build and can_be_built(board) is False:
+            raise ValueError("no order of legal plays builds this tableau (RULES.md section 5: "
+                             "side, corner and centre plays); a tile may be misread")
         used = set(tiles) | set(hand)
         unseen = [t for t in game.tile_set.tiles if t not in used]
         state = cls(game, seed, _deal=False)

@@ -1,6 +1,8 @@
 """Tableaux rules (RULES.md section 5, seed 002_*.txt, docs/tableaux-rules.md)."""
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from engine import make_game
@@ -17,7 +19,8 @@ T = Tile.parse
 #   row 2:  . 3
 STAGGERED = [((4, 2), (0, 0), (1, 0)), ((2, 3), (1, 1), (2, 1))]
 
-# Seed example of a centre play: the notch (1, 1) is flush with 1 above, 2 left, 3 below.
+# Seed example of a centre play: the notch (1, 1) is flush with 1 above, 2 left, 3 below (a
+# made-up tableau: no order of legal plays builds it, so it is built with check_build=False).
 NOTCH = [((0, 1), (-1, 1), (0, 1)), ((0, 2), (1, -1), (1, 0)), ((3, 0), (2, 1), (3, 1)),
          ((4, 4), (0, -1), (0, 0)), ((5, 6), (2, 0), (2, -1))]
 
@@ -47,7 +50,7 @@ def test_corner_examples_x5_y6():
 
 
 def test_centre_example_1_5_and_0_6_score_6():
-    s = position(NOTCH, ["1-5", "0-6", "2-2", "1-1"])
+    s = position(NOTCH, ["1-5", "0-6", "2-2", "1-1"], check_build=False)
     centre = [m for m in s.placements() if m.kind == "centre"]
     got = {(str(m.tile), s.board.num.get((1, 1)), m.low_cell, m.high_cell) for m in centre}
     # 1-5 both ways round (X + Y = 6), 0-6 both ways (X = 6 or X + Y = 6)
@@ -64,7 +67,7 @@ def test_doublet_corner_5_5_scores_10():
 
 
 def test_doublet_centre_3_3_scores_12():
-    s = position(NOTCH, ["3-3", "1-1", "0-4", "4-5"])
+    s = position(NOTCH, ["3-3", "1-1", "0-4", "4-5"], check_build=False)
     c = [m for m in s.placements() if m.kind == "centre"]
     assert [(str(m.tile), m.points) for m in c] == [("3-3", 12)]
 
@@ -167,7 +170,7 @@ def test_corner_play_scores_sum_and_goes_on_then_end_turn():
 
 
 def test_centre_play_scores_sum_and_goes_on():
-    s = position(NOTCH, ["1-5", "2-2", "1-4", "2-3"], seed=3)
+    s = position(NOTCH, ["1-5", "2-2", "1-4", "2-3"], seed=3, check_build=False)
     s.apply_action(Place(T("1-5"), (1, 2), (1, 1)))  # X = 5 on the notch, X + Y = 6
     assert s.scores == [6, 0]
     assert s.player == 0 or not s.board.placements(s.hands[0])
@@ -276,6 +279,41 @@ def test_whole_games_end_with_a_winner():
 def test_state_from_position_rejects_impossible_positions(placed, hand, msg):
     with pytest.raises(ValueError, match=msg):
         TableauxGame.state_from_position(placed, [T(h) for h in hand])
+
+
+def test_a_tableau_no_legal_plays_build_is_refused():
+    """A tableau read with a wrong number may be one that no order of legal plays builds
+    (RULES.md section 5): refused, unless ``check_build=False``. Tableaux reached by play
+    always pass."""
+    from engine.tableaux.board import Board, can_be_built
+
+    b = Board()
+    for t, c1, c2 in NOTCH:
+        b.place(c1, t[0], c2, t[1])
+    assert can_be_built(b) is False
+    with pytest.raises(ValueError, match="no order of legal plays"):
+        TableauxGame.state_from_position(NOTCH, [])
+    g = TableauxGame(6)
+    tried = refused = 0
+    for seed in range(25):
+        st = g.new_initial_state(seed)
+        rng = random.Random(seed)
+        for _ in range(60):
+            if st.is_terminal():
+                break
+            st.apply_action(rng.choice(st.legal_actions()))
+        before = dict(st.board.num)
+        assert can_be_built(st.board) is not False and st.board.num == before
+        placed = st.board.tiles()
+        again = TableauxGame.state_from_position(placed, [], seed=0)
+        assert again.board.num == st.board.num
+        if 3 <= len(placed) <= 15:  # one number read one too high or too low
+            wrong = st.board.copy()
+            c = rng.choice(sorted(wrong.num))
+            wrong.num[c] += 1 if wrong.num[c] < 6 else -1
+            tried += 1
+            refused += can_be_built(wrong) is False
+    assert tried >= 10 and refused >= tried // 3, (tried, refused)
 
 
 def test_state_from_position_cells_carry_the_stated_numbers():

@@ -168,8 +168,10 @@ def _blank_in_hand(hand: Sequence | None) -> list[Tile]:
 #: game: the draw game's line breaks where one tile was misread, and the joins say which reading
 #: fits; in Luzon a misread tile shows as a tile seen twice or as missing tiles that cannot have
 #: been removed in pairs of 12 pips (``engine.luzon.removable_in_pairs``), and that check says
-#: which reading fits.
-REREAD_WHEN = {"draw100": frozenset({"not_joined"}), "luzon": frozenset({"duplicate", "impossible"})}
+#: which reading fits; in Tableaux as a tile seen twice or a tableau that no order of legal plays
+#: builds (``engine.tableaux.board.can_be_built``).
+REREAD_WHEN = {"draw100": frozenset({"not_joined"}), "luzon": frozenset({"duplicate", "impossible"}),
+               "tableaux": frozenset({"duplicate", "impossible"})}
 #: A second reading is taken only when it leaves none of these (nor any blocking problem).
 CONFLICTS = frozenset({"not_joined", "duplicate", "ambiguous", "outside_set"})
 
