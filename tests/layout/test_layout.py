@@ -672,6 +672,26 @@ def test_luzon_unsure_extra_box_is_dropped_when_only_that_fits():
     assert "duplicate" in {p.kind for p in r.problems}
 
 
+def test_draw100_tile_of_the_line_seen_as_a_back_is_named_by_its_neighbours():
+    """4-0 (tile 8) between 4-4 and 0-0, seen face down (a blank half without pips looks like a
+    back): the line breaks there and of the set only 4-0, that way round, joins both sides:
+    deduced and reported. A back at the end of the line (6-1, tile 11) could be many tiles or
+    a boneyard tile: left face down, not guessed."""
+    from dataclasses import replace
+
+    dets = vintage_fixture.detections()
+    dets[8] = replace(dets[8], face_down=True, pips=None, pip_confidence=None)
+    r = read(dets, "draw100", hand=["1-1"], with_hint=False)
+    _check_vintage(r)
+    got = [p for p in r.problems if p.kind == "deduced"]
+    assert [(p.tile_index, p.blocking) for p in got] == [(8, False)] and "only 4-0" in got[0].message
+    dets = vintage_fixture.detections()
+    dets[11] = replace(dets[11], face_down=True, pips=None, pip_confidence=None)
+    r = read(dets, "draw100", hand=["1-1"], with_hint=False)
+    assert not [p for p in r.problems if p.kind == "deduced"]
+    assert "1-6" not in {o["tile"] for o in r.layout["open_ends"]}
+
+
 def test_alt_pips_go_through_the_json_of_the_web_page():
     from companion.services import _to_detections
 

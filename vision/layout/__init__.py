@@ -204,43 +204,53 @@ def _second_readings(detections: list[TileDetection], build, first: GameReading)
     return got
 
 
-#: Games where the set on the table is known well enough to deduce one unread tile: Luzon's
-#: missing tiles must pair off in 12s (``engine.luzon.removable_in_pairs``).
-DEDUCE_GAMES = frozenset({"luzon"})
-#: The problems of a box whose value is unknown (what :func:`_deduce_unknown` may settle).
-UNKNOWN_VALUE = frozenset({"face_down", "unreadable", "doubtful"})
+#: Games where the table says enough to deduce one unread tile: Luzon's missing tiles must pair
+#: off in 12s (``engine.luzon.removable_in_pairs``); the draw game's line names a tile where it
+#: breaks.
+DEDUCE_GAMES = frozenset({"luzon", "draw100"})
+#: At most this many boxes without a value are tried by :func:`_deduce_unknown` (each costs one
+#: reading per tile of the set).
+MAX_UNKNOWN_TRIED = 6
 
 
 def _deduce_unknown(detections: list[TileDetection], build, first: GameReading,
-                    max_pip: int) -> GameReading:
-    """When exactly one table box has no usable value (:data:`UNKNOWN_VALUE`: face down where
-    the game has none, unreadable, doubtful) and it is the only blocking problem, try every tile
-    of the double-``max_pip`` set in its place. When exactly one tile leaves no blocking problem
-    and none of :data:`CONFLICTS`, it is taken and reported (``deduced``, not blocking);
-    otherwise the first reading stands. In Luzon this works while few pairs are gone: the tiles
-    missing from the table must pair off in 12s, which often leaves one tile."""
-    unknown = [p for p in first.problems if p.kind in UNKNOWN_VALUE and p.source == "table"]
-    others = [p for p in first.problems if p.blocking and p.kind not in UNKNOWN_VALUE
-              and p.kind != "impossible"]
-    if len(unknown) != 1 or unknown[0].tile_index is None or others:
+                    max_pip: int, min_pip_confidence: float, both_ways: bool = False) -> GameReading:
+    """Try every tile of the double-``max_pip`` set in place of each table box without a usable
+    value (face down, unreadable, or read under ``min_pip_confidence``; at most
+    :data:`MAX_UNKNOWN_TRIED` boxes). When exactly one (box, tile) leaves no blocking problem and
+    none of :data:`CONFLICTS`, it is taken and reported (``deduced``, not blocking); otherwise
+    the first reading stands. Luzon: the tiles missing from the table must pair off in 12s,
+    which often leaves one tile while few pairs are gone. Draw game: a tile of the line seen as
+    a back (a blank double without a divider) or unread, where the line breaks: the numbers on
+    both sides name it; a back lying apart (the boneyard) joins nothing and stays a back.
+    ``both_ways``: try each tile both ways round (where the layout cares which half is where)."""
+    unknown = [k for k, d in enumerate(detections)
+               if d.face_down or d.pips is None
+               or (d.pip_confidence is not None and d.pip_confidence < min_pip_confidence)]
+    if not unknown or len(unknown) > MAX_UNKNOWN_TRIED:
         return first
-    k = unknown[0].tile_index
-    d = detections[k]
     fits = []
-    for a in range(max_pip + 1):
-        for b in range(a, max_pip + 1):
-            trial = list(detections)
-            trial[k] = replace(d, face_down=False, pips=(a, b), pip_confidence=1.0, alt_pips=None)
-            got = build(trial)
-            if not any(p.blocking or p.kind in CONFLICTS for p in got.problems):
-                fits.append(((a, b), got))
+    for k in unknown:
+        d = detections[k]
+        for lo in range(max_pip + 1):
+            for hi in range(lo, max_pip + 1):
+                # the tile either way round (the draw game's line cares which half is where)
+                for a, b in ((lo, hi), (hi, lo))[:2 if both_ways and lo != hi else 1]:
+                    trial = list(detections)
+                    trial[k] = replace(d, face_down=False, pips=(a, b), pip_confidence=1.0,
+                                       alt_pips=None)
+                    got = build(trial)
+                    if not any(p.blocking or p.kind in CONFLICTS for p in got.problems):
+                        fits.append((k, (a, b), got))
+                        break
                 if len(fits) > 1:
                     return first
     if len(fits) != 1:
         return first
-    (a, b), got = fits[0]
-    seen = "lies face down" if unknown[0].kind == "face_down" else (
-        "could not be read" if unknown[0].kind == "unreadable" else "was read with low confidence")
+    k, (a, b), got = fits[0]
+    d = detections[k]
+    seen = "was seen face down" if d.face_down else (
+        "could not be read" if d.pips is None else "was read with low confidence")
     got.problems.append(Problem(k, "deduced", f"this tile {seen}; of the set's tiles only {a}-{b} "
                                 "fits the rest of the table: taken (check it)"))
     return got
@@ -250,6 +260,10 @@ def _deduce_unknown(detections: list[TileDetection], build, first: GameReading,
 #: detector's sure boxes, >= 0.5, are left alone; on the rendered Luzon layouts the false finds
 #: that broke a position had 0.34-0.36).
 UNSURE_BOX = 0.5
+#: Games where :func:`_drop_unsure_box` runs: Luzon, where the whole set is accounted for (a real
+#: tile left out breaks the pairs); in the draw game leaving out the last tile of a line would
+#: also make it join.
+DROP_GAMES = frozenset({"luzon"})
 
 
 def _drop_unsure_box(detections: list[TileDetection], build, first: GameReading) -> GameReading:
@@ -361,8 +375,9 @@ def read(detections: Sequence[TileDetection], game: str,
     if any(p.kind in REREAD_WHEN.get(name, ()) and p.source == "table" for p in got.problems):
         got = _second_readings(detections, build, got)
     if name in DEDUCE_GAMES and any(p.blocking for p in got.problems):
-        got = _deduce_unknown(detections, build, got, pip_limit)
-    if name in DEDUCE_GAMES and any(p.blocking for p in got.problems):
+        got = _deduce_unknown(detections, build, got, pip_limit, min_pip_confidence,
+                              both_ways=(name == "draw100"))
+    if name in DROP_GAMES and any(p.blocking for p in got.problems):
         got = _drop_unsure_box(detections, build, got)
     result = ReadResult(name, got.state, got.layout, got.problems,
                         hand=None if hand_tiles is None else [str(t) for t in hand_tiles])
