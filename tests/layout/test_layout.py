@@ -606,11 +606,18 @@ def test_draw100_broken_line_takes_the_one_second_reading_that_joins_it():
     _check_vintage(r)
     assert [(p.kind, p.tile_index) for p in r.problems if p.kind == "reread"] == [("reread", 8)]
     assert r.state is not None
-    # without the second reading the line stays broken and says so
+    # without the second reading the line still names the tile: 4-4 before it, 0-0 after it;
+    # of the one-half changes of every tile only 3-0 -> 4-0 joins the line (``corrected``)
     dets[8] = _misread(dets[8], (3, 0), None)
     r = read(dets, "draw100", hand=["1-1"], with_hint=False)
+    _check_vintage(r)
+    got = [p for p in r.problems if p.kind == "corrected"]
+    assert [(p.tile_index, p.blocking) for p in got] == [(8, False)] and "only 4-0" in got[0].message
+    # misread on both halves (3-1): no one-half change joins the line; the break stays reported
+    dets[8] = _misread(dets[8], (3, 1), None)
+    r = read(dets, "draw100", hand=["1-1"], with_hint=False)
     assert sorted(p.tile_index for p in r.problems if p.kind == "not_joined") == [8, 9, 10, 11]
-    assert r.state is None and not [p for p in r.problems if p.kind == "reread"]
+    assert r.state is None and not [p for p in r.problems if p.kind in ("reread", "corrected")]
 
 
 def test_draw100_second_readings_are_not_guessed_between_two_tiles_or_for_two_misreads():

@@ -208,51 +208,69 @@ def _second_readings(detections: list[TileDetection], build, first: GameReading)
 #: off in 12s (``engine.luzon.removable_in_pairs``); the draw game's line names a tile where it
 #: breaks.
 DEDUCE_GAMES = frozenset({"luzon", "draw100"})
+#: Games where :func:`_deduce_unknown` also tries one other number on one half of each read
+#: tile: the draw game, whose line names the tile at a break from both sides.
+ONE_HALF_GAMES = frozenset({"draw100"})
 #: At most this many boxes without a value are tried by :func:`_deduce_unknown` (each costs one
 #: reading per tile of the set).
 MAX_UNKNOWN_TRIED = 6
 
 
 def _deduce_unknown(detections: list[TileDetection], build, first: GameReading,
-                    max_pip: int, min_pip_confidence: float, both_ways: bool = False) -> GameReading:
+                    max_pip: int, min_pip_confidence: float, both_ways: bool = False,
+                    one_half: bool = False) -> GameReading:
     """Try every tile of the double-``max_pip`` set in place of each table box without a usable
-    value (face down, unreadable, or read under ``min_pip_confidence``; at most
-    :data:`MAX_UNKNOWN_TRIED` boxes). When exactly one (box, tile) leaves no blocking problem and
-    none of :data:`CONFLICTS`, it is taken and reported (``deduced``, not blocking); otherwise
-    the first reading stands. Luzon: the tiles missing from the table must pair off in 12s,
-    which often leaves one tile while few pairs are gone. Draw game: a tile of the line seen as
-    a back (a blank double without a divider) or unread, where the line breaks: the numbers on
-    both sides name it; a back lying apart (the boneyard) joins nothing and stays a back.
+    value (face down, unreadable, or read under ``min_pip_confidence``; none when there are more
+    than :data:`MAX_UNKNOWN_TRIED`, a stock of backs) and, with ``one_half``, every other number on one half of
+    each box that was read (a misread half). When exactly one (box, tile) leaves no blocking
+    problem and none of :data:`CONFLICTS`, it is taken and reported (``deduced`` or
+    ``corrected``, not blocking); otherwise the first reading stands. Luzon: the tiles missing
+    from the table must pair off in 12s, which often leaves one tile while few pairs are gone.
+    Draw game: a tile of the line seen as a back (a blank double without a divider), unread or
+    misread, where the line breaks: the numbers on both sides name it; a back lying apart (the
+    boneyard) joins nothing and stays a back; a tile at an open end fits many values and is left.
     ``both_ways``: try each tile both ways round (where the layout cares which half is where)."""
     unknown = [k for k, d in enumerate(detections)
                if d.face_down or d.pips is None
                or (d.pip_confidence is not None and d.pip_confidence < min_pip_confidence)]
-    if not unknown or len(unknown) > MAX_UNKNOWN_TRIED:
-        return first
-    fits = []
-    for k in unknown:
-        d = detections[k]
+    trials: list[tuple[int, tuple[int, int]]] = []
+    for k in (unknown if len(unknown) <= MAX_UNKNOWN_TRIED else []):
         for lo in range(max_pip + 1):
             for hi in range(lo, max_pip + 1):
                 # the tile either way round (the draw game's line cares which half is where)
-                for a, b in ((lo, hi), (hi, lo))[:2 if both_ways and lo != hi else 1]:
-                    trial = list(detections)
-                    trial[k] = replace(d, face_down=False, pips=(a, b), pip_confidence=1.0,
-                                       alt_pips=None)
-                    got = build(trial)
-                    if not any(p.blocking or p.kind in CONFLICTS for p in got.problems):
-                        fits.append((k, (a, b), got))
-                        break
-                if len(fits) > 1:
-                    return first
+                trials += [(k, ab) for ab in ((lo, hi), (hi, lo))[:2 if both_ways and lo != hi else 1]]
+    if one_half:
+        for k, d in enumerate(detections):
+            if k in unknown:
+                continue
+            x, y = (int(v) for v in d.pips)
+            trials += [(k, (x, v)) for v in range(max_pip + 1) if v != y]
+            trials += [(k, (v, y)) for v in range(max_pip + 1) if v != x]
+    fits: dict[tuple[int, Tile], tuple[tuple[int, int], GameReading]] = {}
+    for k, (a, b) in trials:
+        if (k, Tile(a, b)) in fits:
+            continue
+        trial = list(detections)
+        trial[k] = replace(detections[k], face_down=False, pips=(a, b), pip_confidence=1.0,
+                           alt_pips=None)
+        got = build(trial)
+        if not any(p.blocking or p.kind in CONFLICTS for p in got.problems):
+            fits[(k, Tile(a, b))] = ((a, b), got)
+            if len(fits) > 1:
+                return first
     if len(fits) != 1:
         return first
-    k, (a, b), got = fits[0]
+    (k, _), ((a, b), got) = next(iter(fits.items()))
     d = detections[k]
-    seen = "was seen face down" if d.face_down else (
-        "could not be read" if d.pips is None else "was read with low confidence")
-    got.problems.append(Problem(k, "deduced", f"this tile {seen}; of the set's tiles only {a}-{b} "
-                                "fits the rest of the table: taken (check it)"))
+    if k in unknown:
+        seen = "was seen face down" if d.face_down else (
+            "could not be read" if d.pips is None else "was read with low confidence")
+        got.problems.append(Problem(k, "deduced", f"this tile {seen}; of the set's tiles only "
+                                    f"{a}-{b} fits the rest of the table: taken (check it)"))
+    else:
+        got.problems.append(Problem(k, "corrected", f"read as {d.pips[0]}-{d.pips[1]}, which breaks "
+                                    f"the layout; only {a}-{b} (one half read differently) fits "
+                                    "the tiles around it: taken (check it)"))
     return got
 
 
@@ -376,7 +394,7 @@ def read(detections: Sequence[TileDetection], game: str,
         got = _second_readings(detections, build, got)
     if name in DEDUCE_GAMES and any(p.blocking for p in got.problems):
         got = _deduce_unknown(detections, build, got, pip_limit, min_pip_confidence,
-                              both_ways=(name == "draw100"))
+                              both_ways=(name == "draw100"), one_half=(name in ONE_HALF_GAMES))
     if name in DROP_GAMES and any(p.blocking for p in got.problems):
         got = _drop_unsure_box(detections, build, got)
     result = ReadResult(name, got.state, got.layout, got.problems,

@@ -41,7 +41,7 @@ class Problem:
         tile_index: index into the detections of the photo it concerns (None: the whole layout).
         kind: short tag: unreadable, doubtful, duplicate, outside_set, too_many, face_down,
             ambiguous, overlap, gap, mid_turn, bad_box, overlapping_box, stray_box, not_joined,
-            impossible, no_layout, no_hand, assumed_blank, reread, deduced, dropped.
+            impossible, no_layout, no_hand, assumed_blank, reread, deduced, corrected, dropped.
         message: one human sentence.
         source: "table" or "hand" (which photo ``tile_index`` refers to).
     """
