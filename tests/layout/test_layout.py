@@ -731,6 +731,19 @@ def test_draw100_tile_of_the_line_seen_as_a_back_is_named_by_its_neighbours():
     assert "1-6" not in {o["tile"] for o in r.layout["open_ends"]}
 
 
+def test_draw100_arms_on_the_short_ends_of_a_spinner_join_across_a_gap():
+    """A lead 6-6 with arms on both short ends and one on a long side, rendered with squat tiles
+    (length 1.73 widths) that leave gaps of about half a tile width: every arm joins (PORT_TOL
+    0.55; at 0.45 the short-end arms were left loose)."""
+    seed = 2 * 100003 + 20
+    s = make_layout("draw100", random.Random(seed))
+    nrng = np.random.default_rng(seed)
+    render_layout(s, nrng, rotation_deg=float(nrng.uniform(0, 360)))
+    r = read(s.labels, "draw100", hand=s.hand, with_hint=False)
+    assert read_matches(s, r), [p.message for p in r.problems]
+    assert sorted(o["number"] for o in r.layout["open_ends"]) == s.truth["open"] == [0, 0, 5, 6]
+
+
 def test_alt_pips_go_through_the_json_of_the_web_page():
     from companion.services import _to_detections
 

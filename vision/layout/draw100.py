@@ -4,7 +4,7 @@ Every double lies crosswise and is a spinner. Each tile offers *ports* where ano
 touch it: a non-double its two short ends (the number of the half there); a double its two
 long sides (the line runs through them: engine directions ``end_a``/``end_b``) and its two
 short ends (its sides: ``side_a``/``side_b``), all showing its number. Tiles i and j are
-joined when a port of one lies on (or within ``0.45`` tile widths of) the other's box and the
+joined when a port of one lies on (or within ``0.55`` tile widths of) the other's box and the
 two touching numbers are equal (a half touching another tile's half with the same number).
 
 The tree is grown breadth-first from a double (the highest first; another double if that one
@@ -26,7 +26,7 @@ from engine.tiles import Tile
 from .common import GameReading, Problem, Seen, check_set, perp, tile_json
 
 #: Port tolerance, in tile widths (distance from a port point to the other tile's box).
-PORT_TOL = 0.45
+PORT_TOL = 0.55
 
 
 def ports(s: Seen) -> list[tuple[str, np.ndarray, int | None]]:
