@@ -176,6 +176,30 @@ REREAD_WHEN = {"draw100": frozenset({"not_joined"}), "luzon": frozenset({"duplic
 CONFLICTS = frozenset({"not_joined", "duplicate", "ambiguous", "outside_set"})
 
 
+def _only_fit(trials) -> tuple | None:
+    """The one trial that settles the table, for the rules that try changes one at a time
+    (:func:`_second_readings`, :func:`_deduce_unknown`, :func:`_drop_unsure_box`).
+
+    Args:
+        trials: iterable of ``(key, payload, make)``; ``make()`` builds the table's reading with
+            that change. Trials sharing a key are one candidate (a tile either way round): once
+            one of them settles, the others are skipped.
+    Returns:
+        ``(key, payload, reading)`` when exactly one key leaves no blocking problem and none of
+        :data:`CONFLICTS`; None otherwise (the search stops at the second such key).
+    """
+    found = None
+    for key, payload, make in trials:
+        if found is not None and key == found[0]:
+            continue
+        got = make()
+        if not any(p.blocking or p.kind in CONFLICTS for p in got.problems):
+            if found is not None:
+                return None
+            found = (key, payload, got)
+    return found
+
+
 def _second_readings(detections: list[TileDetection], build, first: GameReading) -> GameReading:
     """Try each table tile's other reading (``TileDetection.alt_pips``: the pip counter and the
     half classifier disagreed) in place of the one that won. When exactly one tile's other
@@ -184,18 +208,17 @@ def _second_readings(detections: list[TileDetection], build, first: GameReading)
     On the rendered draw-game positions (2 x 200) this settled 3 broken lines, all right. In
     Luzon it is tried only since the engine checks that the missing tiles pair off into 12s
     (before that check, duplicates as the trigger took wrong tiles there; docs/layout.md)."""
-    fits = []
-    for k, d in enumerate(detections):
-        if d.face_down or d.pips is None or d.alt_pips is None or tuple(d.alt_pips) == tuple(d.pips):
-            continue
-        trial = list(detections)
-        trial[k] = replace(d, pips=tuple(d.alt_pips), alt_pips=tuple(d.pips))
-        got = build(trial)
-        if not any(p.blocking or p.kind in CONFLICTS for p in got.problems):
-            fits.append((k, got))
-    if len(fits) != 1:
+    def make(k: int):
+        d = detections[k]
+        return build(detections[:k] + [replace(d, pips=tuple(d.alt_pips), alt_pips=tuple(d.pips))]
+                     + detections[k + 1:])
+
+    fit = _only_fit((k, None, lambda k=k: make(k)) for k, d in enumerate(detections)
+                    if not (d.face_down or d.pips is None or d.alt_pips is None
+                            or tuple(d.alt_pips) == tuple(d.pips)))
+    if fit is None:
         return first
-    k, got = fits[0]
+    k, _, got = fit
     a, b = detections[k].pips
     c, e = detections[k].alt_pips
     got.problems.append(Problem(k, "reread", f"read as {a}-{b}, which does not fit the layout; the "
@@ -250,21 +273,15 @@ def _deduce_unknown(detections: list[TileDetection], build, first: GameReading,
             x, y = (int(v) for v in d.pips)
             trials += [(k, (x, v)) for v in range(max_pip + 1) if v != y]
             trials += [(k, (v, y)) for v in range(max_pip + 1) if v != x]
-    fits: dict[tuple[int, Tile], tuple[tuple[int, int], GameReading]] = {}
-    for k, (a, b) in trials:
-        if (k, Tile(a, b)) in fits:
-            continue
-        trial = list(detections)
-        trial[k] = replace(detections[k], face_down=False, pips=(a, b), pip_confidence=1.0,
-                           alt_pips=None)
-        got = build(trial)
-        if not any(p.blocking or p.kind in CONFLICTS for p in got.problems):
-            fits[(k, Tile(a, b))] = ((a, b), got)
-            if len(fits) > 1:
-                return first
-    if len(fits) != 1:
+    def make(k: int, ab: tuple[int, int]):
+        return build(detections[:k] + [replace(detections[k], face_down=False, pips=ab,
+                                                pip_confidence=1.0, alt_pips=None)]
+                     + detections[k + 1:])
+
+    fit = _only_fit(((k, Tile(*ab)), ab, lambda k=k, ab=ab: make(k, ab)) for k, ab in trials)
+    if fit is None:
         return first
-    (k, _), ((a, b), got) = next(iter(fits.items()))
+    (k, _), (a, b), got = fit
     d = detections[k]
     if k in unknown:
         seen = "was seen face down" if d.face_down else (
@@ -320,18 +337,11 @@ def _drop_unsure_box(detections: list[TileDetection], build, first: GameReading)
     When exactly one such box, left out, leaves no blocking problem and none of
     :data:`CONFLICTS`, it is taken for a false find (a patch of table or a box across two
     tiles) and reported (``dropped``, not blocking); otherwise the first reading stands."""
-    fits = []
-    for k, d in enumerate(detections):
-        if d.confidence >= UNSURE_BOX:
-            continue
-        got = build(detections, skip=frozenset({k}))
-        if not any(p.blocking or p.kind in CONFLICTS for p in got.problems):
-            fits.append((k, got))
-            if len(fits) > 1:
-                return first
-    if len(fits) != 1:
+    fit = _only_fit((k, None, lambda k=k: build(detections, skip=frozenset({k})))
+                    for k, d in enumerate(detections) if d.confidence < UNSURE_BOX)
+    if fit is None:
         return first
-    k, got = fits[0]
+    k, _, got = fit
     d = detections[k]
     got.problems.append(Problem(k, "dropped", f"the detector was unsure of this box (confidence "
                                 f"{d.confidence:.2f}) and the table fits only without it: taken "
