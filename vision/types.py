@@ -5,6 +5,7 @@ Detector -> pip counter -> layout code all exchange ``list[TileDetection]``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Collection
 
 import numpy as np
 
@@ -104,7 +105,8 @@ class TileDetection:
 
 
 def boxes_on_better_boxes(dets: "list[TileDetection]", max_overlap: float,
-                          same_value: bool = False) -> dict[int, tuple[int, float]]:
+                          same_value: bool = False,
+                          ignore: Collection[int] = ()) -> dict[int, tuple[int, float]]:
     """Face-up detections lying on a more confident face-up detection.
 
     Greedy, most confident first: a face-up box that shares more than ``max_overlap`` of the
@@ -116,13 +118,16 @@ def boxes_on_better_boxes(dets: "list[TileDetection]", max_overlap: float,
         dets: the detections.
         max_overlap: shared area as a fraction of the smaller box, in [0, 1].
         same_value: compare only boxes with the same read value.
+        ignore: indices of boxes taken as absent (neither kept nor dropped; a box they lie on
+            is judged without them).
     Returns:
         ``{dropped index: (index of the kept box it lies on, shared fraction)}``.
     """
     def value(i: int):
         return None if dets[i].pips is None else tuple(sorted(dets[i].pips))
 
-    up = [i for i, d in enumerate(dets) if not d.face_down and (not same_value or d.pips is not None)]
+    up = [i for i, d in enumerate(dets) if i not in ignore and not d.face_down
+          and (not same_value or d.pips is not None)]
     kept: list[int] = []
     dropped: dict[int, tuple[int, float]] = {}
     # boxes further apart than their half lengths cannot share area (as in overlap): skip them

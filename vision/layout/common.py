@@ -144,7 +144,8 @@ def to_seen(dets: Sequence[TileDetection], max_pip: int, problems: list[Problem]
             the smaller box with a more confident face-up box is the detector finding one tile
             twice (a box shifted across two touching tiles): it is reported ``overlapping_box``
             (not blocking) and left out. None: keep every box.
-        skip: indices of detections to leave out without a word (the caller reports them).
+        skip: indices of detections to leave out without a word (the caller reports them); a
+            box that lay on a skipped box is judged without it.
     Returns:
         One :class:`Seen` per detection with a proper box, same order (value None when not
         usable); a degenerate box (non-finite, or a side under 2 px) is reported ``bad_box``
@@ -156,7 +157,8 @@ def to_seen(dets: Sequence[TileDetection], max_pip: int, problems: list[Problem]
     for i, d in enumerate(dets):
         if not isinstance(d, TileDetection):
             raise ValueError(f"detection {i} is a {type(d).__name__}, not a TileDetection")
-    covered = {} if max_overlap is None else boxes_on_better_boxes(list(dets), max_overlap)
+    covered = {} if max_overlap is None else boxes_on_better_boxes(list(dets), max_overlap,
+                                                                   ignore=frozenset(skip))
     strays = stray_boxes(dets)
     out: list[Seen] = []
     for i, d in enumerate(dets):
