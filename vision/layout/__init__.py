@@ -363,12 +363,13 @@ def _drop_covering_box(detections: list[TileDetection], build, first: GameReadin
     tile). When exactly one such box, left out, lets the boxes under it back and leaves no
     blocking problem and none of :data:`CONFLICTS`, it is taken for a box across two tiles and
     reported (``dropped``, not blocking); otherwise the first reading stands."""
-    covering = sorted({j for j, _ in boxes_on_better_boxes(detections, MAX_OVERLAP).values()})
+    pushed_out = boxes_on_better_boxes(detections, MAX_OVERLAP)  # as common.to_seen judges them
+    covering = sorted({j for j, _ in pushed_out.values()})
     fit = _only_fit((k, None, lambda k=k: build(detections, skip=frozenset({k}))) for k in covering)
     if fit is None:
         return first
     k, _, got = fit
-    under = sorted(i for i, (j, _) in boxes_on_better_boxes(detections, MAX_OVERLAP).items() if j == k)
+    under = sorted(i for i, (j, _) in pushed_out.items() if j == k)
     got.problems.append(Problem(k, "dropped", f"the detector was surer of this box (confidence "
                                 f"{detections[k].confidence:.2f}) than of the box(es) "
                                 f"{', '.join(map(str, under))} under it, but the table fits only "
@@ -409,7 +410,9 @@ def read(detections: Sequence[TileDetection], game: str,
     been removed in pairs, a tile's second reading may be taken (:func:`_second_readings`,
     reported ``reread``); in Luzon one unread tile may be deduced from the set
     (:func:`_deduce_unknown`, reported ``deduced``) or one unsure box left out
-    (:func:`_drop_unsure_box`, reported ``dropped``).
+    (:func:`_drop_unsure_box`, reported ``dropped``). In Tableaux and the draw game a blocked
+    position may leave out the one sure box that pushed out the true box of a tile
+    (:func:`_drop_covering_box`, reported ``dropped``).
     """
     name = str(game).strip().lower().replace("_", "-")
     if name not in READERS:
