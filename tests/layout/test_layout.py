@@ -566,12 +566,14 @@ def test_detect_options_per_game():
     assert detect_options("chess") == {"read_backs": False, "keep_covered": False}
 
 
-@pytest.mark.parametrize("seed", [100003 + 91, 100003 + 141])
+@pytest.mark.parametrize("seed", [100003 + 116])
 def test_tableaux_keeps_the_covered_true_box_of_a_tile(seed):
-    """Two rendered Tableaux positions (bench_layout seed 1, positions 91 and 141) where the
-    detector's coverage rule dropped the true box of a tile and kept a box across the halves of
-    two touching tiles: read with ``keep_covered`` (as ``detect_options`` asks) they come out
-    exact; the layout reader's overlapping-box rule drops the doubtful box instead."""
+    """A rendered Tableaux position (bench_layout seed 1, position 116) where the detector's
+    coverage rule drops the true box of a tile and keeps a box across the halves of two touching
+    tiles: read with ``keep_covered`` (as ``detect_options`` asks) it comes out exact; the layout
+    reader's overlapping-box rule drops the doubtful box instead. (Depends on the committed
+    detector: with round 6 it was positions 91 and 141; round 8 reads those right either way,
+    and of the seed's 200 positions only 116 shows the problem.)"""
     from vision.layout import detect_options
     from vision.pipeline import detect
     from vision.render.layouts import ROTATION_RANGE
