@@ -350,7 +350,7 @@ def _drop_unsure_box(detections: list[TileDetection], build, first: GameReading)
 
 
 #: Games where :func:`_drop_covering_box` runs. Tried in every game on the benchmark positions
-#: (2 x 200 each, docs/layout.md "seventh session"): Tableaux +2 / +1 (one of them taken wrong:
+#: (2 x 200 each, round-6 detector, docs/layout.md "seventh session"): Tableaux +2 / +1 (one taken wrong:
 #: a misread tile's box left out for a less sure box that fitted), draw game +1 / +1; Luzon, Good
 #: Neighbors and the Big Clock unchanged, so it is not run there.
 COVER_GAMES = frozenset({"tableaux", "draw100"})
