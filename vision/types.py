@@ -84,8 +84,7 @@ class TileDetection:
         smaller = min(float(np.prod(self.size)), float(np.prod(other.size)))
         if smaller <= 0 or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
             return 0.0
-        reach = (max(self.size) + max(other.size)) / 2
-        if float(np.linalg.norm(self.centre - other.centre)) >= reach:
+        if _out_of_reach(self.centre, other.centre, max(self.size), max(other.size)):
             return 0.0
         inter, _ = cv2.intersectConvexConvex(a, b)
         return float(min(max(inter / smaller, 0.0), 1.0))
@@ -102,6 +101,14 @@ class TileDetection:
             "note": self.note,
             "alt_pips": list(self.alt_pips) if self.alt_pips is not None else None,
         }
+
+
+def _out_of_reach(centre_a: np.ndarray, centre_b: np.ndarray, length_a: float, length_b: float) -> bool:
+    """True when two boxes' centres (pixels) lie at least half their summed lengths apart: such
+    boxes count as sharing no area (:meth:`TileDetection.overlap`, and the batch precheck of
+    :func:`boxes_on_better_boxes`). A NaN distance is not out of reach."""
+    return float(np.hypot(*(np.asarray(centre_a, np.float64) - np.asarray(centre_b, np.float64)))) \
+        >= (float(length_a) + float(length_b)) / 2
 
 
 def boxes_on_better_boxes(dets: "list[TileDetection]", max_overlap: float,
@@ -130,16 +137,15 @@ def boxes_on_better_boxes(dets: "list[TileDetection]", max_overlap: float,
           and (not same_value or d.pips is not None)]
     kept: list[int] = []
     dropped: dict[int, tuple[int, float]] = {}
-    # boxes further apart than their half lengths cannot share area (as in overlap): skip them
-    # without the polygon intersection (a layout has O(n^2) pairs, nearly all far apart)
+    # boxes out of reach share no area (the rule of overlap): skip them without the polygon
+    # intersection (a layout has O(n^2) pairs, nearly all far apart)
     corners = np.asarray([np.asarray(d.corners, np.float64).reshape(4, 2) for d in dets]).reshape(-1, 4, 2)
     centre = corners.mean(axis=1)
     length = np.maximum(np.linalg.norm(corners[:, 1] - corners[:, 0], axis=1),
                         np.linalg.norm(corners[:, 2] - corners[:, 1], axis=1))
 
     def near(i: int, j: int) -> bool:
-        reach = (length[i] + length[j]) / 2
-        return not (float(np.hypot(*(centre[i] - centre[j]))) >= reach)  # NaN: let overlap judge
+        return not _out_of_reach(centre[i], centre[j], length[i], length[j])  # NaN: overlap judges
 
     for i in sorted(up, key=lambda j: -dets[j].confidence):
         rivals = [j for j in kept if (not same_value or value(j) == value(i)) and near(i, j)]
