@@ -306,4 +306,6 @@
   if (form) { form.addEventListener('submit', recordRound); $('undo').addEventListener('click', undo); }
   renderTable();
   renderPhoto();
+  // Listeners are attached: tests (and scripts driving the page) wait for this mark.
+  document.body.dataset.ready = 'true';
 })();

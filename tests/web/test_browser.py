@@ -70,6 +70,12 @@ def no_sideways_scroll(page) -> bool:
     return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
 
 
+def wait_until_ready(page) -> None:
+    """Wait until the table page's deferred script has attached its listeners (``body[data-ready]``):
+    a file set on the photo input before that is never uploaded."""
+    page.wait_for_selector("body[data-ready='true']", state="attached")
+
+
 def draw_table_with_hand_and_photo(page, server: str, hand: str, photo: str) -> None:
     """Start a two-player draw table, type ``hand``, upload ``sample_images/photo`` and wait
     until the page lists the moves."""
@@ -77,7 +83,7 @@ def draw_table_with_hand_and_photo(page, server: str, hand: str, photo: str) -> 
     page.select_option("#game", "draw100")
     page.fill("#players", "Ana\nBen")
     page.click("#start")
-    page.wait_for_selector("#table-code")
+    wait_until_ready(page)
     page.fill("#hand-input", hand)
     page.set_input_files("#photo-input", str(SAMPLES / photo))
     page.wait_for_selector("#moves li", timeout=30_000)
@@ -99,7 +105,7 @@ def test_phone_starts_a_table_reads_a_photo_fixes_a_tile_and_keeps_score(server,
     assert page.input_value("#target") == "100"
     shot(page, "01-start")
     page.click("#start")
-    page.wait_for_selector("#table-code")
+    wait_until_ready(page)
     assert len(page.text_content("#table-code").strip()) == 6
     assert page.locator(".qr svg").count() == 1
     shot(page, "02-table")
@@ -195,7 +201,7 @@ def test_phone_is_told_clearly_about_a_bad_upload_and_a_wrong_code(server, page,
     page.goto(server + "/")
     page.select_option("#game", "luzon")
     page.click("#start")
-    page.wait_for_selector("#photo-input", state="attached")
+    wait_until_ready(page)
     bad = tmp_path / "notes.txt"
     bad.write_text("not a photo at all")
     page.set_input_files("#photo-input", str(bad))
