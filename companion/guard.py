@@ -1,0 +1,198 @@
+"""What keeps hostile or clumsy requests out: JSON limits, bounded ids, trusted hosts, security
+headers, the start form's CSRF token, the wrong-code rate limit and owner-only files.
+
+Everything here is installed by :func:`companion.app.create_app`; the blueprints call
+:func:`check_code_attempts`, :func:`wrong_code` and :func:`check_csrf`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import threading
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from flask import current_app, request, session
+from flask.json.provider import DefaultJSONProvider
+from werkzeug.routing import IntegerConverter
+
+from .store import ApiError
+
+#: Deepest JSON nesting accepted in a request body (the API's bodies are 3 levels deep).
+MAX_JSON_DEPTH = 32
+#: Largest id accepted in a URL (SQLite INTEGER is 64-bit signed); larger ones are 404.
+MAX_ID = 2**63 - 1
+
+
+def _depth(text: str) -> int:
+    """Deepest bracket nesting in a JSON text, strings skipped (one pass, no recursion)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+class SafeJSONProvider(DefaultJSONProvider):
+    """Flask's JSON with request bodies limited to :data:`MAX_JSON_DEPTH` levels.
+
+    Deeper input (``[[[[...`` 50,000 deep would exhaust Python's recursion limit) and anything
+    the parser rejects raise ``ValueError``, which ``request.get_json`` turns into 400.
+    """
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        if isinstance(s, (bytes, bytearray)):
+            s = s.decode("utf-8", "replace")
+        if s.count("[") + s.count("{") > MAX_JSON_DEPTH and _depth(s) > MAX_JSON_DEPTH:
+            raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+        try:
+            return json.loads(s, **kwargs)
+        except RecursionError:  # pragma: no cover - the depth check comes first
+            raise ValueError("JSON nested too deep") from None
+
+
+class BoundedIntConverter(IntegerConverter):
+    """``<int:...>`` URL parts up to :data:`MAX_ID`: a 20-digit id is 404, not a database error."""
+
+    def __init__(self, map, fixed_digits: int = 0, min: int | None = None, max: int | None = MAX_ID,
+                 signed: bool = False) -> None:
+        super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
+
+
+# --- security headers, cookies, hosts --------------------------------------------------------
+
+def security_headers(response):
+    """No framing by other sites, no MIME sniffing, no table code leaked in a Referer."""
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    response.headers.setdefault("Content-Security-Policy", "frame-ancestors 'none'")
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    return response
+
+
+def default_trusted_hosts() -> list[str]:
+    """Host names a phone or this computer may use: localhost, 127.0.0.1 and the LAN address."""
+    from .commands.serve import lan_address
+    hosts = ["localhost", "127.0.0.1"]
+    lan = lan_address()
+    if lan and lan not in hosts:
+        hosts.append(lan)
+    return hosts
+
+
+# --- CSRF token of HTML forms ----------------------------------------------------------------
+
+def csrf_token() -> str:
+    """This browser's form token (kept in the signed session cookie), made on first use."""
+    token = session.get("csrf")
+    if not isinstance(token, str) or len(token) != 43:
+        token = secrets.token_urlsafe(32)
+        session["csrf"] = token
+    return token
+
+
+def check_csrf() -> None:
+    """The posted ``csrf_token`` field must match the session's token.
+
+    Raises:
+        ApiError(400): missing or different token (an old page, or a form on another site).
+    """
+    sent = request.form.get("csrf_token", "")
+    mine = session.get("csrf")
+    if not isinstance(mine, str) or not secrets.compare_digest(sent.encode(), mine.encode()):
+        raise ApiError(400, "this form has expired or came from another site; reload the page and try again")
+
+
+# --- wrong table codes: a rate limit per client ---------------------------------------------------
+
+class CodeAttempts:
+    """Wrong table codes per client address in a sliding window (in memory, per process).
+
+    A client with ``limit`` wrong codes in the last ``window_s`` seconds gets 429 on every
+    code check until the oldest of them ages out: guessing a 6-character code (about 2^30
+    possibilities) at 10 a minute takes centuries.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._wrong: dict[str, deque] = {}
+
+    def _recent(self, client: str, window_s: float, now: float) -> deque:
+        q = self._wrong.get(client)
+        if q is None:
+            return deque()
+        while q and q[0] <= now - window_s:
+            q.popleft()
+        if not q:
+            del self._wrong[client]
+        return q
+
+    def check(self, client: str, limit: int, window_s: float) -> None:
+        """Raises ApiError(429) with ``retry_after`` while ``client`` is over the limit."""
+        now = time.monotonic()
+        with self._lock:
+            q = self._recent(client, window_s, now)
+            if len(q) >= limit:
+                wait = max(1, int(q[0] + window_s - now + 1))
+                raise ApiError(429, f"too many wrong table codes from this device; try again in {wait} s",
+                               retry_after=wait)
+
+    def wrong(self, client: str) -> None:
+        with self._lock:
+            if len(self._wrong) > 10_000:  # many clients: forget the oldest first
+                self._wrong.pop(next(iter(self._wrong)))
+            self._wrong.setdefault(client, deque()).append(time.monotonic())
+
+
+def _attempts() -> CodeAttempts:
+    return current_app.extensions.setdefault("code_attempts", CodeAttempts())
+
+
+def check_code_attempts() -> None:
+    """Raise ApiError(429) if this client sent too many wrong codes lately (see :class:`CodeAttempts`)."""
+    _attempts().check(request.remote_addr or "?", int(current_app.config["CODE_TRIES_PER_MINUTE"]), 60.0)
+
+
+def wrong_code() -> None:
+    """Count one wrong table code from this client."""
+    _attempts().wrong(request.remote_addr or "?")
+
+
+# --- owner-only files -------------------------------------------------------------------------
+
+def private_file(path: str | os.PathLike, create: bool = False) -> None:
+    """Make ``path`` readable and writable by its owner only (0600); create it empty if asked.
+
+    Errors of file systems without Unix permissions are ignored.
+    """
+    path = Path(path)
+    if create and not path.exists():
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    try:
+        if path.exists():
+            os.chmod(path, 0o600)
+    except OSError:  # pragma: no cover - e.g. some network file systems
+        pass
+
+
+def write_private(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to a new file created with mode 0600 (never readable by others, not even briefly)."""
+    fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
