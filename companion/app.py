@@ -57,7 +57,6 @@ def create_app(test_config: dict[str, Any] | None = None, instance_path: str | N
     """
     app = Flask(__name__, instance_path=instance_path, instance_relative_config=True)
     app.json = guard.SafeJSONProvider(app)
-    app.url_map.converters["int"] = guard.BoundedIntConverter
     instance = Path(app.instance_path)
     instance.mkdir(parents=True, exist_ok=True, mode=0o700)
     app.config.from_mapping(

@@ -1,4 +1,4 @@
-"""What keeps hostile or clumsy requests out: JSON limits, bounded ids, trusted hosts, security
+"""What keeps hostile or clumsy requests out: JSON depth limit, trusted hosts, security
 headers, the start form's CSRF token, the wrong-code rate limit and owner-only files.
 
 Everything here is installed by :func:`companion.app.create_app`; the blueprints call
@@ -17,14 +17,11 @@ from typing import Any
 
 from flask import current_app, request, session
 from flask.json.provider import DefaultJSONProvider
-from werkzeug.routing import IntegerConverter
 
 from .store import ApiError
 
 #: Deepest JSON nesting accepted in a request body (the API's bodies are 3 levels deep).
 MAX_JSON_DEPTH = 32
-#: Largest id accepted in a URL (SQLite INTEGER is 64-bit signed); larger ones are 404.
-MAX_ID = 2**63 - 1
 
 
 def _depth(text: str) -> int:
@@ -65,14 +62,6 @@ class SafeJSONProvider(DefaultJSONProvider):
             return json.loads(s, **kwargs)
         except RecursionError:  # pragma: no cover - the depth check comes first
             raise ValueError("JSON nested too deep") from None
-
-
-class BoundedIntConverter(IntegerConverter):
-    """``<int:...>`` URL parts up to :data:`MAX_ID`: a 20-digit id is 404, not a database error."""
-
-    def __init__(self, map, fixed_digits: int = 0, min: int | None = None, max: int | None = MAX_ID,
-                 signed: bool = False) -> None:
-        super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
 
 
 # --- security headers, cookies, hosts --------------------------------------------------------

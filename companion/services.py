@@ -153,6 +153,8 @@ class Busy(RuntimeError):
 
 #: Largest accepted photo (pixels, width x height); checked on the declared size before decoding.
 MAX_PIXELS = 40_000_000
+#: Longest wait for a free decode slot before answering 503 (seconds).
+DECODE_WAIT_S = 20.0
 
 
 def load_image(data: bytes) -> np.ndarray:
@@ -168,7 +170,7 @@ def load_image(data: bytes) -> np.ndarray:
     """
     image_io = _module("vision.image_io")
     try:
-        return image_io.decode(data, "the upload", max_pixels=MAX_PIXELS, wait_s=20.0)
+        return image_io.decode(data, "the upload", max_pixels=MAX_PIXELS, wait_s=DECODE_WAIT_S)
     except image_io.DecoderBusy as exc:
         raise Busy(f"the server is decoding other photos: {exc}", retry_after=5) from None
     except ValueError as exc:

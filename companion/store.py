@@ -25,6 +25,7 @@ from . import services
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud across a table
 CODE_LENGTH = 6
 MAX_POINTS = 999          # one entry's points; more is a typing mistake
+MAX_ID = 2**63 - 1        # largest SQLite INTEGER: row ids in URLs above it do not exist
 ROUND_KINDS = {"draw100": ("domino", "blocked", "manual"), "tableaux": ("play", "pass", "manual")}
 
 
@@ -147,7 +148,9 @@ def create_table(db: sqlite3.Connection, game: str, players: list[str], max_pip:
 
 def table_row(db: sqlite3.Connection, table_id: int) -> sqlite3.Row:
     """The ``tables`` row. Raises ApiError(404) when there is no such table."""
-    row = db.execute("SELECT * FROM tables WHERE id = ?", (table_id,)).fetchone()
+    row = None
+    if 0 < table_id <= MAX_ID:  # SQLite integers are 64-bit: a 20-digit id is simply not there
+        row = db.execute("SELECT * FROM tables WHERE id = ?", (table_id,)).fetchone()
     if row is None:
         raise ApiError(404, f"there is no table {table_id}")
     return row
@@ -292,7 +295,7 @@ def undo_round(db: sqlite3.Connection, table_id: int, round_id: Any) -> dict:
         raise ApiError(400, f"{services.GAMES[row['game']].label} keeps no score sheet")
     if round_id in (None, ""):
         raise ApiError(400, "say which entry to undo: round_id (the id of the latest entry)")
-    rid = int_in_range(round_id, "round_id", 1, 2**63 - 1)
+    rid = int_in_range(round_id, "round_id", 1, MAX_ID)
     target = db.execute("SELECT * FROM rounds WHERE id = ? AND table_id = ?", (rid, table_id)).fetchone()
     if target is None:
         raise ApiError(404, f"table {table_id} has no entry {rid}")
@@ -322,7 +325,9 @@ def _settle(db: sqlite3.Connection, row: sqlite3.Row) -> None:
 # --- photos ------------------------------------------------------------------------------
 
 def photo_row(db: sqlite3.Connection, table_id: int, photo_id: int) -> sqlite3.Row:
-    row = db.execute("SELECT * FROM photos WHERE id = ? AND table_id = ?", (photo_id, table_id)).fetchone()
+    row = None
+    if 0 < photo_id <= MAX_ID and 0 < table_id <= MAX_ID:
+        row = db.execute("SELECT * FROM photos WHERE id = ? AND table_id = ?", (photo_id, table_id)).fetchone()
     if row is None:
         raise ApiError(404, f"table {table_id} has no photo {photo_id}")
     return row
