@@ -147,6 +147,10 @@ def _register_error_handlers(app: Flask) -> None:
     @app.errorhandler(413)
     def _too_large(_exc):
         limit = app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
+        if (request.content_length or 0) <= app.config["MAX_CONTENT_LENGTH"]:
+            fields = app.config["MAX_FORM_MEMORY_SIZE"] // 1024
+            return error_response(413, f"a form field is too large or the form has too many parts; at most "
+                                       f"{fields} kB of text per field are accepted")
         return error_response(413, f"the upload is too large; at most {limit} MB are accepted "
                                    "(the page shrinks photos before sending them)")
 
