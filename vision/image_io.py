@@ -4,8 +4,9 @@ Only JPEG and PNG are accepted. The width and height a file declares (JPEG ``SOF
 PNG ``IHDR`` chunk) are read first; a file that declares more than ``max_pixels`` pixels, or
 whose decoded form would need more than ``max_pixels * 3`` bytes (16-bit or alpha PNGs), is
 refused without being decoded, so a few hundred bytes that declare 30000 x 30000 pixels cost
-nothing. OpenCV's own guard (``OPENCV_IO_MAX_IMAGE_PIXELS``, read at the first decode) is set
-to the same default limit as a second line. At most :data:`DECODE_SLOTS` decodes run at once
+nothing. OpenCV's own guard (``OPENCV_IO_MAX_IMAGE_PIXELS``) is set to the same default limit
+as a second line; OpenCV reads it when cv2 is imported, so it holds where this module (or the
+``companion`` package, which sets it too) is imported before cv2. At most :data:`DECODE_SLOTS` decodes run at once
 in a process; a caller that waits longer than ``wait_s`` for a slot gets :class:`DecoderBusy`.
 
 Conversions (so every caller gets the same array): JPEG EXIF orientation is applied (OpenCV

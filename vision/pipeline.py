@@ -11,10 +11,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from vision import image_io  # noqa: I001 - first: it sets OpenCV's decode limit before cv2 is imported
+
 import cv2
 import numpy as np
 
-from vision import image_io
 from vision.detector import load_detector, obb_corners
 from vision.detector.onnx_model import FACE_DOWN, FACE_UP, MAX_COVERED
 from vision.pips import read_pips

@@ -166,6 +166,34 @@ def test_two_phones_fixing_two_tiles_at_once_both_fixes_are_kept(app, fake_detec
     assert lost == 0
 
 
+def test_a_hand_and_a_fix_sent_at_once_are_both_kept(app, fake_detector):
+    """20 tries: one phone sets the hand while another fixes a tile of the same photo."""
+    owner = app.test_client()
+    t = new_table(owner)
+    hdr = {"X-Table-Code": t["code"]}
+    phones = [app.test_client(), app.test_client()]
+    for attempt in range(20):
+        p = upload(owner, t, JPEG).json
+        base = f"/api/tables/{t['id']}/photos/{p['id']}"
+        barrier = threading.Barrier(2)
+        answers = [None, None]
+
+        def send(i: int) -> None:
+            barrier.wait()
+            if i == 0:
+                answers[0] = phones[0].put(base + "/hand", json={"hand": "1-2 3-4"}, headers=hdr).status_code
+            else:
+                answers[1] = phones[1].put(base + "/tiles/2", json={"pips": [6, 6]}, headers=hdr).status_code
+        threads = [threading.Thread(target=send, args=(i,)) for i in range(2)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        got = owner.get(f"/api/tables/{t['id']}/photos/{p['id']}").json
+        assert answers == [200, 200]
+        assert got["hand"] == ["1-2", "3-4"] and got["corrections"] == {"2": [6, 6]}, attempt
+
+
 def test_a_stale_page_cannot_undo_a_newer_entry(client, app):
     t = new_table(client)
     a, b = (p["id"] for p in t["players"])

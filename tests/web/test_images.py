@@ -90,9 +90,19 @@ def test_damaged_headers_are_refused(data, needle, no_decoding):
         services.load_image(data)
 
 
-def test_the_opencv_guard_is_set_before_decoding():
-    import os
-    assert int(os.environ["OPENCV_IO_MAX_IMAGE_PIXELS"]) <= image_io.DEFAULT_MAX_PIXELS
+@pytest.mark.parametrize("first", ["companion", "vision.pipeline"])
+def test_opencv_itself_refuses_a_bomb_when_the_project_is_imported_first(first):
+    """The second line: OPENCV_IO_MAX_IMAGE_PIXELS is set before cv2 is imported, so even a
+    direct cv2.imdecode of a 9000 x 9000 (81 MP) PNG is refused (fresh process)."""
+    import subprocess
+    import sys
+    from .conftest import ROOT
+    code = (f"import {first}, cv2, numpy as np, sys\n"
+            "data = np.frombuffer(sys.stdin.buffer.read(), np.uint8)\n"
+            "try:\n    cv2.imdecode(data, 0); print('decoded')\nexcept cv2.error:\n    print('refused')\n")
+    bomb = png_bomb(9000, 9000, colour=0)
+    out = subprocess.run([sys.executable, "-c", code], input=bomb, capture_output=True, cwd=ROOT, timeout=120)
+    assert out.stdout.decode().strip() == "refused", out.stderr.decode()[-500:]
 
 
 def test_jpeg_exif_orientation_is_applied():
@@ -162,3 +172,24 @@ def test_no_free_decode_slot_is_busy_not_a_hang(monkeypatch):
     monkeypatch.setattr(services, "DECODE_WAIT_S", 0.05)
     with pytest.raises(services.Busy):
         services.load_image((SAMPLES / "IMG_0350.jpg").read_bytes())
+
+
+def test_an_upload_with_every_decode_slot_busy_is_503_with_retry_after(client, app, monkeypatch):
+    from .conftest import new_table
+    from .test_api import count, upload
+    slots = threading.BoundedSemaphore(1)
+    slots.acquire()
+    monkeypatch.setattr(image_io, "_slots", slots)
+    monkeypatch.setattr(services, "DECODE_WAIT_S", 0.05)
+    t = new_table(client)
+    r = upload(client, t, (SAMPLES / "IMG_0350.jpg").read_bytes())
+    assert r.status_code == 503 and r.headers["Retry-After"] == "5" and "try again" in r.json["error"]["message"]
+    assert count(app, "SELECT COUNT(*) FROM photos") == 0
+
+
+def test_pipeline_load_image_refuses_a_bomb_file_from_its_header(tmp_path, no_decoding):
+    from vision.pipeline import load_image
+    path = tmp_path / "bomb.png"
+    path.write_bytes(png_bomb())
+    with pytest.raises(ValueError, match="900 megapixels"):
+        load_image(path)
