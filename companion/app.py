@@ -9,8 +9,8 @@ so a restart loses nothing.
 Configuration keys (``test_config`` or ``instance/config.py``): ``DATABASE``, ``PHOTO_DIR``,
 ``MAX_CONTENT_LENGTH`` (bytes, default 20 MiB), ``CAMERA_INDEX`` (laptop webcam for
 ``cv2.VideoCapture`` or None), ``PUBLIC_URL`` (base URL phones use for the join link; default
-the URL of the request), ``TRUSTED_HOSTS`` (Host names served; default localhost, 127.0.0.1
-and this computer's LAN address), ``DB_BUSY_TIMEOUT`` (seconds a write waits for the database
+the URL of the request), ``TRUSTED_HOSTS`` (Host names served; default localhost, 127.0.0.1,
+this computer's LAN address and name), ``DB_BUSY_TIMEOUT`` (seconds a write waits for the database
 lock before answering 503, default 5), ``CODE_TRIES_PER_MINUTE`` (wrong table codes a client
 may send per minute before 429, default 10).
 
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, SecurityError
 
 from . import db, guard, store
 from .services import Busy, ImageError, Unavailable
@@ -153,6 +153,10 @@ def _register_error_handlers(app: Flask) -> None:
                                        f"{fields} kB of text per field are accepted")
         return error_response(413, f"the upload is too large; at most {limit} MB are accepted "
                                    "(the page shrinks photos before sending them)")
+
+    @app.errorhandler(SecurityError)
+    def _untrusted_host(exc: SecurityError):
+        return error_response(400, guard.untrusted_host_message(exc))
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException):

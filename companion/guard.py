@@ -76,13 +76,31 @@ def security_headers(response):
 
 
 def default_trusted_hosts() -> list[str]:
-    """Host names a phone or this computer may use: localhost, 127.0.0.1 and the LAN address."""
+    """Host names a phone or this computer may use: localhost, 127.0.0.1, the LAN address and
+    this computer's own name (also as ``<name>.local``, the mDNS name) with its IPv4 addresses."""
+    import socket
+
     from .commands.serve import lan_address
-    hosts = ["localhost", "127.0.0.1"]
-    lan = lan_address()
-    if lan and lan not in hosts:
-        hosts.append(lan)
-    return hosts
+    hosts = ["localhost", "127.0.0.1", lan_address() or ""]
+    try:
+        name = socket.gethostname()
+        hosts += [name, f"{name}.local"]
+        hosts += [a[4][0] for a in socket.getaddrinfo(name, None, socket.AF_INET)]
+    except OSError:  # pragma: no cover - no name service
+        pass
+    out: list[str] = []
+    for h in hosts:
+        h = h.lower()
+        if h and h not in out:
+            out.append(h)
+    return out
+
+
+def untrusted_host_message(exc: Exception) -> str:
+    """What a request with a Host header the server does not answer to is told (400)."""
+    host = request.environ.get("HTTP_HOST", "")[:100]
+    return (f"this server does not answer to the host name {host!r}; open the address the server printed, "
+            "or start it with --trusted-host NAME")
 
 
 # --- CSRF token of HTML forms ----------------------------------------------------------------

@@ -19,7 +19,8 @@ cookie is then marked ``Secure``. ``--camera N`` lets the page grab photos from 
 webcam N (OpenCV ``VideoCapture``).
 
 Only the Host names this computer answers to are served (DNS rebinding protection):
-localhost, 127.0.0.1, the LAN address, ``--host`` and any ``--trusted-host NAME``.
+localhost, 127.0.0.1, the LAN address, the computer's name (and ``<name>.local``), ``--host``
+and any ``--trusted-host NAME``.
 """
 from __future__ import annotations
 

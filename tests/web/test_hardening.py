@@ -331,6 +331,7 @@ def test_only_trusted_hosts_are_served(client, host, ok):
         assert (r.status_code == 200) == ok, (path, host, r.status_code)
         if not ok:
             assert_clear_4xx(r, 400)
+            assert "--trusted-host" in r.get_data(as_text=True)
 
 
 def test_start_form_needs_its_csrf_token(client, app):
