@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from companion import store
 from companion.app import create_app
 
 from .conftest import SAMPLES, new_table
