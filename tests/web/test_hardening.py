@@ -377,3 +377,10 @@ def test_database_keys_and_photos_are_owner_only(client, app, fake_detector, tmp
             assert stat.S_IMODE(os.stat(p).st_mode) == 0o600, p
     finally:
         reader.close()
+
+
+@pytest.mark.parametrize("text,depth", [("[]", 1), ('{"a": "[[[[", "b": [1]}', 2), ('["a\\\\", [["]"]]]', 3),
+                                        ('"[[["', 0), ("[" * 50_000 + "]" * 50_000, 50_000)])
+def test_json_depth_skips_strings(text, depth):
+    from companion.guard import json_depth
+    assert json_depth(text) == depth
