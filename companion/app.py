@@ -90,6 +90,7 @@ def create_app(test_config: dict[str, Any] | None = None, instance_path: str | N
             store.forget_old_answers(conn)
     finally:
         conn.close()
+    app.before_request(guard.limit_body_size)
     app.after_request(guard.security_headers)
     app.jinja_env.globals["csrf_token"] = guard.csrf_token
 
@@ -147,6 +148,9 @@ def _register_error_handlers(app: Flask) -> None:
     @app.errorhandler(413)
     def _too_large(_exc):
         limit = app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
+        if request.mimetype != "multipart/form-data":
+            return error_response(413, f"the request body is too large; at most {guard.MAX_BODY_BYTES // 1024} kB "
+                                       "are accepted (only photos may be larger)")
         if (request.content_length or 0) <= app.config["MAX_CONTENT_LENGTH"]:
             fields = app.config["MAX_FORM_MEMORY_SIZE"] // 1024
             return error_response(413, f"a form field is too large or the form has too many parts; at most "

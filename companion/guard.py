@@ -59,6 +59,18 @@ class SafeJSONProvider(DefaultJSONProvider):
             raise ValueError("JSON nested too deep") from None
 
 
+#: Largest request body that is not a multipart upload (JSON bodies, the start form), bytes.
+MAX_BODY_BYTES = 256 * 1024
+
+
+def limit_body_size() -> None:
+    """Only photo uploads (multipart) may use ``MAX_CONTENT_LENGTH``; other bodies (JSON, forms)
+    are limited to :data:`MAX_BODY_BYTES` (413 beyond), so nobody makes the server parse 20 MB
+    of JSON."""
+    if request.mimetype != "multipart/form-data":
+        request.max_content_length = min(MAX_BODY_BYTES, current_app.config["MAX_CONTENT_LENGTH"] or MAX_BODY_BYTES)
+
+
 # --- security headers, cookies, hosts --------------------------------------------------------
 
 def security_headers(response):

@@ -96,10 +96,11 @@ def test_hands_of_the_wrong_kind_are_400(client, fake_detector, hand):
 def test_deeply_nested_json_is_400(client, app, depth):
     t = new_table(client)
     for text in ("[" * depth + "]" * depth, '{"a":' * depth + "1" + "}" * depth):
+        status = 400 if len(text) <= 256 * 1024 else 413  # the 300 kB object form is over the body limit
         r = raw_json(client, "POST", "/api/tables", text)
-        assert_clear_4xx(r, 400)
+        assert_clear_4xx(r, status)
         r = raw_json(client, "POST", f"/api/tables/{t['id']}/rounds", text, t["code"])
-        assert_clear_4xx(r, 400)
+        assert_clear_4xx(r, status)
     assert count(app, "SELECT COUNT(*) FROM tables") == 1
 
 
@@ -384,3 +385,12 @@ def test_database_keys_and_photos_are_owner_only(client, app, fake_detector, tmp
 def test_json_depth_skips_strings(text, depth):
     from companion.guard import json_depth
     assert json_depth(text) == depth
+
+
+def test_json_and_form_bodies_over_256_kb_are_413(client, app):
+    t = new_table(client)
+    big = '{"scores": {"1": 1}, "note": "' + "x" * (300 * 1024) + '"}'
+    r = raw_json(client, "POST", f"/api/tables/{t['id']}/rounds", big, t["code"])
+    assert_clear_4xx(r, 413)
+    assert "256 kB" in r.json["error"]["message"]
+    assert count(app, "SELECT COUNT(*) FROM rounds") == 0
