@@ -9,20 +9,27 @@ so a restart loses nothing.
 Configuration keys (``test_config`` or ``instance/config.py``): ``DATABASE``, ``PHOTO_DIR``,
 ``MAX_CONTENT_LENGTH`` (bytes, default 20 MiB), ``CAMERA_INDEX`` (laptop webcam for
 ``cv2.VideoCapture`` or None), ``PUBLIC_URL`` (base URL phones use for the join link; default
-the URL of the request).
+the URL of the request), ``TRUSTED_HOSTS`` (Host names served; default localhost, 127.0.0.1,
+this computer's LAN address and name), ``DB_BUSY_TIMEOUT`` (seconds a write waits for the database
+lock before answering 503, default 5), ``CODE_TRIES_PER_MINUTE`` (wrong table codes a client
+may send per minute before 429, default 10).
+
+At start-up the photo folder is swept (:func:`companion.store.sweep_photo_dir`): a crash
+between writing a photo and committing its row leaves no orphan file. The database, the
+secret key and the photos are readable by the owner only.
 """
 from __future__ import annotations
 
-import os
 import secrets
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 from flask import Flask, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, SecurityError
 
-from . import db
-from .services import ImageError, Unavailable
+from . import db, guard, store
+from .services import Busy, ImageError, Unavailable
 from .store import ApiError
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -32,13 +39,10 @@ def _secret_key(instance: Path) -> str:
     """The session signing key, created once in the instance folder and kept across restarts."""
     path = instance / "secret_key"
     if path.exists():
+        guard.private_file(path)
         return path.read_text().strip()
     key = secrets.token_hex(32)
-    path.write_text(key)
-    try:
-        os.chmod(path, 0o600)
-    except OSError:  # pragma: no cover - e.g. some network file systems
-        pass
+    guard.write_private(path, key.encode())
     return key
 
 
@@ -52,15 +56,23 @@ def create_app(test_config: dict[str, Any] | None = None, instance_path: str | N
         OSError: the instance folder cannot be created.
     """
     app = Flask(__name__, instance_path=instance_path, instance_relative_config=True)
+    app.json = guard.SafeJSONProvider(app)
     instance = Path(app.instance_path)
-    instance.mkdir(parents=True, exist_ok=True)
+    instance.mkdir(parents=True, exist_ok=True, mode=0o700)
     app.config.from_mapping(
         DATABASE=str(instance / "companion.sqlite"),
         PHOTO_DIR=str(instance / "photos"),
         MAX_CONTENT_LENGTH=MAX_UPLOAD_BYTES,
+        MAX_FORM_MEMORY_SIZE=64 * 1024,
+        MAX_FORM_PARTS=50,
         CAMERA_INDEX=None,
         PUBLIC_URL=None,
         JSON_SORT_KEYS=False,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_HTTPONLY=True,
+        TRUSTED_HOSTS=guard.default_trusted_hosts(),
+        DB_BUSY_TIMEOUT=5.0,
+        CODE_TRIES_PER_MINUTE=10,
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -68,10 +80,19 @@ def create_app(test_config: dict[str, Any] | None = None, instance_path: str | N
         app.config.from_mapping(test_config)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(instance)
-    app.config.setdefault("SESSION_COOKIE_SAMESITE", "Lax")
-    Path(app.config["PHOTO_DIR"]).mkdir(parents=True, exist_ok=True)
+    Path(app.config["PHOTO_DIR"]).mkdir(parents=True, exist_ok=True, mode=0o700)
 
     db.init_app(app)
+    conn = db.connect(app.config["DATABASE"])
+    try:
+        with db.transaction(conn):
+            app.config["PHOTO_SWEEP"] = store.sweep_photo_dir(conn, app.config["PHOTO_DIR"])
+            store.forget_old_answers(conn)
+    finally:
+        conn.close()
+    app.before_request(guard.limit_body_size)
+    app.after_request(guard.security_headers)
+    app.jinja_env.globals["csrf_token"] = guard.csrf_token
 
     from .blueprints import api, pages
     app.register_blueprint(pages.bp)
@@ -88,7 +109,10 @@ def error_response(status: int, message: str):
     """A JSON ``{"error": {"status", "message"}}`` for the API, an HTML page otherwise."""
     if _wants_json():
         return jsonify({"error": {"status": status, "message": message}}), status
-    return render_template("error.html", status=status, message=message), status
+    try:
+        return render_template("error.html", status=status, message=message), status
+    except Exception:  # noqa: BLE001 - e.g. an untrusted Host: no URLs can be built for the page
+        return jsonify({"error": {"status": status, "message": message}}), status
 
 
 def _register_error_handlers(app: Flask) -> None:
@@ -96,7 +120,11 @@ def _register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError):
-        return error_response(exc.status, exc.message)
+        response, status = error_response(exc.status, exc.message)
+        if exc.retry_after is not None:
+            response = app.make_response((response, status))
+            response.headers["Retry-After"] = str(exc.retry_after)
+        return response, status
 
     @app.errorhandler(ImageError)
     def _image_error(exc: ImageError):
@@ -106,17 +134,39 @@ def _register_error_handlers(app: Flask) -> None:
     def _unavailable(exc: Unavailable):
         return error_response(503, str(exc))
 
+    @app.errorhandler(Busy)
+    def _busy(exc: Busy):
+        return _api_error(ApiError(503, str(exc), retry_after=exc.retry_after))
+
+    @app.errorhandler(sqlite3.OperationalError)
+    def _locked(exc: sqlite3.OperationalError):
+        if db.is_busy(exc):
+            return _api_error(ApiError(503, "the server is busy writing other changes; nothing was "
+                                            "stored, try again in a moment", retry_after=2))
+        return _unexpected(exc)
+
     @app.errorhandler(413)
     def _too_large(_exc):
         limit = app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
+        if request.mimetype != "multipart/form-data":
+            return error_response(413, f"the request body is too large; at most {guard.MAX_BODY_BYTES // 1024} kB "
+                                       "are accepted (only photos may be larger)")
+        if (request.content_length or 0) <= app.config["MAX_CONTENT_LENGTH"]:
+            fields = app.config["MAX_FORM_MEMORY_SIZE"] // 1024
+            return error_response(413, f"a form field is too large or the form has too many parts; at most "
+                                       f"{fields} kB of text per field are accepted")
         return error_response(413, f"the upload is too large; at most {limit} MB are accepted "
                                    "(the page shrinks photos before sending them)")
+
+    @app.errorhandler(SecurityError)
+    def _untrusted_host(exc: SecurityError):
+        return error_response(400, guard.untrusted_host_message(exc))
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException):
         return error_response(exc.code or 500, exc.description or exc.name)
 
     @app.errorhandler(Exception)
-    def _unexpected(exc: Exception):
+    def _unexpected(exc: BaseException):
         app.logger.exception("unhandled error on %s %s", request.method, request.path)
         return error_response(500, "something went wrong on the server; the error was logged")

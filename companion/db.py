@@ -17,14 +17,15 @@ from flask import Flask, current_app, g
 from flask.cli import with_appcontext
 
 
-def connect(path: str) -> sqlite3.Connection:
+def connect(path: str, timeout: float = 5.0) -> sqlite3.Connection:
     """Open the database at ``path`` (rows as ``sqlite3.Row``, foreign keys on, WAL journal).
 
     ``isolation_level=None`` puts the connection in autocommit mode; :func:`transaction`
-    issues ``BEGIN IMMEDIATE``/``COMMIT`` explicitly, so concurrent writers queue (5 s busy
-    timeout) instead of failing.
+    issues ``BEGIN IMMEDIATE``/``COMMIT`` explicitly, so concurrent writers queue for up to
+    ``timeout`` seconds; after that SQLite raises ``OperationalError: database is locked``,
+    which the application answers with 503 and ``Retry-After`` (:func:`is_busy`).
     """
-    conn = sqlite3.connect(path, timeout=5.0, isolation_level=None, check_same_thread=False)
+    conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA journal_mode = WAL")
@@ -45,7 +46,7 @@ def init_schema(conn: sqlite3.Connection) -> None:
 def get_db() -> sqlite3.Connection:
     """The request's connection to ``app.config['DATABASE']``, opened on first use."""
     if "db" not in g:
-        g.db = connect(current_app.config["DATABASE"])
+        g.db = connect(current_app.config["DATABASE"], float(current_app.config.get("DB_BUSY_TIMEOUT", 5.0)))
     return g.db
 
 
@@ -54,6 +55,11 @@ def close_db(_exc: BaseException | None = None) -> None:
     db = g.pop("db", None)
     if db is not None:
         db.close()
+
+
+def is_busy(exc: BaseException) -> bool:
+    """True for SQLite's "database is locked/busy" errors (another writer held the lock too long)."""
+    return isinstance(exc, sqlite3.OperationalError) and any(w in str(exc).lower() for w in ("locked", "busy"))
 
 
 @contextmanager
@@ -83,11 +89,21 @@ def init_db_command() -> None:
 
 
 def init_app(app: Flask) -> None:
-    """Register teardown and the CLI command; create the schema if the file is new."""
+    """Register teardown and the CLI command; create the schema if the file is new.
+
+    The database file (and its ``-wal``/``-shm`` companions) is readable by the owner only.
+    """
+    from .guard import private_file
     app.teardown_appcontext(close_db)
     app.cli.add_command(init_db_command)
-    conn = connect(app.config["DATABASE"])
+    path = app.config["DATABASE"]
+    if path != ":memory:":
+        private_file(path, create=True)
+    conn = connect(path)
     try:
         init_schema(conn)
     finally:
         conn.close()
+    if path != ":memory:":
+        for suffix in ("", "-wal", "-shm"):
+            private_file(path + suffix)

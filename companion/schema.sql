@@ -61,3 +61,15 @@ CREATE INDEX IF NOT EXISTS idx_players_table ON players(table_id);
 CREATE INDEX IF NOT EXISTS idx_photos_table ON photos(table_id);
 CREATE INDEX IF NOT EXISTS idx_rounds_table ON rounds(table_id);
 CREATE INDEX IF NOT EXISTS idx_events_round ON score_events(round_id);
+
+-- The first answer to a request sent with an Idempotency-Key (score entries, photos), so a
+-- retry after a lost answer gets that answer again instead of a second entry.
+CREATE TABLE IF NOT EXISTS idempotency (
+    table_id  INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+    key       TEXT    NOT NULL,                   -- chosen by the client, e.g. a UUID
+    route     TEXT    NOT NULL,                   -- rounds | photos
+    status    INTEGER NOT NULL,                   -- HTTP status of the first answer
+    body_json TEXT    NOT NULL,                   -- its JSON body
+    created   TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    PRIMARY KEY (table_id, key)
+);

@@ -140,54 +140,49 @@ class ImageError(ValueError):
     """The upload is not a usable photo (not an image, corrupt, truncated, too large)."""
 
 
-MAX_PIXELS = 40_000_000  # refuse decoded images above 40 megapixels (decompression bombs)
+class Busy(RuntimeError):
+    """The server is busy right now (decode slots or the database); the client should retry.
+
+    ``retry_after``: seconds to wait before retrying (sent as the ``Retry-After`` header).
+    """
+
+    def __init__(self, message: str, retry_after: int = 2):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+#: Largest accepted photo (pixels, width x height); checked on the declared size before decoding.
+MAX_PIXELS = 40_000_000
+#: Longest wait for a free decode slot before answering 503 (seconds).
+DECODE_WAIT_S = 20.0
 
 
 def load_image(data: bytes) -> np.ndarray:
-    """Decode uploaded bytes to a ``(H, W, 3) uint8`` BGR image.
+    """Decode an uploaded JPEG or PNG to a ``(H, W, 3) uint8`` BGR image (``vision.image_io``).
 
-    Uses ``vision.pipeline.load_image`` when it exists (it may fix EXIF orientation), else
-    OpenCV. A JPEG without its end-of-image marker counts as corrupt (cut off in transfer).
+    The declared size is checked before decoding (decompression bombs cost nothing), at most
+    two decodes run at once, EXIF orientation is applied, greyscale, 16-bit and transparent
+    images are converted.
 
     Raises:
-        ImageError: empty data, not an image, a corrupt or truncated JPEG, too many pixels.
+        ImageError: empty data, not JPEG/PNG, a corrupt or truncated file, too many pixels.
+        Busy: every decode slot stayed taken for 20 s.
     """
-    if not data:
-        raise ImageError("the upload is empty; choose a photo")
-    is_jpeg = data[:3] == b"\xff\xd8\xff"
-    is_png = data[:8] == b"\x89PNG\r\n\x1a\n"
-    if not (is_jpeg or is_png or data[:4] in (b"RIFF", b"GIF8") or data[:2] == b"BM"):
-        raise ImageError("the upload is not an image (JPEG or PNG expected)")
-    if is_jpeg and data.rfind(b"\xff\xd9") < 4:
-        raise ImageError("the JPEG is corrupt or cut off (no end-of-image marker); take the photo again")
-    image = None
+    image_io = _module("vision.image_io")
     try:
-        loader = getattr(_module("vision.pipeline"), "load_image")
-    except (Unavailable, AttributeError):
-        loader = None
-    try:
-        if loader is not None:
-            image = loader(data)
-        else:
-            import cv2
-            image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    except ImageError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - any decoder failure is a bad upload
-        what = "the JPEG is corrupt and" if is_jpeg else "the image"
-        raise ImageError(f"{what} could not be decoded ({exc}); take the photo again") from None
-    if image is None or getattr(image, "size", 0) == 0:
-        raise ImageError("the image is corrupt and could not be decoded; take the photo again")
-    if image.ndim == 2:
-        image = np.repeat(image[:, :, None], 3, axis=2)
-    if image.shape[0] * image.shape[1] > MAX_PIXELS:
-        raise ImageError(f"the image has {image.shape[1]}x{image.shape[0]} pixels; "
-                         f"at most {MAX_PIXELS // 1_000_000} megapixels are accepted")
-    return image
+        return image_io.decode(data, "the upload", max_pixels=MAX_PIXELS, wait_s=DECODE_WAIT_S)
+    except image_io.DecoderBusy as exc:
+        raise Busy(f"the server is decoding other photos: {exc}", retry_after=5) from None
+    except ValueError as exc:
+        raise ImageError(f"{exc}; take the photo again as a JPEG or PNG") from None
 
 
 def encode_jpeg(image: np.ndarray, quality: int = 88) -> bytes:
-    """``(H, W, 3)`` BGR image -> JPEG bytes (to store what the phone sent, re-encoded)."""
+    """``(H, W, 3)`` BGR image -> JPEG bytes with no metadata (no EXIF, no GPS position).
+
+    Stored photos are always re-encoded from the decoded pixels, so nothing the phone put in the
+    file's metadata is kept, and the orientation is already applied to the pixels.
+    """
     import cv2
     ok, buf = cv2.imencode(".jpg", image, [int(cv2.IMWRITE_JPEG_QUALITY), quality])
     if not ok:
@@ -292,13 +287,30 @@ def parse_hand(hand: Any, max_pip: int) -> list[str]:
     from engine.tiles import Tile
     if hand is None:
         return []
-    items = hand.replace(",", " ").split() if isinstance(hand, str) else list(hand)
+    if isinstance(hand, str):
+        if len(hand) > 1000:
+            raise ValueError("a hand has at most 30 tiles")
+        items = hand.replace(",", " ").split()
+    elif isinstance(hand, (list, tuple)):
+        items = list(hand)
+    else:
+        raise ValueError(f"the hand must be text like \"3-5 6-6\" or a list of tiles, not {type(hand).__name__}")
+    if len(items) > 30:
+        raise ValueError("a hand has at most 30 tiles")
     out: list[str] = []
     for item in items:
+        shown = repr(item) if len(repr(item)) <= 40 else repr(item)[:40] + "..."
         try:
-            t = Tile(*item) if isinstance(item, (list, tuple)) else Tile.parse(str(item))
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"bad hand tile {item!r}: write tiles like 3-5") from exc
+            if isinstance(item, (list, tuple)):
+                if len(item) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in item):
+                    raise ValueError("two whole numbers expected")
+                t = Tile(*item)
+            elif isinstance(item, str) and len(item) <= 10:
+                t = Tile.parse(item)
+            else:
+                raise ValueError("a tile is text like 3-5 or a pair like [3, 5]")
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ValueError(f"bad hand tile {shown}: write tiles like 3-5") from exc
         if t.high > max_pip:
             raise ValueError(f"{t} is not in a double-{max_pip} set")
         if str(t) in out:

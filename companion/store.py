@@ -13,8 +13,11 @@ that decided it reopens the table.
 from __future__ import annotations
 
 import json
+import os
+import re
 import secrets
 import sqlite3
+from pathlib import Path
 from typing import Any
 
 from . import services
@@ -22,16 +25,21 @@ from . import services
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud across a table
 CODE_LENGTH = 6
 MAX_POINTS = 999          # one entry's points; more is a typing mistake
+MAX_ID = 2**63 - 1        # largest SQLite INTEGER: row ids in URLs above it do not exist
 ROUND_KINDS = {"draw100": ("domino", "blocked", "manual"), "tableaux": ("play", "pass", "manual")}
 
 
 class ApiError(Exception):
-    """A request the companion refuses: ``status`` (HTTP code) and ``message`` (for people)."""
+    """A request the companion refuses: ``status`` (HTTP code) and ``message`` (for people).
 
-    def __init__(self, status: int, message: str):
+    ``retry_after`` (seconds) is sent as the ``Retry-After`` header with 429 and 503 answers.
+    """
+
+    def __init__(self, status: int, message: str, retry_after: int | None = None):
         super().__init__(message)
         self.status = status
         self.message = message
+        self.retry_after = retry_after
 
 
 def new_code() -> str:
@@ -39,23 +47,48 @@ def new_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
-def normalise_code(code: str | None) -> str:
-    """Upper-case, spaces and dashes removed (people type codes loosely)."""
-    return "".join(ch for ch in (code or "").upper() if ch.isalnum())
+def normalise_code(code: Any) -> str:
+    """Upper-case ASCII letters and digits only (people type codes loosely); "" for a non-string.
+
+    At most 32 characters are looked at; anything else (spaces, dashes, other scripts) is dropped.
+    """
+    if not isinstance(code, str):
+        return ""
+    return "".join(ch for ch in code[:64].upper() if ch.isascii() and ch.isalnum())[:32]
+
+
+def shown(value: Any, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for error messages."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def clean_text(value: Any, limit: int) -> str:
+    """``value`` as a printable string of at most ``limit`` characters (for names and notes).
+
+    Control characters and lone surrogates (which SQLite cannot store as UTF-8) are dropped.
+    """
+    text = value if isinstance(value, str) else str(value)
+    text = text[:limit * 4].encode("utf-8", "ignore").decode("utf-8")
+    return "".join(ch for ch in text if ch.isprintable()).strip()[:limit]
 
 
 def int_in_range(value: Any, what: str, lo: int, hi: int) -> int:
-    """``value`` as an int in ``[lo, hi]``. Raises ApiError(400) naming ``what`` otherwise."""
+    """``value`` as an int in ``[lo, hi]``. Raises ApiError(400) naming ``what`` otherwise.
+
+    Accepts ints, integral floats and digit strings; refuses booleans, fractions, NaN,
+    infinities (JSON ``Infinity``, ``1e400``) and strings of more than 30 characters.
+    """
     try:
-        if isinstance(value, bool):
+        if isinstance(value, bool) or (isinstance(value, str) and len(value) > 30):
             raise TypeError
         n = int(value)
         if isinstance(value, float) and value != n:
             raise TypeError
-    except (TypeError, ValueError):
-        raise ApiError(400, f"{what} must be a whole number, got {value!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ApiError(400, f"{what} must be a whole number, got {shown(value)}") from None
     if not lo <= n <= hi:
-        raise ApiError(400, f"{what} must be between {lo} and {hi}, got {n}")
+        raise ApiError(400, f"{what} must be between {lo} and {hi}, got {shown(n)}")
     return n
 
 
@@ -68,9 +101,11 @@ def create_table(db: sqlite3.Connection, game: str, players: list[str], max_pip:
     Raises:
         ApiError(400): unknown game, wrong number of players, bad set, variant or target.
     """
-    if game not in services.GAMES:
-        raise ApiError(400, f"unknown game {game!r}; choose one of {', '.join(services.GAMES)}")
+    if not isinstance(game, str) or game not in services.GAMES:
+        raise ApiError(400, f"unknown game {shown(game)}; choose one of {', '.join(services.GAMES)}")
     info = services.GAMES[game]
+    if variant is not None and not isinstance(variant, str):
+        raise ApiError(400, f"variant must be a name, got {shown(variant)}")
     if max_pip is not None:
         max_pip = int_in_range(max_pip, "the set (max pip)", 0, 18)
     try:
@@ -79,7 +114,9 @@ def create_table(db: sqlite3.Connection, game: str, players: list[str], max_pip:
         raise ApiError(400, str(exc)) from None
     if not isinstance(players, list):
         raise ApiError(400, "players must be a list of names")
-    names = [str(p).strip()[:40] for p in players if str(p).strip()]
+    if len(players) > 100:
+        raise ApiError(400, f"{info.label} is for at most {info.max_players} player(s), got {len(players)}")
+    names = [n for n in (clean_text(p, 40) for p in players) if n]
     if not names:
         names = [f"Player {i + 1}" for i in range(info.min_players)]
     if not info.min_players <= len(names) <= info.max_players:
@@ -111,7 +148,9 @@ def create_table(db: sqlite3.Connection, game: str, players: list[str], max_pip:
 
 def table_row(db: sqlite3.Connection, table_id: int) -> sqlite3.Row:
     """The ``tables`` row. Raises ApiError(404) when there is no such table."""
-    row = db.execute("SELECT * FROM tables WHERE id = ?", (table_id,)).fetchone()
+    row = None
+    if 0 < table_id <= MAX_ID:  # SQLite integers are 64-bit: a 20-digit id is simply not there
+        row = db.execute("SELECT * FROM tables WHERE id = ?", (table_id,)).fetchone()
     if row is None:
         raise ApiError(404, f"there is no table {table_id}")
     return row
@@ -131,7 +170,7 @@ def check_code(row: sqlite3.Row, code: str | None) -> None:
     given = normalise_code(code)
     if not given:
         raise ApiError(403, "this table can only be changed with its table code; join it first")
-    if not secrets.compare_digest(given, row["code"]):
+    if not secrets.compare_digest(given.encode(), row["code"].encode()):
         raise ApiError(403, "wrong table code for this table")
 
 
@@ -210,11 +249,11 @@ def record_round(db: sqlite3.Connection, table_id: int, scores: Any, kind: str =
     if row["status"] == "finished":
         raise ApiError(409, "this game is finished; undo the last entry or start a new table")
     if kind not in ROUND_KINDS[game]:
-        raise ApiError(400, f"kind must be one of {', '.join(ROUND_KINDS[game])}, got {kind!r}")
+        raise ApiError(400, f"kind must be one of {', '.join(ROUND_KINDS[game])}, got {shown(kind)}")
     if source not in ("hand", "photo"):
         raise ApiError(400, "source must be 'hand' or 'photo'")
-    if not isinstance(scores, dict) or not scores:
-        raise ApiError(400, "scores must be an object {player id: points} with at least one player")
+    if not isinstance(scores, dict) or not scores or len(scores) > 20:
+        raise ApiError(400, "scores must be an object {player id: points} with 1 to 20 players")
     ids = {p["id"] for p in players(db, table_id)}
     lo = -3 if game == "tableaux" else 0  # RULES.md: only a Tableaux pass scores negative (-3)
     clean: dict[int, int] = {}
@@ -232,27 +271,42 @@ def record_round(db: sqlite3.Connection, table_id: int, scores: Any, kind: str =
     number = db.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM rounds WHERE table_id = ?",
                         (table_id,)).fetchone()[0]
     cur = db.execute("INSERT INTO rounds (table_id, number, kind, source, photo_id, note) VALUES (?,?,?,?,?,?)",
-                     (table_id, number, kind, source, photo_id, str(note or "")[:200]))
+                     (table_id, number, kind, source, photo_id, clean_text(note or "", 200)))
     db.executemany("INSERT INTO score_events (round_id, player_id, points) VALUES (?,?,?)",
                    [(cur.lastrowid, p, pts) for p, pts in clean.items()])
     _settle(db, row)
     return table_json(db, table_id)
 
 
-def undo_last(db: sqlite3.Connection, table_id: int) -> dict:
-    """Mark the latest entry not yet undone as undone (kept in the history); reopens a finished game.
+def undo_round(db: sqlite3.Connection, table_id: int, round_id: Any) -> dict:
+    """Mark the entry ``round_id`` undone (kept in the history); reopens a finished game.
+
+    The entry must be the table's latest one not yet undone: a page that has not seen a newer
+    entry (another phone recorded it) cannot undo that one by mistake. Call inside a
+    transaction. Returns ``table_json``.
 
     Raises:
-        ApiError(400): a solitaire table. ApiError(409): nothing to undo.
+        ApiError(400): a solitaire table, or ``round_id`` is not a whole number.
+        ApiError(404): the table has no such entry.
+        ApiError(409): the entry is undone already, or a newer entry exists (reload the page).
     """
     row = table_row(db, table_id)
     if not services.GAMES[row["game"]].scored:
         raise ApiError(400, f"{services.GAMES[row['game']].label} keeps no score sheet")
-    last = db.execute("SELECT id FROM rounds WHERE table_id = ? AND undone = 0 ORDER BY number DESC LIMIT 1",
+    if round_id in (None, ""):
+        raise ApiError(400, "say which entry to undo: round_id (the id of the latest entry)")
+    rid = int_in_range(round_id, "round_id", 1, MAX_ID)
+    target = db.execute("SELECT * FROM rounds WHERE id = ? AND table_id = ?", (rid, table_id)).fetchone()
+    if target is None:
+        raise ApiError(404, f"table {table_id} has no entry {rid}")
+    if target["undone"]:
+        raise ApiError(409, f"entry {target['number']} is undone already")
+    last = db.execute("SELECT id, number FROM rounds WHERE table_id = ? AND undone = 0 ORDER BY number DESC LIMIT 1",
                       (table_id,)).fetchone()
-    if last is None:
-        raise ApiError(409, "there is nothing to undo")
-    db.execute("UPDATE rounds SET undone = 1 WHERE id = ?", (last["id"],))
+    if last["id"] != rid:
+        raise ApiError(409, f"entry {target['number']} is not the latest any more (entry {last['number']} "
+                            "was recorded since); reload the page to see it")
+    db.execute("UPDATE rounds SET undone = 1 WHERE id = ?", (rid,))
     _settle(db, row)
     return table_json(db, table_id)
 
@@ -271,7 +325,9 @@ def _settle(db: sqlite3.Connection, row: sqlite3.Row) -> None:
 # --- photos ------------------------------------------------------------------------------
 
 def photo_row(db: sqlite3.Connection, table_id: int, photo_id: int) -> sqlite3.Row:
-    row = db.execute("SELECT * FROM photos WHERE id = ? AND table_id = ?", (photo_id, table_id)).fetchone()
+    row = None
+    if 0 < photo_id <= MAX_ID and 0 < table_id <= MAX_ID:
+        row = db.execute("SELECT * FROM photos WHERE id = ? AND table_id = ?", (photo_id, table_id)).fetchone()
     if row is None:
         raise ApiError(404, f"table {table_id} has no photo {photo_id}")
     return row
@@ -295,3 +351,84 @@ def photo_json(row: sqlite3.Row, game: str) -> dict:
             "tiles": services.apply_corrections(tiles, corrections), "corrections": corrections,
             "hand": json.loads(row["hand_json"]) if "hand_json" in row.keys() else [],
             "analysis": analysis, "suggestion": suggestion, "elapsed_ms": row["elapsed_ms"]}
+
+
+# --- idempotency keys --------------------------------------------------------------------------
+
+IDEMPOTENCY_KEY_CHARS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.:")
+
+
+def idempotency_key(value: Any) -> str | None:
+    """The ``Idempotency-Key`` header checked: None when absent, else 8 to 100 of [A-Za-z0-9-_.:].
+
+    Raises:
+        ApiError(400): a key of another form.
+    """
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str) or not 8 <= len(value) <= 100 or not set(value) <= IDEMPOTENCY_KEY_CHARS:
+        raise ApiError(400, "Idempotency-Key must be 8 to 100 letters, digits or -_.: (e.g. a UUID)")
+    return value
+
+
+def stored_answer(db: sqlite3.Connection, table_id: int, key: str | None, route: str) -> tuple[int, Any] | None:
+    """The ``(status, body)`` first answered to ``key`` at this table, or None.
+
+    Raises:
+        ApiError(409): the key was used for a different kind of request.
+    """
+    if key is None:
+        return None
+    row = db.execute("SELECT route, status, body_json FROM idempotency WHERE table_id = ? AND key = ?",
+                     (table_id, key)).fetchone()
+    if row is None:
+        return None
+    if row["route"] != route:
+        raise ApiError(409, "this Idempotency-Key was already used for another kind of request")
+    return row["status"], json.loads(row["body_json"])
+
+
+def store_answer(db: sqlite3.Connection, table_id: int, key: str | None, route: str, status: int, body: Any) -> None:
+    """Keep the answer to ``key`` (inside the transaction that made the change it reports)."""
+    if key is not None:
+        db.execute("INSERT INTO idempotency (table_id, key, route, status, body_json) VALUES (?,?,?,?,?)",
+                   (table_id, key, route, status, json.dumps(body)))
+
+
+def forget_old_answers(db: sqlite3.Connection, days: int = 7) -> int:
+    """Delete idempotency answers older than ``days``; returns how many."""
+    return db.execute("DELETE FROM idempotency WHERE created < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)",
+                      (f"-{int(days)} days",)).rowcount
+
+
+# --- photo files -------------------------------------------------------------------------------
+
+PHOTO_NAME = re.compile(r"^t\d+-[0-9a-f]{32}\.jpg$")
+PART_SUFFIX = ".part"
+
+
+def sweep_photo_dir(db: sqlite3.Connection, photo_dir: str | Path) -> dict[str, int]:
+    """Tidy the photo folder after a crash (run at start-up, one server per instance folder).
+
+    Photos are written as ``<name>.part`` and renamed to ``<name>`` after their row is
+    committed. A ``.part`` file whose row exists is renamed (the crash came after the commit);
+    one without a row is deleted, and so is a photo file no row names. Files that are not the
+    companion's (other names) are left alone. Returns ``{"completed": n, "removed": n}``.
+    """
+    folder = Path(photo_dir)
+    known = {r[0] for r in db.execute("SELECT filename FROM photos")}
+    out = {"completed": 0, "removed": 0}
+    for path in folder.iterdir() if folder.is_dir() else []:
+        name = path.name
+        if name.endswith(PART_SUFFIX) and PHOTO_NAME.match(name[:-len(PART_SUFFIX)]):
+            final = name[:-len(PART_SUFFIX)]
+            if final in known:
+                os.replace(path, folder / final)
+                out["completed"] += 1
+            else:
+                path.unlink(missing_ok=True)
+                out["removed"] += 1
+        elif PHOTO_NAME.match(name) and name not in known:
+            path.unlink(missing_ok=True)
+            out["removed"] += 1
+    return out

@@ -11,20 +11,30 @@ table's running total equals the points the phones recorded.
 ``--think S`` makes each phone wait S seconds after an answer (people look at the hint before
 the next photo); the default 0 posts back to back, the saturating worst case.
 
+Every photo and score entry carries an ``Idempotency-Key``; a phone whose request fails
+(connection refused or cut, or 503) sends it again with the same key until it is answered,
+as the page does. ``--kill N`` kills the server with SIGKILL (``kill -9``) N times during the
+run and restarts it on the same instance folder: afterwards every acknowledged entry and photo
+must be stored exactly once, every photo row must have its file and no file may lack a row.
+
 Reports: requests, errors, the time from upload to hints as the phone sees it (client round
 trip, ms: median, p95, max) and as the server measured it (``elapsed_ms``), and photos/s.
 
     .venv/bin/python scripts/load_test.py                 # 8 phones, 4 tables, 60 s
     .venv/bin/python scripts/load_test.py --phones 2 --seconds 10 --json
+    .venv/bin/python scripts/load_test.py --phones 4 --seconds 30 --kill 5
 
 Loopback only (127.0.0.1): it never talks to another machine.
 """
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
+import signal
 import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -95,6 +105,38 @@ def start_server(port: int, instance: str) -> subprocess.Popen:
     raise SystemExit("the server did not answer within 60 s")
 
 
+def call_until_answered(base: str, method: str, path: str, body: bytes | None, headers: dict,
+                        deadline: float, counts: dict, lock: threading.Lock) -> tuple[int, dict]:
+    """``call`` repeated with the same request (and Idempotency-Key) while the server is down
+    or answers 503; raises OSError when ``deadline`` (monotonic s) passes first."""
+    while True:
+        try:
+            st, out = call(base, method, path, body, headers)
+            if st != 503:
+                return st, out
+        except (OSError, ValueError, http.client.HTTPException) as exc:  # refused, reset, cut off
+            if time.monotonic() > deadline:
+                raise OSError(f"no answer before the deadline: {exc}") from None
+        if time.monotonic() > deadline:
+            raise OSError("the server answered 503 until the deadline")
+        with lock:
+            counts["retries"] += 1
+        time.sleep(0.3)
+
+
+def check_files(instance: str) -> list[str]:
+    """Photo rows without their file, files without a row, and leftover ``.part`` files."""
+    conn = sqlite3.connect(Path(instance) / "companion.sqlite")
+    try:
+        rows = {r[0] for r in conn.execute("SELECT filename FROM photos")}
+    finally:
+        conn.close()
+    files = {p.name for p in (Path(instance) / "photos").iterdir()}
+    problems = [f"row without file: {n}" for n in sorted(rows - files)]
+    problems += [f"file without row: {n}" for n in sorted(files - rows)]
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--phones", type=int, default=8)
@@ -103,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--think", type=float, default=0.0, metavar="S",
                     help="seconds each phone waits after an answer before its next photo "
                          "(0: back to back, the saturating worst case)")
+    ap.add_argument("--kill", type=int, default=0, metavar="N",
+                    help="kill -9 the server N times during the run and restart it (see above)")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = ap.parse_args(argv)
     if not PHOTOS:
@@ -113,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     load_before = [round(x, 2) for x in os.getloadavg()]
     with tempfile.TemporaryDirectory(prefix="companion-load-") as inst:
         proc = start_server(port, inst)
+        server = {"proc": proc}
         try:
             status, parts = call(base, "GET", "/api/status")
             tables = []
@@ -127,9 +172,10 @@ def main(argv: list[str] | None = None) -> int:
             server_ms: list[float] = []
             errors: list[str] = []
             recorded = {t["id"]: 0 for t in tables}
-            uploads = {t["id"]: 0 for t in tables}
-            counts = {"photos": 0, "rounds": 0, "tiles": 0, "with_moves": 0, "with_hint": 0}
+            uploads = {t["id"]: set() for t in tables}
+            counts = {"photos": 0, "rounds": 0, "tiles": 0, "with_moves": 0, "with_hint": 0, "retries": 0, "kills": 0}
             stop_at = time.monotonic() + args.seconds
+            deadline = stop_at + 120  # a request pending at the end is retried until answered
 
             def phone(i: int) -> None:
                 t = tables[i % len(tables)]
@@ -140,11 +186,13 @@ def main(argv: list[str] | None = None) -> int:
                     body, ctype = multipart("photo", name, data, HAND)
                     t0 = time.perf_counter()
                     try:
-                        st, p = call(base, "POST", f"/api/tables/{t['id']}/photos", body, {**hdr, "Content-Type": ctype})
+                        st, p = call_until_answered(base, "POST", f"/api/tables/{t['id']}/photos", body,
+                                                    {**hdr, "Content-Type": ctype, "Idempotency-Key": uuid.uuid4().hex},
+                                                    deadline, counts, lock)
                     except OSError as exc:
                         with lock:
                             errors.append(f"phone {i}: upload: {exc}")
-                        continue
+                        return
                     dt_ms = (time.perf_counter() - t0) * 1000.0
                     with lock:
                         if st != 201:
@@ -153,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
                             latencies.append(dt_ms)
                             server_ms.append(float(p.get("elapsed_ms") or 0.0))
                             counts["photos"] += 1
-                            uploads[t["id"]] += 1
+                            uploads[t["id"]].add(p["id"])
                             counts["tiles"] += len(p.get("tiles", []))
                             counts["with_moves"] += bool(p.get("analysis", {}).get("legal_moves"))
                             counts["with_hint"] += bool(p.get("analysis", {}).get("hint"))
@@ -162,13 +210,15 @@ def main(argv: list[str] | None = None) -> int:
                         time.sleep(args.think)
                     if n % 3 == 0:
                         try:
-                            st, r = call(base, "POST", f"/api/tables/{t['id']}/rounds",
-                                         json.dumps({"scores": {str(t["players"][0]["id"]): 1}, "kind": "domino"}).encode(),
-                                         {**hdr, "Content-Type": "application/json"})
+                            st, r = call_until_answered(
+                                base, "POST", f"/api/tables/{t['id']}/rounds",
+                                json.dumps({"scores": {str(t["players"][0]["id"]): 1}, "kind": "domino"}).encode(),
+                                {**hdr, "Content-Type": "application/json", "Idempotency-Key": uuid.uuid4().hex},
+                                deadline, counts, lock)
                         except OSError as exc:
                             with lock:
                                 errors.append(f"phone {i}: round: {exc}")
-                            continue
+                            return
                         with lock:
                             # 201 recorded; 409 once the table reached its target (100): both are answers
                             if st == 201:
@@ -177,8 +227,18 @@ def main(argv: list[str] | None = None) -> int:
                             elif st != 409:
                                 errors.append(f"phone {i}: round -> {st} {r}")
 
+            def killer() -> None:
+                for k in range(args.kill):
+                    time.sleep(args.seconds / (args.kill + 1))
+                    server["proc"].send_signal(signal.SIGKILL)
+                    server["proc"].wait()
+                    counts["kills"] += 1
+                    server["proc"] = start_server(port, inst)
+
             started = time.monotonic()
             threads = [threading.Thread(target=phone, args=(i,)) for i in range(args.phones)]
+            if args.kill:
+                threads.append(threading.Thread(target=killer))
             for th in threads:
                 th.start()
             for th in threads:
@@ -188,17 +248,30 @@ def main(argv: list[str] | None = None) -> int:
             for t in tables:
                 st, got = call(base, "GET", f"/api/tables/{t['id']}")
                 total = got["players"][0]["total"]
-                if total != recorded[t["id"]] or got["photo_count"] != uploads[t["id"]]:
+                if total != recorded[t["id"]] or got["photo_count"] != len(uploads[t["id"]]):
                     consistent = False
                     errors.append(f"table {t['id']}: total {total} vs recorded {recorded[t['id']]}, "
-                                  f"photos {got['photo_count']} vs {uploads[t['id']]}")
+                                  f"photos {got['photo_count']} vs {len(uploads[t['id']])}")
+                for pid in uploads[t["id"]]:
+                    req = urllib.request.Request(f"{base}/api/tables/{t['id']}/photos/{pid}/image")
+                    try:
+                        with urllib.request.urlopen(req, timeout=30) as r:
+                            r.read()
+                    except (OSError, urllib.error.HTTPError) as exc:
+                        consistent = False
+                        errors.append(f"photo {pid}: image not served: {exc}")
+            file_problems = check_files(inst)
+            if file_problems:
+                consistent = False
+                errors.extend(file_problems[:10])
         finally:
-            proc.terminate()
-            proc.wait(10)
+            server["proc"].terminate()
+            server["proc"].wait(10)
     summary = {
         "phones": args.phones, "tables": args.tables, "think_s": args.think, "seconds": round(wall, 1),
         "cpus": os.cpu_count(), "load_average_before": load_before,
         "photos": counts["photos"], "rounds": counts["rounds"], "errors": len(errors),
+        "kills": counts["kills"], "retries": counts["retries"],
         "photos_per_s": round(counts["photos"] / wall, 2) if wall else 0.0,
         "tiles_per_photo": round(counts["tiles"] / max(1, counts["photos"]), 2),
         "photos_with_moves": counts["with_moves"],

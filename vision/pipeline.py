@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from vision import image_io  # noqa: I001 - first: it sets OpenCV's decode limit before cv2 is imported
+
 import cv2
 import numpy as np
 
@@ -22,20 +24,24 @@ from vision.types import TileDetection, boxes_on_better_boxes
 #: Largest accepted file (bytes) and image (pixels); larger input is refused, not downscaled,
 #: so a phone never waits on a decompression bomb.
 MAX_FILE_BYTES = 30 * 1024 * 1024
-MAX_PIXELS = 40_000_000
+MAX_PIXELS = image_io.DEFAULT_MAX_PIXELS
 
 
 def load_image(source: str | os.PathLike | bytes | bytearray | memoryview) -> np.ndarray:
-    """Read a photo from a path or from encoded bytes (JPEG, PNG, WebP, BMP, TIFF ...).
+    """Read a JPEG or PNG photo from a path or from encoded bytes (:func:`vision.image_io.decode`).
+
+    The size the file declares is checked before it is decoded; EXIF orientation is applied,
+    greyscale, 16-bit and transparent images are converted.
 
     Args:
         source: a file path, or the encoded file content.
     Returns:
-        ``(H, W, 3) uint8`` BGR image (greyscale and alpha images are converted).
+        ``(H, W, 3) uint8`` BGR image.
     Raises:
         FileNotFoundError: no such file.
         ValueError: empty input, a file over :data:`MAX_FILE_BYTES`, content that is not a
-            decodable image, or an image over :data:`MAX_PIXELS` pixels.
+            decodable JPEG or PNG, or an image over :data:`MAX_PIXELS` pixels.
+        vision.image_io.DecoderBusy: other threads held every decode slot for 30 s.
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
@@ -51,20 +57,9 @@ def load_image(source: str | os.PathLike | bytes | bytearray | memoryview) -> np
             raise ValueError(f"{path}: file is {size / 2**20:.1f} MB; the limit is {MAX_FILE_BYTES / 2**20:.0f} MB")
         data = path.read_bytes()
         what = str(path)
-    if len(data) == 0:
-        raise ValueError(f"{what}: empty file")
     if len(data) > MAX_FILE_BYTES:
         raise ValueError(f"{what}: {len(data) / 2**20:.1f} MB; the limit is {MAX_FILE_BYTES / 2**20:.0f} MB")
-    try:
-        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    except cv2.error as exc:
-        raise ValueError(f"{what}: cannot decode the image ({str(exc).strip().splitlines()[-1]})") from None
-    if img is None or img.size == 0:
-        raise ValueError(f"{what}: not an image (cannot decode it)")
-    h, w = img.shape[:2]
-    if h * w > MAX_PIXELS:
-        raise ValueError(f"{what}: {w}x{h} is {h * w / 1e6:.0f} megapixels; the limit is {MAX_PIXELS / 1e6:.0f}")
-    return img
+    return image_io.decode(data, what, max_pixels=MAX_PIXELS)
 
 
 def _check_image(image: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ Errors are ``{"error": {"status": int, "message": str}}`` with the matching HTTP
 from __future__ import annotations
 
 import json
+import os
 import time
 import uuid
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 import segno
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
 
-from .. import services, store
+from .. import guard, services, store
 from ..db import get_db, transaction
 from .openapi import openapi_document
 from .pages import announce, public_join_url
@@ -31,14 +32,28 @@ def request_code() -> str | None:
             code = body.get("code")
     if not code:
         code = request.form.get("code")
-    return code
+    return code if isinstance(code, str) else None
 
 
 def editable_table(table_id: int):
-    """The table row, after checking the code (403 otherwise, 404 for no such table)."""
+    """The table row, after checking the code (403 otherwise, 404 for no such table).
+
+    A client that sent too many wrong codes lately gets 429 (``guard.CodeAttempts``).
+    """
     row = store.table_row(get_db(), table_id)
-    store.check_code(row, request_code())
+    guard.check_code_attempts()
+    try:
+        store.check_code(row, request_code())
+    except store.ApiError:
+        if store.normalise_code(request_code()):
+            guard.wrong_code()
+        raise
     return row
+
+
+def idempotency_key() -> str | None:
+    """The request's ``Idempotency-Key`` header (400 when malformed), or None."""
+    return store.idempotency_key(request.headers.get("Idempotency-Key"))
 
 
 def json_body() -> dict:
@@ -86,8 +101,8 @@ def list_tables():
 def create_table():
     body = json_body()
     with transaction() as db:
-        out = store.create_table(db, str(body.get("game", "")), body.get("players") or [],
-                                 body.get("max_pip"), body.get("variant"), body.get("target"))
+        out = store.create_table(db, body.get("game", ""), body.get("players") or [],
+                                 body.get("max_pip"), body.get("variant") or None, body.get("target"))
     out["join_url"] = join_url(out["code"])
     announce(out, out["join_url"])
     return jsonify(out), 201
@@ -110,20 +125,27 @@ def qr_svg(table_id: int):
 
 @bp.post("/tables/<int:table_id>/rounds")
 def record_round(table_id: int):
+    """One score entry. With an ``Idempotency-Key`` a retry gets the first answer, nothing twice."""
     editable_table(table_id)
+    key = idempotency_key()
     body = json_body()
     with transaction() as db:
-        out = store.record_round(db, table_id, body.get("scores"), str(body.get("kind", "manual")),
-                                 str(body.get("source", "hand")), body.get("photo_id"),
-                                 str(body.get("note", "")))
+        first = store.stored_answer(db, table_id, key, "rounds")
+        if first is not None:
+            return jsonify(first[1]), first[0]
+        out = store.record_round(db, table_id, body.get("scores"), body.get("kind", "manual"),
+                                 body.get("source", "hand"), body.get("photo_id"), body.get("note", ""))
+        store.store_answer(db, table_id, key, "rounds", 201, out)
     return jsonify(out), 201
 
 
 @bp.post("/tables/<int:table_id>/undo")
 def undo(table_id: int):
+    """Undo the entry ``{"round_id": id}``; it must be the latest one not undone (409 otherwise)."""
     editable_table(table_id)
+    body = json_body()
     with transaction() as db:
-        out = store.undo_last(db, table_id)
+        out = store.undo_round(db, table_id, body.get("round_id"))
     return jsonify(out)
 
 
@@ -154,12 +176,23 @@ def read_params(row) -> dict:
     return params
 
 
-def add_photo(row, data: bytes, started: float, hand: list[str] | None = None) -> dict:
+def add_photo(row, data: bytes, started: float, hand: list[str] | None = None,
+              key: str | None = None) -> tuple[dict, int]:
     """Decode, detect, read, then store the file and the row together (all or nothing).
 
+    The JPEG (re-encoded: no EXIF or GPS data is kept) is written as ``<name>.part``, the row is
+    committed, then the file is renamed; ``store.sweep_photo_dir`` finishes or removes what a
+    crash left half way. With an idempotency ``key`` a retry gets the first answer.
+    Returns ``(photo_json, status)``.
+
     Raises:
-        ImageError (-> 400): not an image, corrupt or truncated.
+        ImageError (-> 400): not an image, corrupt or truncated, too many pixels.
+        Busy (-> 503): every decode slot is taken.
     """
+    if key is not None:
+        first = store.stored_answer(get_db(), row["id"], key, "photos")
+        if first is not None:
+            return first[1], first[0]
     image = services.load_image(data)
     h, w = image.shape[:2]
     params = read_params(row)
@@ -174,21 +207,26 @@ def add_photo(row, data: bytes, started: float, hand: list[str] | None = None) -
     elapsed_ms = round((time.perf_counter() - started) * 1000.0, 1)
     photo_dir = Path(current_app.config["PHOTO_DIR"])
     name = f"t{row['id']}-{uuid.uuid4().hex}.jpg"
-    path = photo_dir / name
-    if data[:3] != b"\xff\xd8\xff":
-        data = services.encode_jpeg(image)
+    part = photo_dir / (name + store.PART_SUFFIX)
     try:
-        path.write_bytes(data)
+        guard.write_private(part, services.encode_jpeg(image))
         with transaction() as db:
+            first = store.stored_answer(db, row["id"], key, "photos")
+            if first is not None:  # a retry finished first: keep its photo, drop this one
+                part.unlink(missing_ok=True)
+                return first[1], first[0]
             cur = db.execute("""INSERT INTO photos (table_id, filename, width, height, detections_json,
                                 hand_json, analysis_json, elapsed_ms) VALUES (?,?,?,?,?,?,?,?)""",
                              (row["id"], name, w, h, json.dumps(tiles), json.dumps(hand), json.dumps(analysis),
                               elapsed_ms))
             prow = db.execute("SELECT * FROM photos WHERE id = ?", (cur.lastrowid,)).fetchone()
+            out = store.photo_json(prow, row["game"])
+            store.store_answer(db, row["id"], key, "photos", 201, out)
     except BaseException:
-        path.unlink(missing_ok=True)
+        part.unlink(missing_ok=True)
         raise
-    return store.photo_json(prow, row["game"])
+    os.replace(part, photo_dir / name)
+    return out, 201
 
 
 @bp.post("/tables/<int:table_id>/photos")
@@ -199,7 +237,8 @@ def upload_photo(table_id: int):
     if upload is None:
         raise store.ApiError(400, "send the photo as the multipart form field 'photo'")
     hand = table_hand(row, request.form.get("hand", ""))
-    return jsonify(add_photo(row, upload.read(), started, hand)), 201
+    out, status = add_photo(row, upload.read(), started, hand, idempotency_key())
+    return jsonify(out), status
 
 
 @bp.post("/tables/<int:table_id>/camera")
@@ -212,7 +251,8 @@ def grab_camera(table_id: int):
         raise store.ApiError(404, "no laptop camera; start the server with `serve --camera N`")
     body = request.get_json(silent=True) or {}
     hand = table_hand(row, body.get("hand", "") if isinstance(body, dict) else "")
-    return jsonify(add_photo(row, services.grab_camera(int(index)), started, hand)), 201
+    out, status = add_photo(row, services.grab_camera(int(index)), started, hand, idempotency_key())
+    return jsonify(out), status
 
 
 @bp.get("/tables/<int:table_id>/photos")
@@ -239,27 +279,32 @@ def photo_image(table_id: int, photo_id: int):
 
 @bp.route("/tables/<int:table_id>/photos/<int:photo_id>/tiles/<int:index>", methods=["PUT", "DELETE"])
 def correct_tile(table_id: int, photo_id: int, index: int):
-    """Fix a misread tile (PUT ``{"pips": [a, b]}``) or drop the fix (DELETE); re-reads the table."""
+    """Fix a misread tile (PUT ``{"pips": [a, b]}``) or drop the fix (DELETE); re-reads the table.
+
+    The corrections are read, changed and written back in one ``BEGIN IMMEDIATE`` transaction,
+    so two phones fixing two tiles of one photo at once both keep their fix.
+    """
     row = editable_table(table_id)
     params = json.loads(row["params_json"])
     max_pip = params.get("max_pip", max(services.GAMES[row["game"]].sets))
-    db = get_db()
-    prow = store.photo_row(db, table_id, photo_id)
-    tiles = json.loads(prow["detections_json"])
-    if not 0 <= index < len(tiles):
-        raise store.ApiError(404, f"photo {photo_id} has no tile {index} (it has {len(tiles)})")
-    corrections = json.loads(prow["corrections_json"])
+    fix = None
     if request.method == "PUT":
         pips = json_body().get("pips")
         if not isinstance(pips, list) or len(pips) != 2:
             raise store.ApiError(400, "pips must be a list of two numbers, e.g. [3, 5]")
-        a, b = (store.int_in_range(v, "each pip count", 0, max_pip) for v in pips)
-        corrections[str(index)] = [a, b]
-    else:
-        corrections.pop(str(index), None)
-    # The engine may think for a while: read outside the write transaction.
-    analysis = services.read_table(tiles, corrections, row["game"], read_params(row), json.loads(prow["hand_json"]))
+        fix = [store.int_in_range(v, "each pip count", 0, max_pip) for v in pips]
     with transaction() as db:
+        prow = store.photo_row(db, table_id, photo_id)
+        tiles = json.loads(prow["detections_json"])
+        if not 0 <= index < len(tiles):
+            raise store.ApiError(404, f"photo {photo_id} has no tile {index} (it has {len(tiles)})")
+        corrections = json.loads(prow["corrections_json"])
+        if fix is not None:
+            corrections[str(index)] = fix
+        else:
+            corrections.pop(str(index), None)
+        analysis = services.read_table(tiles, corrections, row["game"], read_params(row),
+                                       json.loads(prow["hand_json"]))
         db.execute("UPDATE photos SET corrections_json = ?, analysis_json = ? WHERE id = ?",
                    (json.dumps(corrections), json.dumps(analysis), photo_id))
         prow = store.photo_row(db, table_id, photo_id)
@@ -268,13 +313,17 @@ def correct_tile(table_id: int, photo_id: int, index: int):
 
 @bp.put("/tables/<int:table_id>/photos/<int:photo_id>/hand")
 def set_hand(table_id: int, photo_id: int):
-    """Tell the reader the player's own hand (``{"hand": "3-5 6-6"}`` or a list); re-reads the table."""
+    """Tell the reader the player's own hand (``{"hand": "3-5 6-6"}`` or a list); re-reads the table.
+
+    Read, re-read and written in one ``BEGIN IMMEDIATE`` transaction (a tile fixed at the same
+    moment is kept).
+    """
     row = editable_table(table_id)
-    prow = store.photo_row(get_db(), table_id, photo_id)
     hand = table_hand(row, json_body().get("hand", ""))
-    analysis = services.read_table(json.loads(prow["detections_json"]), json.loads(prow["corrections_json"]),
-                                   row["game"], read_params(row), hand)
     with transaction() as db:
+        prow = store.photo_row(db, table_id, photo_id)
+        analysis = services.read_table(json.loads(prow["detections_json"]), json.loads(prow["corrections_json"]),
+                                       row["game"], read_params(row), hand)
         db.execute("UPDATE photos SET hand_json = ?, analysis_json = ? WHERE id = ?",
                    (json.dumps(hand), json.dumps(analysis), photo_id))
         prow = store.photo_row(db, table_id, photo_id)

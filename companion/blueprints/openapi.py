@@ -10,6 +10,10 @@ from typing import Any
 _ERR = {"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
 _CODE = {"name": "X-Table-Code", "in": "header", "required": True, "schema": {"type": "string"},
          "description": "the table's join code (6 characters); needed to change a table"}
+_KEY = {"name": "Idempotency-Key", "in": "header", "required": False,
+        "schema": {"type": "string", "pattern": "^[A-Za-z0-9._:-]{8,100}$"},
+        "description": "chosen by the client (e.g. a UUID); a retry with the same key is answered with the "
+                       "first answer and stores nothing twice"}
 _TID = {"name": "table_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 _PID = {"name": "photo_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 
@@ -20,8 +24,9 @@ def _json(ref: str, desc: str = "ok") -> dict:
 
 def openapi_document() -> dict[str, Any]:
     """The API description as a dict (JSON-ready)."""
-    table_resp = {"200": _json("Table"), "403": _ERR, "404": _ERR}
-    photo_resp = {"201": _json("Photo", "stored and analysed"), "400": _ERR, "403": _ERR, "404": _ERR, "413": _ERR}
+    table_resp = {"200": _json("Table"), "403": _ERR, "404": _ERR, "429": _ERR, "503": _ERR}
+    photo_resp = {"201": _json("Photo", "stored and analysed"), "400": _ERR, "403": _ERR, "404": _ERR, "409": _ERR,
+                  "413": _ERR, "429": _ERR, "503": _ERR}
     return {
         "openapi": "3.1.0",
         "info": {"title": "Domino table companion API", "version": "1.0",
@@ -46,23 +51,29 @@ def openapi_document() -> dict[str, Any]:
             "/api/tables/{table_id}/rounds": {
                 "get": {"summary": "The history of the game: every entry, undone ones marked", "parameters": [_TID],
                         "responses": {"200": {"description": "list of Round"}, "404": _ERR}},
-                "post": {"summary": "Record a hand (draw to 100) or a turn (Tableaux)", "parameters": [_TID, _CODE],
+                "post": {"summary": "Record a hand (draw to 100) or a turn (Tableaux)", "parameters": [_TID, _CODE, _KEY],
                          "requestBody": {"required": True, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/NewRound"}}}},
-                         "responses": {"201": _json("Table"), "400": _ERR, "403": _ERR, "409": _ERR}}},
-            "/api/tables/{table_id}/undo": {"post": {"summary": "Undo the last entry (kept in the history, marked undone)",
-                                                     "parameters": [_TID, _CODE], "responses": {**table_resp, "409": _ERR}}},
+                         "responses": {"201": _json("Table"), "400": _ERR, "403": _ERR, "409": _ERR, "429": _ERR,
+                                       "503": _ERR}}},
+            "/api/tables/{table_id}/undo": {"post": {
+                "summary": "Undo the entry round_id, which must be the latest one not undone (kept in the history, "
+                           "marked undone); 409 when a newer entry exists or it is undone already",
+                "parameters": [_TID, _CODE],
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "properties": {"round_id": {"type": "integer"}}, "required": ["round_id"]}}}},
+                "responses": {**table_resp, "400": _ERR, "409": _ERR}}},
             "/api/tables/{table_id}/photos": {
                 "get": {"summary": "The table's photos, newest first", "parameters": [_TID],
                         "responses": {"200": {"description": "list of Photo"}}},
-                "post": {"summary": "Upload a photo: the tiles found, the game read, legal moves and the hint",
-                         "parameters": [_TID, _CODE],
+                "post": {"summary": "Upload a JPEG or PNG photo: the tiles found, the game read, legal moves and the hint",
+                         "parameters": [_TID, _CODE, _KEY],
                          "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
                              "type": "object", "properties": {"photo": {"type": "string", "format": "binary"},
                                                              "hand": {"type": "string", "description": "your hand, e.g. '3-5 6-6' (draw100, tableaux)"}},
                              "required": ["photo"]}}}},
                          "responses": photo_resp}},
             "/api/tables/{table_id}/camera": {"post": {"summary": "Grab a photo from the laptop webcam (serve --camera N)",
-                                                       "parameters": [_TID, _CODE], "responses": {**photo_resp, "503": _ERR}}},
+                                                       "parameters": [_TID, _CODE, _KEY], "responses": photo_resp}},
             "/api/tables/{table_id}/photos/{photo_id}": {"get": {"summary": "One photo with its reading",
                                                                  "parameters": [_TID, _PID],
                                                                  "responses": {"200": _json("Photo"), "404": _ERR}}},

@@ -10,7 +10,7 @@ from __future__ import annotations
 import segno
 from flask import Blueprint, abort, current_app, redirect, render_template, request, session, url_for
 
-from .. import services, store
+from .. import guard, services, store
 from ..db import get_db, transaction
 
 bp = Blueprint("pages", __name__)
@@ -25,7 +25,9 @@ def remember_code(table_id: int, code: str) -> None:
 
 
 def known_code(table_id: int) -> str | None:
-    return session.get("codes", {}).get(str(table_id))
+    codes = session.get("codes", {})
+    code = codes.get(str(table_id)) if isinstance(codes, dict) else None
+    return code if isinstance(code, str) else None
 
 
 def public_join_url(code: str) -> str:
@@ -56,10 +58,10 @@ def index():
 def create_table():
     """The start form: game, set, variant, players (one name a line or comma separated), target."""
     f = request.form
+    guard.check_csrf()
     names = [n.strip() for n in f.get("players", "").replace(",", "\n").splitlines() if n.strip()]
-    max_pip = f.get("max_pip") or None
     with transaction() as db:
-        out = store.create_table(db, f.get("game", ""), names, int(max_pip) if max_pip and max_pip.isdigit() else max_pip,
+        out = store.create_table(db, f.get("game", ""), names, f.get("max_pip") or None,
                                  f.get("variant") or None, f.get("target") or None)
     remember_code(out["id"], out["code"])
     announce(out, public_join_url(out["code"]))
@@ -71,8 +73,11 @@ def create_table():
 def join(code: str | None = None):
     """Join by code (the QR link or the form): remember it and open the table."""
     code = code or request.args.get("code", "")
+    guard.check_code_attempts()
     row = store.table_by_code(get_db(), code)
     if row is None:
+        if store.normalise_code(code):
+            guard.wrong_code()
         raise store.ApiError(403, f"no table has the code {store.normalise_code(code) or '(empty)'}; check it and try again")
     remember_code(row["id"], row["code"])
     return redirect(url_for("pages.table", table_id=row["id"]))

@@ -5,10 +5,22 @@ on first run, creates one demo table per game whose first photo is a bundled sam
 (``sample_images/``), so a new user sees tiles, moves and scores at once. ``--host 0.0.0.0``
 (explicit) lets phones on the same network join; the join link and QR code are printed.
 
+The server is waitress (a production WSGI server: pure Python, Linux, macOS and Windows) with
+``--threads`` worker threads (default 8), at most 100 open connections and a 60 s timeout on
+idle or slow connections. ``--debug`` runs Werkzeug's development server instead (tracebacks
+in the console, never for phones).
+
 ``--https`` serves over TLS with a self-signed certificate kept in the instance folder (made
 with the ``cryptography`` package if importable, else the ``openssl`` command); phones then
-allow the live camera preview (getUserMedia needs a secure page). ``--camera N`` lets the
-page grab photos from the laptop's webcam N (OpenCV ``VideoCapture``).
+allow the live camera preview (getUserMedia needs a secure page). Waitress has no TLS, so
+under ``--https`` the server is :class:`PooledTLSServer`: the same bounded worker threads and
+timeouts, the TLS handshake done in a worker, never in the accepting thread. The session
+cookie is then marked ``Secure``. ``--camera N`` lets the page grab photos from the laptop's
+webcam N (OpenCV ``VideoCapture``).
+
+Only the Host names this computer answers to are served (DNS rebinding protection):
+localhost, 127.0.0.1, the LAN address, the computer's name (and ``<name>.local``), ``--host``
+and any ``--trusted-host NAME``.
 """
 from __future__ import annotations
 
@@ -16,7 +28,10 @@ import argparse
 import datetime as dt
 import shutil
 import socket
+import ssl
 import subprocess
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
@@ -44,7 +59,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--instance", default=None, metavar="DIR",
                    help="folder for the database and photos (default <project>/instance)")
     p.add_argument("--no-demo", action="store_true", help="do not create the demo tables")
-    p.add_argument("--threads", action="store_true", default=True, help=argparse.SUPPRESS)
+    p.add_argument("--threads", type=int, default=8, metavar="N",
+                   help="worker threads answering requests (default 8)")
+    p.add_argument("--trusted-host", action="append", default=[], metavar="NAME",
+                   help="another Host name phones use to reach this computer (e.g. mylaptop.local); repeatable")
+    p.add_argument("--debug", action="store_true",
+                   help="Werkzeug's development server with the debugger off but tracebacks in the console")
 
 
 def lan_address() -> str | None:
@@ -85,6 +105,8 @@ def self_signed_certificate(folder: Path, host: str) -> tuple[str, str]:
         subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "825",
                         "-subj", "/CN=domino-companion", "-addext", f"subjectAltName={san}",
                         "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+        from companion.guard import private_file
+        private_file(key)
         return str(cert), str(key)
     pkey = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "domino-companion")])
@@ -95,8 +117,9 @@ def self_signed_certificate(folder: Path, host: str) -> tuple[str, str]:
                    .not_valid_before(now - dt.timedelta(days=1)).not_valid_after(now + dt.timedelta(days=825))
                    .add_extension(x509.SubjectAlternativeName(alt), critical=False)
                    .sign(pkey, hashes.SHA256()))
-    key.write_bytes(pkey.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
-                                       serialization.NoEncryption()))
+    from companion.guard import write_private
+    write_private(key, pkey.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
+                                          serialization.NoEncryption()))
     cert.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
     return str(cert), str(key)
 
@@ -118,11 +141,75 @@ def create_demo_tables(app, log=print) -> int:
             path = SAMPLES / sample
             if path.exists():
                 started = time.perf_counter()
-                photo = add_photo(store.table_row(get_db(), t["id"]), path.read_bytes(), started)
+                photo, _ = add_photo(store.table_row(get_db(), t["id"]), path.read_bytes(), started)
                 log(f"  demo table {t['id']}: {t['game_label']}, code {t['code']} ({len(photo['tiles'])} tiles "
                     f"in {sample}, {photo['elapsed_ms']:.0f} ms)")
             made += 1
     return made
+
+
+#: Connection limits of the server: open connections, idle/slow connection timeout (s).
+CONNECTION_LIMIT = 100
+CHANNEL_TIMEOUT_S = 60
+
+
+class PooledTLSServer:
+    """An HTTPS WSGI server with a fixed pool of worker threads (``--https``; waitress has no TLS).
+
+    The accepting thread only accepts; each connection is handed to one of ``threads``
+    workers, which sets a ``timeout_s`` socket timeout, does the TLS handshake and serves the
+    connection's requests with Werkzeug's request handler. Connections beyond
+    ``max_pending`` waiting for a worker are closed at once.
+    """
+
+    def __init__(self, app, host: str, port: int, certfile: str, keyfile: str, threads: int = 8,
+                 timeout_s: float = CHANNEL_TIMEOUT_S, max_pending: int = CONNECTION_LIMIT):
+        from werkzeug.serving import BaseWSGIServer
+        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.context.load_cert_chain(certfile, keyfile)
+        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="https")
+        self.slots = threading.BoundedSemaphore(max_pending)
+        self.timeout_s = timeout_s
+        outer = self
+
+        class _Server(BaseWSGIServer):
+            def process_request(self, request, client_address):
+                if not outer.slots.acquire(blocking=False):
+                    self.shutdown_request(request)
+                    return
+                outer.pool.submit(outer._serve, self, request, client_address)
+
+        self.server = _Server(host, port, app)
+        self.server.ssl_context = self.context  # wsgi.url_scheme = https; wrapping is done per connection
+
+    def _serve(self, server, request, client_address) -> None:
+        try:
+            request.settimeout(self.timeout_s)
+            tls = self.context.wrap_socket(request, server_side=True)
+            try:
+                server.finish_request(tls, client_address)
+            finally:
+                server.shutdown_request(tls)
+        except (OSError, ssl.SSLError):  # handshake failed, timeout, client gone
+            server.shutdown_request(request)
+        finally:
+            self.slots.release()
+
+    def serve_forever(self) -> None:
+        try:
+            self.server.serve_forever()
+        finally:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def trusted_hosts(args: argparse.Namespace, public_host: str) -> list[str]:
+    """Host names to serve: the defaults (localhost, 127.0.0.1, LAN address) plus --host and --trusted-host."""
+    from companion.guard import default_trusted_hosts
+    hosts = default_trusted_hosts()
+    for h in [args.host, public_host, *args.trusted_host]:
+        if h and h not in ("0.0.0.0", "::", "") and h not in hosts:
+            hosts.append(h)
+    return hosts
 
 
 def run(args: argparse.Namespace) -> int:
@@ -137,14 +224,20 @@ def run(args: argparse.Namespace) -> int:
         public_host = lan_address() or "127.0.0.1"
     app.config["PUBLIC_URL"] = f"{scheme}://{public_host}:{args.port}"
     app.config["ANNOUNCE_TABLES"] = True
+    app.config["TRUSTED_HOSTS"] = trusted_hosts(args, public_host)
+    app.config["SESSION_COOKIE_SECURE"] = bool(args.https)
     print(f"Instance folder: {app.instance_path}")
+    sweep = app.config.get("PHOTO_SWEEP") or {}
+    if sweep.get("completed") or sweep.get("removed"):
+        print(f"Photo folder tidied after an interrupted run: {sweep['completed']} photo(s) completed, "
+              f"{sweep['removed']} orphan file(s) removed.")
     if not args.no_demo:
         n = create_demo_tables(app)
         if n:
             print(f"Created {n} demo tables from {SAMPLES}.")
-    ssl_context = None
+    cert = None
     if args.https:
-        ssl_context = self_signed_certificate(Path(app.instance_path), public_host)
+        cert = self_signed_certificate(Path(app.instance_path), public_host)
         print("HTTPS with a self-signed certificate: phones warn once; accept it to get the live camera.")
     url = app.config["PUBLIC_URL"] + "/"
     print(f"Open {url} (Ctrl+C stops).")
@@ -157,8 +250,18 @@ def run(args: argparse.Namespace) -> int:
             segno.make(url, error="m").terminal(compact=True)
         except Exception:  # noqa: BLE001 - a QR code in the console is a nicety
             pass
-    app.run(host=args.host, port=args.port, ssl_context=ssl_context, threaded=True, debug=False,
-            use_reloader=False)
+    threads = max(1, min(int(args.threads), 64))
+    if args.debug:
+        print("Development server (--debug): not for phones on a network.")
+        app.run(host=args.host, port=args.port, ssl_context=cert, threaded=True, debug=False, use_reloader=False)
+    elif cert is not None:
+        PooledTLSServer(app, args.host, args.port, *cert, threads=threads).serve_forever()
+    else:
+        import waitress
+        waitress.serve(app, host=args.host, port=args.port, threads=threads, connection_limit=CONNECTION_LIMIT,
+                       channel_timeout=CHANNEL_TIMEOUT_S, cleanup_interval=10,
+                       max_request_body_size=app.config["MAX_CONTENT_LENGTH"] + 1024 * 1024,
+                       ident="domino-companion", _quiet=True)
     return 0
 
 

@@ -23,13 +23,25 @@
   function say(text) { const m = $('message'); m.textContent = text || ''; m.hidden = !text; }
   function busy(on) { const b = $('busy'); if (b) b.hidden = !on; }
 
-  async function api(method, url, body) {
+  // A fresh idempotency key (works on plain http too, where crypto.randomUUID is missing).
+  function newKey() {
+    const b = new Uint8Array(16); crypto.getRandomValues(b);
+    return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  }
+  // key: sent as Idempotency-Key; such a request is tried once more when the answer is lost,
+  // and the server answers the retry with the first result (nothing is stored twice).
+  async function api(method, url, body, key) {
     const opts = { method, headers: { 'Accept': 'application/json' } };
     if (code) opts.headers['X-Table-Code'] = code;
+    if (key) opts.headers['Idempotency-Key'] = key;
     if (body instanceof FormData) opts.body = body;
     else if (body !== undefined) { opts.body = JSON.stringify(body); opts.headers['Content-Type'] = 'application/json'; }
     let res;
-    try { res = await fetch(url, opts); } catch (e) { throw new Error('The server cannot be reached: ' + e.message); }
+    try { res = await fetch(url, opts); } catch (e) {
+      if (!key) throw new Error('The server cannot be reached: ' + e.message);
+      await new Promise((r) => setTimeout(r, 1000));
+      try { res = await fetch(url, opts); } catch (e2) { throw new Error('The server cannot be reached: ' + e2.message); }
+    }
     let data = null;
     try { data = await res.json(); } catch (e) { /* not JSON */ }
     if (!res.ok) throw new Error((data && data.error && data.error.message) || ('HTTP ' + res.status));
@@ -85,15 +97,22 @@
     if (!Object.keys(scores).length) { say('Type the points of at least one player.'); return; }
     const body = { scores, kind: $('round-kind').value, source: usedSuggestion ? 'photo' : 'hand',
       photo_id: usedSuggestion && photo ? photo.id : null };
+    // one key per entry until it is stored: pressing Record again after a lost answer is no second entry
+    roundKey = roundKey || newKey();
     try {
-      table = await api('POST', `/api/tables/${table.id}/rounds`, body);
+      table = await api('POST', `/api/tables/${table.id}/rounds`, body, roundKey);
+      roundKey = null;
       for (const inp of $('round-inputs').querySelectorAll('input')) inp.value = '';
       usedSuggestion = false; say(''); renderTable();
     } catch (e) { say(e.message); }
   }
+  let roundKey = null;
 
-  async function undo() {
-    try { table = await api('POST', `/api/tables/${table.id}/undo`); say(''); renderTable(); } catch (e) { say(e.message); }
+  async function undo() {  // names the entry this page shows as the latest
+    const last = table.rounds.filter((r) => !r.undone).pop();
+    if (!last) { say('There is nothing to undo.'); return; }
+    try { table = await api('POST', `/api/tables/${table.id}/undo`, { round_id: last.id }); say(''); renderTable(); }
+    catch (e) { say(e.message); }
   }
 
   function renderSuggestion() {
@@ -262,7 +281,7 @@
     const fd = new FormData(); fd.append('photo', blob, name || 'photo.jpg');
     if ($('hand-input')) fd.append('hand', $('hand-input').value);
     busy(true); say('');
-    try { photo = await api('POST', `/api/tables/${table.id}/photos`, fd); usedSuggestion = false; renderPhoto(); $('photo-card').scrollIntoView({ behavior: 'smooth' }); }
+    try { photo = await api('POST', `/api/tables/${table.id}/photos`, fd, newKey()); usedSuggestion = false; renderPhoto(); $('photo-card').scrollIntoView({ behavior: 'smooth' }); }
     catch (e) { say(e.message); } finally { busy(false); }
   }
   const input = $('photo-input');
@@ -276,7 +295,7 @@
   const laptop = $('laptop-button');
   if (laptop) laptop.addEventListener('click', async () => {
     busy(true); say('');
-    try { photo = await api('POST', `/api/tables/${table.id}/camera`); renderPhoto(); } catch (e) { say(e.message); } finally { busy(false); }
+    try { photo = await api('POST', `/api/tables/${table.id}/camera`, undefined, newKey()); renderPhoto(); } catch (e) { say(e.message); } finally { busy(false); }
   });
   const live = $('live-button');
   if (live) live.addEventListener('click', async () => {

@@ -3,6 +3,7 @@ photos, bad input and error handling (RULES.md sections 4 and 5 for the score sh
 from __future__ import annotations
 
 import io
+import re
 import sqlite3
 
 import pytest
@@ -32,6 +33,12 @@ def photo_files(app) -> list:
 def upload(client, table, data: bytes, name="p.jpg", code=None):
     return client.post(f"/api/tables/{table['id']}/photos", headers={"X-Table-Code": code or table["code"]},
                        data={"photo": (io.BytesIO(data), name)}, content_type="multipart/form-data")
+
+
+def form_token(client) -> str:
+    """The start form's CSRF token for this client (from the start page, as a browser gets it)."""
+    page = client.get("/").get_data(as_text=True)
+    return re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
 
 
 def round_(client, table, scores, kind=None, code=None):
@@ -75,7 +82,8 @@ def test_bad_table_is_refused_with_a_message(client, app, body, needle):
 
 
 def test_start_form_and_join_link_remember_the_code(client):
-    r = client.post("/tables", data={"game": "tableaux", "max_pip": "9", "players": "Ana\nBen", "target": ""})
+    r = client.post("/tables", data={"game": "tableaux", "max_pip": "9", "players": "Ana\nBen", "target": "",
+                                     "csrf_token": form_token(client)})
     assert r.status_code == 302
     page = client.get(r.headers["Location"]).get_data(as_text=True)
     assert "<svg" in page and "Take a photo" in page  # QR code inline, capture offered to the holder
@@ -119,7 +127,8 @@ def test_draw100_running_totals_winner_finished_and_undo(client, app):
     assert r.status_code == 409 and "finished" in r.json["error"]["message"]
     assert count(app, "SELECT COUNT(*) FROM score_events") == before
     # undo the deciding hand: the game reopens, the history keeps it marked undone
-    r = client.post(f"/api/tables/{t['id']}/undo", headers={"X-Table-Code": t["code"]})
+    last = data["rounds"][-1]["id"]
+    r = client.post(f"/api/tables/{t['id']}/undo", headers={"X-Table-Code": t["code"]}, json={"round_id": last})
     assert r.status_code == 200 and r.json["status"] == "playing" and r.json["winner"] is None
     assert [p["total"] for p in r.json["players"]] == [35, 40, 0]
     hist = client.get(f"/api/tables/{t['id']}/rounds").json
@@ -140,7 +149,7 @@ def test_tableaux_pass_scores_minus_three_but_draw100_refuses_negatives(client):
 
 
 @pytest.mark.parametrize("scores,kind,needle", [
-    ({}, "domino", "at least one"),
+    ({}, "domino", "1 to 20"),
     ({"999": 5}, "domino", "does not sit"),
     ({"P": 5}, "domino", "whole number"),
     ({"@": 1000}, "domino", "between"),
@@ -164,7 +173,8 @@ def test_wrong_or_missing_code_is_403_and_changes_nothing(client, app):
     r = client.post(f"/api/tables/{t['id']}/rounds", json={"scores": {pid: 10}})
     assert r.status_code == 403 and "table code" in r.json["error"]["message"]
     assert upload(client, t, JPEG, code=wrong).status_code == 403
-    assert client.post(f"/api/tables/{t['id']}/undo", headers={"X-Table-Code": wrong}).status_code == 403
+    assert client.post(f"/api/tables/{t['id']}/undo", headers={"X-Table-Code": wrong},
+                       json={"round_id": 1}).status_code == 403
     assert count(app, "SELECT COUNT(*) FROM rounds") == 0
     assert count(app, "SELECT COUNT(*) FROM photos") == 0 and photo_files(app) == []
 

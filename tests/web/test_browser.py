@@ -211,3 +211,33 @@ def test_phone_is_told_clearly_about_a_bad_upload_and_a_wrong_code(server, page,
     page.goto(server + "/join?code=WRONG1")
     assert "no table has the code" in page.text_content("main")
     shot(page, "08-wrong-code")
+
+
+def test_a_lost_answer_to_record_is_resent_and_scored_once(server, page):
+    """The server stores the entry but the answer never reaches the phone: the page resends the
+    request with the same Idempotency-Key and the entry is stored once."""
+    import json
+    import urllib.request
+    req = urllib.request.Request(f"{server}/api/tables", data=json.dumps({"game": "draw100", "players": ["Ana", "Ben"]}).encode(),
+                                 headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(req, timeout=30) as r:
+        t = json.load(r)
+    keys: list[str] = []
+
+    def lose_first_answer(route):
+        keys.append(route.request.headers.get("idempotency-key", ""))
+        if len(keys) == 1:
+            route.fetch()                    # the server stores the entry ...
+            route.abort("connectionreset")   # ... and the answer is lost on the way back
+        else:
+            route.continue_()
+    page.route("**/api/tables/*/rounds", lose_first_answer)
+    page.goto(f"{server}/join/{t['code']}")
+    page.fill("#round-inputs input >> nth=0", "12")
+    page.click("#record")
+    page.wait_for_selector("#history li")
+    assert page.locator("#totals td.pts").all_text_contents() == ["12", "0"]
+    assert len(keys) == 2 and keys[0] == keys[1] and len(keys[0]) >= 8
+    with urllib.request.urlopen(f"{server}/api/tables/{t['id']}", timeout=30) as r:
+        stored = json.load(r)
+    assert len(stored["rounds"]) == 1 and stored["players"][0]["total"] == 12

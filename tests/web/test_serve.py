@@ -68,6 +68,8 @@ def test_serve_process_starts_on_the_sample_photos(tmp_path):
         assert len([t for t in tables if t["demo"]]) == len(serve.DEMOS)
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as r:
             assert b"Start a table" in r.read()
+            assert r.headers["Server"] == "domino-companion"  # waitress, not the development server
+            assert "SameSite=Lax" in r.headers["Set-Cookie"]
     finally:
         proc.terminate()
         out = proc.communicate(timeout=10)[0]
@@ -81,3 +83,30 @@ def test_demo_tables_are_open_to_every_visitor(tmp_path):
     serve.create_demo_tables(app, log=lambda _line: None)
     page = app.test_client().get("/t/1").get_data(as_text=True)
     assert "Take a photo" in page and 'id="table-code"' in page
+
+
+def test_https_server_has_a_bounded_pool_and_handshakes_off_the_accepting_thread(tmp_path):
+    import threading
+    app = create_app({"SECRET_KEY": "t", "DATABASE": str(tmp_path / "d.sqlite"), "PHOTO_DIR": str(tmp_path / "p")},
+                     instance_path=str(tmp_path))
+    cert, key = serve.self_signed_certificate(tmp_path, "127.0.0.1")
+    port = free_port()
+    server = serve.PooledTLSServer(app, "127.0.0.1", port, cert, key, threads=2, timeout_s=5)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    ctx = ssl.create_default_context()
+    ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+    idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(1)]  # says nothing: no handshake
+    try:
+        started = time.monotonic()
+        with urllib.request.urlopen(f"https://127.0.0.1:{port}/", timeout=10, context=ctx) as r:
+            assert r.status == 200 and b"Start a table" in r.read()
+            assert r.headers["X-Frame-Options"] == "DENY"
+        assert time.monotonic() - started < 4  # the idle client did not hold up the accepting thread
+        with pytest.raises(OSError):  # plain HTTP to the TLS port is refused, the server lives on
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=5).read()
+        with urllib.request.urlopen(f"https://127.0.0.1:{port}/api/status", timeout=10, context=ctx) as r:
+            assert r.status == 200
+    finally:
+        for s in idle:
+            s.close()
+        server.server.shutdown()

@@ -1,0 +1,212 @@
+"""What keeps hostile or clumsy requests out: JSON depth limit, trusted hosts, security
+headers, the start form's CSRF token, the wrong-code rate limit and owner-only files.
+
+Everything here is installed by :func:`companion.app.create_app`; the blueprints call
+:func:`check_code_attempts`, :func:`wrong_code` and :func:`check_csrf`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import threading
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from flask import current_app, request, session
+from flask.json.provider import DefaultJSONProvider
+
+from .store import ApiError
+
+#: Deepest JSON nesting accepted in a request body (the API's bodies are 3 levels deep).
+MAX_JSON_DEPTH = 32
+
+
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def json_depth(text: str) -> int:
+    """Deepest bracket nesting in a JSON text, strings skipped (regex and numpy: no Python loop
+    per character, so a 20 MB body costs milliseconds)."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    if not brackets:
+        return 0
+    codes = np.frombuffer(brackets.encode("ascii"), np.uint8)
+    steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1)
+    return int(np.cumsum(steps).max())
+
+
+class SafeJSONProvider(DefaultJSONProvider):
+    """Flask's JSON with request bodies limited to :data:`MAX_JSON_DEPTH` levels.
+
+    Deeper input (``[[[[...`` 50,000 deep would exhaust Python's recursion limit) and anything
+    the parser rejects raise ``ValueError``, which ``request.get_json`` turns into 400.
+    """
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        if isinstance(s, (bytes, bytearray)):
+            s = s.decode("utf-8", "replace")
+        if s.count("[") + s.count("{") > MAX_JSON_DEPTH and json_depth(s) > MAX_JSON_DEPTH:
+            raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+        try:
+            return json.loads(s, **kwargs)
+        except RecursionError:  # pragma: no cover - the depth check comes first
+            raise ValueError("JSON nested too deep") from None
+
+
+#: Largest request body that is not a multipart upload (JSON bodies, the start form), bytes.
+MAX_BODY_BYTES = 256 * 1024
+
+
+def limit_body_size() -> None:
+    """Only photo uploads (multipart) may use ``MAX_CONTENT_LENGTH``; other bodies (JSON, forms)
+    are limited to :data:`MAX_BODY_BYTES` (413 beyond), so nobody makes the server parse 20 MB
+    of JSON."""
+    if request.mimetype != "multipart/form-data":
+        request.max_content_length = min(MAX_BODY_BYTES, current_app.config["MAX_CONTENT_LENGTH"] or MAX_BODY_BYTES)
+
+
+# --- security headers, cookies, hosts --------------------------------------------------------
+
+def security_headers(response):
+    """No framing by other sites, no MIME sniffing, no table code leaked in a Referer."""
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    response.headers.setdefault("Content-Security-Policy", "frame-ancestors 'none'")
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    return response
+
+
+def default_trusted_hosts() -> list[str]:
+    """Host names a phone or this computer may use: localhost, 127.0.0.1, the LAN address and
+    this computer's own name (also as ``<name>.local``, the mDNS name) with its IPv4 addresses."""
+    import socket
+
+    from .commands.serve import lan_address
+    hosts = ["localhost", "127.0.0.1", lan_address() or ""]
+    try:
+        name = socket.gethostname()
+        hosts += [name, f"{name}.local"]
+        hosts += [a[4][0] for a in socket.getaddrinfo(name, None, socket.AF_INET)]
+    except OSError:  # pragma: no cover - no name service
+        pass
+    out: list[str] = []
+    for h in hosts:
+        h = h.lower()
+        if h and h not in out:
+            out.append(h)
+    return out
+
+
+def untrusted_host_message(exc: Exception) -> str:
+    """What a request with a Host header the server does not answer to is told (400)."""
+    host = request.environ.get("HTTP_HOST", "")[:100]
+    return (f"this server does not answer to the host name {host!r}; open the address the server printed, "
+            "or start it with --trusted-host NAME")
+
+
+# --- CSRF token of HTML forms ----------------------------------------------------------------
+
+def csrf_token() -> str:
+    """This browser's form token (kept in the signed session cookie), made on first use."""
+    token = session.get("csrf")
+    if not isinstance(token, str) or len(token) != 43:
+        token = secrets.token_urlsafe(32)
+        session["csrf"] = token
+    return token
+
+
+def check_csrf() -> None:
+    """The posted ``csrf_token`` field must match the session's token.
+
+    Raises:
+        ApiError(400): missing or different token (an old page, or a form on another site).
+    """
+    sent = request.form.get("csrf_token", "")
+    mine = session.get("csrf")
+    if not isinstance(mine, str) or not secrets.compare_digest(sent.encode(), mine.encode()):
+        raise ApiError(400, "this form has expired or came from another site; reload the page and try again")
+
+
+# --- wrong table codes: a rate limit per client ---------------------------------------------------
+
+class CodeAttempts:
+    """Wrong table codes per client address in a sliding window (in memory, per process).
+
+    A client with ``limit`` wrong codes in the last ``window_s`` seconds gets 429 on every
+    code check until the oldest of them ages out: guessing a 6-character code (about 2^30
+    possibilities) at 10 a minute takes centuries.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._wrong: dict[str, deque] = {}
+
+    def _recent(self, client: str, window_s: float, now: float) -> deque:
+        q = self._wrong.get(client)
+        if q is None:
+            return deque()
+        while q and q[0] <= now - window_s:
+            q.popleft()
+        if not q:
+            del self._wrong[client]
+        return q
+
+    def check(self, client: str, limit: int, window_s: float) -> None:
+        """Raises ApiError(429) with ``retry_after`` while ``client`` is over the limit."""
+        now = time.monotonic()
+        with self._lock:
+            q = self._recent(client, window_s, now)
+            if len(q) >= limit:
+                wait = max(1, int(q[0] + window_s - now + 1))
+                raise ApiError(429, f"too many wrong table codes from this device; try again in {wait} s",
+                               retry_after=wait)
+
+    def wrong(self, client: str) -> None:
+        with self._lock:
+            if len(self._wrong) > 10_000:  # many clients: forget the oldest first
+                self._wrong.pop(next(iter(self._wrong)))
+            self._wrong.setdefault(client, deque()).append(time.monotonic())
+
+
+def _attempts() -> CodeAttempts:
+    return current_app.extensions.setdefault("code_attempts", CodeAttempts())
+
+
+def check_code_attempts() -> None:
+    """Raise ApiError(429) if this client sent too many wrong codes lately (see :class:`CodeAttempts`)."""
+    _attempts().check(request.remote_addr or "?", int(current_app.config["CODE_TRIES_PER_MINUTE"]), 60.0)
+
+
+def wrong_code() -> None:
+    """Count one wrong table code from this client."""
+    _attempts().wrong(request.remote_addr or "?")
+
+
+# --- owner-only files -------------------------------------------------------------------------
+
+def private_file(path: str | os.PathLike, create: bool = False) -> None:
+    """Make ``path`` readable and writable by its owner only (0600); create it empty if asked.
+
+    Errors of file systems without Unix permissions are ignored.
+    """
+    path = Path(path)
+    if create and not path.exists():
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    try:
+        if path.exists():
+            os.chmod(path, 0o600)
+    except OSError:  # pragma: no cover - e.g. some network file systems
+        pass
+
+
+def write_private(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to a new file created with mode 0600 (never readable by others, not even briefly)."""
+    fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
