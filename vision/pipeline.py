@@ -17,7 +17,7 @@ import numpy as np
 from vision.detector import load_detector, obb_corners
 from vision.detector.onnx_model import FACE_DOWN, FACE_UP, MAX_COVERED
 from vision.pips import read_pips
-from vision.verifier import NOT_TILE, NOT_TILE_THRESHOLD, verify
+from vision.verifier import NOT_TILE, not_a_tile, verify
 from vision.types import TileDetection, boxes_on_better_boxes
 
 #: Largest accepted file (bytes) and image (pixels); larger input is refused, not downscaled,
@@ -139,7 +139,7 @@ def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_thres
     probs = verify(small, corners_small)
     if probs is not None and len(probs):
         not_tile = probs[:, NOT_TILE]
-        keep = not_tile < NOT_TILE_THRESHOLD
+        keep = ~not_a_tile(not_tile, conf)
     sx, sy = w / small.shape[1], h / small.shape[0]
     corners = corners_small * np.array([sx, sy], np.float32)
     tiles, ratios = [], []
