@@ -5,6 +5,10 @@
 
 Parts:
 
+0. Real photos scored with the shared scorer's rules (``--photos``' ``labels.json``; the scorer
+   ``score_real_photos.py`` is imported from ``tools/`` beside the photos folder or ``--scorer``):
+   recall, precision, false boxes per photo and photos exact, in total and by kind, at full size
+   and scaled to 1280 px on the long side.
 1. Rendered validation set (``vision.render.random_scene``, seeds ``10_000_000 + 100_000 * max_pip
    + k``, disjoint from training seeds), per set size double-6/9/12, ``--n`` images each:
    tile recall at rotated IoU >= 0.5 (ground-truth tiles at least 60% visible), face-up/down
@@ -13,13 +17,15 @@ Parts:
    and the pip counter alone on the ground-truth boxes. ``--scale 2`` renders the same scenes
    at 1280x960 (1280x1280, 960x1280): the photo size the phone page sends (it shrinks photos to
    at most 1600 px) and the size of part 3; the default renders them at 640 px.
-2. Real photos (``--photos``, default /work/shared/real_photos or sample_images): face-up tiles
+2. Real photos with labelled boxes (``--photos``, default ``../shared/real_photos`` beside the
+   repository, else sample_images): face-up tiles
    read correctly per labelled box (``*.boxes.txt``; a detection matches a box at axis-aligned IoU
    >= 0.5 of its hull, and its value must be one of the photo's labelled values, each used once),
    the looser value-multiset match per photo, extra face-up detections, face-down tiles reported
    face down (labels give only their number), and the pip counter alone on the labelled boxes.
-3. Time per photo: ``detect()`` in-process, model loaded once, on 1280x960 input (the real photos
-   and rendered scenes resized), median and p95 ms over ``--timing`` calls.
+3. Time per photo: ``detect()`` in-process, models loaded once, on the real photos scaled to
+   1280 px on the long side (and four rendered 1280x960 scenes), and on the real photos at full
+   size; median and p95 ms over ``--timing`` calls each.
 4. (``--turned``) the real photos turned by 0, 37, 90, 180 and 233 degrees at 640, 1280 and 1600
    px on the long side: values read, values read that the photo does not hold, extra backs.
 """
@@ -38,7 +44,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vision.pipeline import detect  # noqa: E402
+from vision.pipeline import detect, load_image  # noqa: E402
 from vision.pips import read_tile  # noqa: E402
 from vision.types import TileDetection  # noqa: E402
 
@@ -166,12 +172,67 @@ def _aabb_iou(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter / union) if union > 0 else 0.0
 
 
+def load_scorer(path: Path):
+    """The shared scorer module (``score_real_photos.py``), imported from its file."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("score_real_photos", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def bench_real_scored(photos: Path, scorer: Path, model: str | None, conf: float, side: int | None = None) -> dict:
+    """Part 0: every photo of ``photos/labels.json`` detected in process and scored by the shared
+    scorer's own ``score`` (the rules of ``score_real_photos.py``: values as multisets, unsure
+    tiles neither right nor wrong, unread and surplus face-down boxes are false boxes), in total
+    and by kind; ``side`` scales each photo to that long side first (None: full size).
+    Also the median ``detect()`` time per photo (ms)."""
+    mod = load_scorer(scorer)
+    labels = json.loads((photos / "labels.json").read_text())["photos"]
+    total, by_kind, times = Counter(), {}, []
+    detect(np.full((64, 64, 3), 128, np.uint8), model=model, conf_threshold=conf)  # load the models
+    for name, want in labels.items():
+        kind = want.get("kind", "loose") if isinstance(want, dict) else "loose"
+        img = load_image(photos / name)  # as the detect command reads it
+        if side is not None:
+            f = side / max(img.shape[:2])
+            img = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_CUBIC)
+        t0 = time.perf_counter()
+        tiles = detect(img, model=model, conf_threshold=conf)
+        times.append((time.perf_counter() - t0) * 1000)
+        sc = mod.score(want, {"tiles": [t.to_json() for t in tiles]})
+        total.update(sc)
+        total["photos"] += 1
+        by_kind.setdefault(kind, Counter()).update(sc)
+        by_kind[kind]["photos"] += 1
+        print(f"  {name} [{kind}]: tiles {sc['hit']}/{sc['gt']} wrong {sc['wrong']} unread {sc['unread']} "
+              f"false boxes {sc['false_boxes']} face-down {sc['down_got']}/{sc['down_want']}", flush=True)
+
+    def figures(c: Counter) -> dict:
+        return {"photos": c["photos"], "tiles": c["gt"],
+                "recall": round(c["hit"] / c["gt"], 4) if c["gt"] else 1.0,
+                "precision": round(c["hit"] / c["pred"], 4) if c["pred"] else 1.0,
+                "false_boxes_per_photo": round(c["false_boxes"] / max(1, c["photos"]), 3),
+                "false_boxes": c["false_boxes"], "photos_exact": f"{c['exact']}/{c['photos']}"}
+
+    out = {"size": "full" if side is None else f"{side}px", **figures(total),
+           "median_ms": round(float(np.median(times)), 1),
+           "by_kind": {k: figures(c) for k, c in sorted(by_kind.items())}}
+    print(f"real photos scored ({out['size']}): {out}", flush=True)
+    return out
+
+
 def bench_real(photos: Path, model: str | None, conf: float) -> dict:
-    """Part 2 (see the module docstring)."""
+    """Part 2 (see the module docstring): the photos with labelled boxes (``*.boxes.txt``)."""
     labels = json.loads((photos / "labels.json").read_text())["photos"]
     tot = Counter()
     per_photo = {}
     for name, lab in sorted(labels.items()):
+        if not (photos / (Path(name).stem + ".boxes.txt")).exists():
+            continue
+        lab = lab if isinstance(lab, dict) else {"tiles": lab}
+        lab = {"face_down": 0, **lab}
         img = cv2.imread(str(photos / name))
         h, w = img.shape[:2]
         tiles = detect(img, model=model, conf_threshold=conf)
@@ -268,21 +329,29 @@ def bench_real_turned(photos: Path, model: str | None, conf: float) -> dict:
 
 
 def bench_timing(photos: Path, calls: int, model: str | None, conf: float) -> dict:
-    """Part 3 (see the module docstring)."""
+    """Part 3 (see the module docstring): ``detect()`` in process, models loaded once, on every
+    real photo scaled to 1280 px on its long side plus four rendered 1280x960 scenes, and on the
+    real photos at full size; median and p95 ms over ``calls`` calls each."""
     from vision.render import random_scene
 
-    imgs = [cv2.resize(cv2.imread(str(p)), (1280, 960)) for p in sorted(photos.glob("*.jpg"))]
-    imgs += [random_scene(np.random.default_rng(VAL_SEED0 + 900_000 + k), image_size=(1280, 960)).image
-             for k in range(4)]
-    detect(imgs[0], model=model, conf_threshold=conf)  # load + warm up
-    times = []
-    for k in range(calls):
-        img = imgs[k % len(imgs)]
-        t0 = time.perf_counter()
-        detect(img, model=model, conf_threshold=conf)
-        times.append((time.perf_counter() - t0) * 1000)
-    out = {"calls": calls, "size": "1280x960", "median_ms": round(float(np.median(times)), 1),
-           "p95_ms": round(float(np.percentile(times, 95)), 1)}
+    files = sorted(p for p in photos.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+    full = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in files]
+    scaled = [cv2.resize(im, None, fx=1280 / max(im.shape[:2]), fy=1280 / max(im.shape[:2]),
+                         interpolation=cv2.INTER_AREA if max(im.shape[:2]) > 1280 else cv2.INTER_CUBIC) for im in full]
+    scaled += [random_scene(np.random.default_rng(VAL_SEED0 + 900_000 + k), image_size=(1280, 960)).image
+               for k in range(4)]
+    detect(scaled[0], model=model, conf_threshold=conf)  # load + warm up
+    out = {}
+    for label, imgs in (("1280px", scaled), ("full_size", full)):
+        times = []
+        for k in range(calls):
+            img = imgs[k % len(imgs)]
+            t0 = time.perf_counter()
+            detect(img, model=model, conf_threshold=conf)
+            times.append((time.perf_counter() - t0) * 1000)
+        out[label] = {"calls": calls, "images": len(imgs), "median_ms": round(float(np.median(times)), 1),
+                      "p95_ms": round(float(np.percentile(times, 95)), 1)}
+    out["full_size"]["long_sides_px"] = sorted(int(max(im.shape[:2])) for im in full)
     print(f"timing: {out}", flush=True)
     return out
 
@@ -295,11 +364,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--conf", type=float, default=0.25, help="detector confidence threshold")
     ap.add_argument("--seed0", type=int, default=VAL_SEED0,
                     help="first rendered seed (default: the validation seeds; another value gives a tuning set)")
-    default_photos = Path("/work/shared/real_photos")
+    default_photos = ROOT.parent / "shared" / "real_photos"
     ap.add_argument("--scale", type=int, default=1,
                     help="render the rendered scenes at this multiple of 640 px (2: 1280x960)")
     ap.add_argument("--photos", type=Path,
                     default=default_photos if default_photos.exists() else ROOT / "sample_images")
+    ap.add_argument("--scorer", type=Path, default=None,
+                    help="the shared scorer score_real_photos.py (default: tools/ beside the photos folder)")
+    ap.add_argument("--real-only", action="store_true", help="only the real-photo parts")
     ap.add_argument("--turned", action="store_true",
                     help="also the real photos turned by 0/37/90/180/233 degrees at 640/1280/1600 px")
     ap.add_argument("--json", type=Path, default=None, help="write the results as JSON here")
@@ -308,12 +380,18 @@ def main(argv: list[str] | None = None) -> int:
 
     result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "onnxruntime": onnxruntime.__version__,
               "conf": args.conf}
+    scorer = args.scorer or args.photos.parent / "tools" / "score_real_photos.py"
+    if scorer.is_file() and (args.photos / "labels.json").is_file():
+        result["real_scored"] = bench_real_scored(args.photos, scorer, args.model, args.conf)
+        result["real_scored_1280"] = bench_real_scored(args.photos, scorer, args.model, args.conf, side=1280)
+    else:
+        print(f"no shared scorer at {scorer}: real-photo scores skipped (give --scorer)", flush=True)
     result["real"] = bench_real(args.photos, args.model, args.conf)
     if args.turned:
         result["real_turned"] = bench_real_turned(args.photos, args.model, args.conf)
-    if args.n > 0:
+    if args.n > 0 and not args.real_only:
         result["rendered"] = bench_rendered(args.n, args.model, args.conf, args.seed0, args.scale)
-    if args.timing > 0:
+    if args.timing > 0 and not args.real_only:
         result["timing"] = bench_timing(args.photos, args.timing, args.model, args.conf)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1, default=str))

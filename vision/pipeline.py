@@ -19,6 +19,7 @@ import numpy as np
 from vision.detector import load_detector, obb_corners
 from vision.detector.onnx_model import FACE_DOWN, FACE_UP, MAX_COVERED
 from vision.pips import read_pips
+from vision.verifier import NOT_TILE, not_a_tile, verify
 from vision.types import TileDetection, boxes_on_better_boxes
 
 #: Largest accepted file (bytes) and image (pixels); larger input is refused, not downscaled,
@@ -77,10 +78,20 @@ def _check_image(image: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(img)
 
 
+#: Photos longer than this (pixels, long side) are detected on a copy scaled down to it; the
+#: pips are read from the full-resolution photo. The detector sees 384-640 px anyway, so a 12 MP
+#: photo costs about what a 1280 px one does.
+DETECT_MAX_SIDE = 1280
+
+
 def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_threshold: float = 0.25,
            iou_threshold: float = 0.5, read_backs: bool = False,
-           keep_covered: bool = False) -> list[TileDetection]:
+           keep_covered: bool = False, dropped: list[TileDetection] | None = None) -> list[TileDetection]:
     """Find the tiles in a photo and read their pips.
+
+    Steps: the detector (on a copy at most :data:`DETECT_MAX_SIDE` px long), the tile verifier
+    (``vision.verifier``: a box that does not look like a tile is dropped), the pip reader on the
+    full-resolution photo, then the repeated-read rule (:func:`drop_repeated_reads`).
 
     Args:
         image: ``(H, W, 3) uint8`` BGR photo (greyscale or BGRA are converted).
@@ -97,6 +108,9 @@ def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_thres
             default: ``vision.detector.suppress_covered``), for a caller that sorts out
             overlapping boxes itself (``vision.layout``'s ``overlapping_box`` rule; which games:
             ``vision.layout.detect_options``).
+        dropped: when a list is given, the boxes dropped after detection are appended to it
+            (``note`` says why: the verifier's "not a tile" probability, or the rule that took
+            them), for debugging (``detect --json --debug``).
     Returns:
         list of :class:`TileDetection` (best confidence first): ``corners`` (4, 2) float32 pixels,
         ``face_down``, ``pips`` (a, b) with ``pips[i]`` on ``halves[i]`` or None (face down or
@@ -107,15 +121,43 @@ def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_thres
     """
     img = _check_image(image)
     det = load_detector(model)
-    raw = det.raw(img, conf_threshold, iou_threshold, max_covered=None if keep_covered else MAX_COVERED)
-    corners = obb_corners(raw.xywhr)
+    h, w = img.shape[:2]
+    scale = min(1.0, DETECT_MAX_SIDE / max(h, w))
+    small = img if scale >= 1.0 else cv2.resize(img, (max(8, round(w * scale)), max(8, round(h * scale))),
+                                                interpolation=cv2.INTER_AREA)
+    raw = det.raw(small, conf_threshold, iou_threshold, max_covered=None if keep_covered else MAX_COVERED)
+    corners_small = obb_corners(raw.xywhr)
     cls, conf = raw.cls, raw.confidence
-    tiles = [TileDetection(corners=corners[i], confidence=float(conf[i]), face_down=bool(cls[i] == FACE_DOWN))
-             for i in range(len(raw.xywhr))]
     sc = raw.scores
-    ratios = [float(sc[i, FACE_DOWN] / max(sc[i, FACE_UP], 1e-6)) if sc.shape[1] > FACE_DOWN else 0.0
-              for i in range(len(tiles))]
-    return drop_tiny_unread(drop_repeated_reads(read_pips(img, tiles, ratios, read_backs=read_backs)))
+    keep = np.ones(len(corners_small), bool)
+    not_tile = None
+    probs = verify(small, corners_small)
+    if probs is not None and len(probs):
+        not_tile = probs[:, NOT_TILE]
+        keep = ~not_a_tile(not_tile, conf)
+    sx, sy = w / small.shape[1], h / small.shape[0]
+    corners = corners_small * np.array([sx, sy], np.float32)
+    tiles, ratios = [], []
+    for i in range(len(corners)):
+        t = TileDetection(corners=corners[i], confidence=float(conf[i]), face_down=bool(cls[i] == FACE_DOWN))
+        if not keep[i]:
+            t.note = f"dropped: not a tile (verifier {not_tile[i]:.2f})"
+            if dropped is not None:
+                dropped.append(t)
+            continue
+        tiles.append(t)
+        ratios.append(float(sc[i, FACE_DOWN] / max(sc[i, FACE_UP], 1e-6)) if sc.shape[1] > FACE_DOWN else 0.0)
+    read = read_pips(img, tiles, ratios, read_backs=read_backs)
+    once = drop_repeated_reads(read)
+    kept = drop_tiny_unread(once)
+    if dropped is not None:
+        for before, after, why in ((read, once, "the same tile read twice"), (once, kept, "a tiny unread box")):
+            ids = {id(t) for t in after}
+            for t in before:
+                if id(t) not in ids:
+                    t.note = f"dropped: {why}" + (f" ({t.note})" if t.note else "")
+                    dropped.append(t)
+    return kept
 
 
 #: A box shorter than this fraction of the photo's median box that cannot be read is not a tile

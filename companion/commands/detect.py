@@ -1,4 +1,7 @@
-"""``domino-companion detect IMAGE [--json] [--annotate OUT.png]``: tiles and pips in a photo.
+"""``domino-companion detect IMAGE [--json] [--annotate OUT.png] [--debug]``: tiles and pips in a photo.
+
+``--debug`` also lists the boxes dropped after detection (JSON: ``"dropped"``), each with its
+reason in ``note``.
 
 Exit codes: 0 done (also when no tile is seen), 1 bad input or no model (one-line message).
 """
@@ -17,6 +20,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--annotate", metavar="OUT.png", help="write the photo with outlines and values drawn")
     p.add_argument("--model", default=None, help="ONNX detector (default: models/tiles-obb.onnx)")
     p.add_argument("--conf", type=float, default=0.25, help="minimum detector confidence (default 0.25)")
+    p.add_argument("--debug", action="store_true",
+                   help="also list the boxes dropped after detection, each with its reason")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--conf must be between 0 and 1, got {args.conf}")
     img = load_image(args.image)
     t0 = time.perf_counter()
-    tiles = detect(img, model=args.model, conf_threshold=args.conf)
+    dropped: list = [] if args.debug else None
+    tiles = detect(img, model=args.model, conf_threshold=args.conf, dropped=dropped)
     elapsed = (time.perf_counter() - t0) * 1000
     if args.annotate:
         ok = cv2.imwrite(args.annotate, annotate(img, tiles))
@@ -41,8 +47,11 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"cannot write {args.annotate} (use a .png or .jpg name in a writable folder)")
     h, w = img.shape[:2]
     if args.json:
-        print(json.dumps({"image": {"width": w, "height": h}, "tiles": [t.to_json() for t in tiles],
-                          "elapsed_ms": round(elapsed, 1)}))
+        out = {"image": {"width": w, "height": h}, "tiles": [t.to_json() for t in tiles],
+               "elapsed_ms": round(elapsed, 1)}
+        if dropped is not None:
+            out["dropped"] = [t.to_json() for t in dropped]
+        print(json.dumps(out))
         return 0
     up = [t for t in tiles if not t.face_down]
     print(f"{args.image}: {w}x{h}, {len(tiles)} tile(s): {len(up)} face up, {len(tiles) - len(up)} face down "
@@ -52,6 +61,9 @@ def run(args: argparse.Namespace) -> int:
         val = "face down" if t.face_down else ("?" if t.pips is None else f"{t.pips[0]}-{t.pips[1]}")
         extra = f"  ({t.note})" if t.note else ""
         print(f"  {val:>9}  at ({cx:.0f}, {cy:.0f})  confidence {t.confidence:.2f}{extra}")
+    for t in dropped or []:
+        cx, cy = t.centre
+        print(f"  {'dropped':>9}  at ({cx:.0f}, {cy:.0f})  confidence {t.confidence:.2f}  ({t.note})")
     if args.annotate:
         print(f"annotated photo: {args.annotate}")
     sys.stdout.flush()

@@ -20,7 +20,9 @@ _CACHE: dict[str, object] = {}
 _LOCK = threading.Lock()
 
 
-def _session(path: Path):
+def onnx_session(path: Path):
+    """One onnxruntime CPU session (one thread) per model file, created on first use and kept;
+    shared by the half classifier and the tile verifier (``vision.verifier``)."""
     import onnxruntime as ort
 
     key = str(path)
@@ -64,7 +66,7 @@ def classify_halves(halves: np.ndarray, path: str | os.PathLike | None = None, m
         x = x[:, None]
     if x.ndim != 4 or x.shape[2:] != (32, 32) or x.shape[1] not in (1, N_CHANNELS):
         raise ValueError(f"expected (N, {N_CHANNELS}, 32, 32) or (N, 1, 32, 32) half images, got {x.shape}")
-    s = _session(p)
+    s = onnx_session(p)
     inp = s.get_inputs()[0]
     want = inp.shape[1] if isinstance(inp.shape[1], int) else x.shape[1]
     if want == 1 and x.shape[1] == N_CHANNELS:

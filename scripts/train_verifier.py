@@ -1,0 +1,447 @@
+#!/usr/bin/env python
+"""Train the tile verifier (face up / face down / not a tile on a box crop) and export it to ONNX.
+
+Three steps, each resumable (a shard that exists is not made again):
+
+    # crops (uint8 64x64 BGR) + classes, one .npz per shard; ~10 min per shard on a busy core
+    nice -n 15 python scripts/train_verifier.py data --shard 0 --scenes 500
+    # train (torch, CPU) and export models/tile-verifier.onnx
+    nice -n 15 python scripts/train_verifier.py train --shards 0 1 2 --epochs 8
+    # choose the threshold: not-a-tile rate on the held-out background photos and rendered shard
+    nice -n 15 python scripts/train_verifier.py threshold --shards 9
+
+Data per shard (``data``), each image with the committed detector run on it at a low confidence
+(0.15, covered boxes kept) so the verifier learns from the boxes it will be shown:
+
+- rendered scenes (:func:`vision.render.random_scene`, some game layouts) on procedural tables,
+  on crops of the background photos (cut-paste of rendered tiles onto real surfaces), and on
+  the procedural hard surfaces of :mod:`vision.render.hard_negatives` with tile-like objects;
+  a detector box with rotated IoU >= 0.6 to a tile at least 50% visible is that tile (face up or
+  down), one with IoU < 0.3 to every tile is not a tile; the true boxes, slightly jittered, are
+  tiles too; boxes of one half of a tile and boxes shifted half a tile along or across are not;
+- the background photos without dominoes (``--backgrounds``, default ``../shared/backgrounds``
+  beside the repository), cropped, scaled, turned and re-coloured at random: every detector box
+  and random tile-shaped boxes there are not tiles.
+
+Every fifth background photo (sorted by name, ``holdout_photos``) is held out: it appears only in
+the shards made with ``--holdout`` (used by ``threshold``), never in training. The real photos
+with dominoes are never used here.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+sys.path.insert(0, str(ROOT / "scripts"))
+from bench_vision import poly_iou  # noqa: E402
+from vision.verifier import CROP, FACE_DOWN, FACE_UP, NOT_TILE, crops_to_input, verifier_crop  # noqa: E402
+
+SEED0 = 50_000_000
+HOLDOUT_SEED0 = 59_000_000
+MAX_NEG_PER_IMAGE = 40
+
+
+def background_photos(folder: Path) -> list[Path]:
+    """The background photos (``*.jpg``, ``*.png``) of ``folder``, sorted by name."""
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+
+
+def holdout_photos(photos: list[Path]) -> set[str]:
+    """Names of the held-out background photos: every fifth by name."""
+    return {p.name for i, p in enumerate(photos) if i % 5 == 2}
+
+
+def _box(centre, u, length, width) -> np.ndarray:
+    u = np.asarray(u, np.float64)
+    v = np.array([-u[1], u[0]])
+    c = np.asarray(centre, np.float64)
+    return np.array([c - u * length / 2 - v * width / 2, c + u * length / 2 - v * width / 2,
+                     c + u * length / 2 + v * width / 2, c - u * length / 2 + v * width / 2], np.float32)
+
+
+def _frame(corners: np.ndarray):
+    c = np.asarray(corners, np.float64).reshape(4, 2)
+    e01, e12 = c[1] - c[0], c[2] - c[1]
+    if np.linalg.norm(e01) >= np.linalg.norm(e12):
+        along, across = e01, e12
+    else:
+        along, across = e12, e01
+    L, W = float(np.linalg.norm(along)), float(np.linalg.norm(across))
+    return c.mean(axis=0), along / max(L, 1e-6), L, W
+
+
+def jitter(rng, corners, pos=0.06, size=0.08, ang=4.0) -> np.ndarray:
+    """A true box moved a little (the error of a good detector box)."""
+    c, u, L, W = _frame(corners)
+    t = np.deg2rad(rng.normal(0, ang))
+    u = np.array([u[0] * np.cos(t) - u[1] * np.sin(t), u[0] * np.sin(t) + u[1] * np.cos(t)])
+    v = np.array([-u[1], u[0]])
+    c = c + u * rng.normal(0, pos) * L + v * rng.normal(0, pos) * W
+    return _box(c, u, L * (1 + rng.normal(0, size)), W * (1 + rng.normal(0, size)))
+
+
+def wrong_boxes(rng, corners) -> list[np.ndarray]:
+    """Boxes on a tile that are not a tile: one half, shifted half a tile along or across."""
+    c, u, L, W = _frame(corners)
+    v = np.array([-u[1], u[0]])
+    out = []
+    s = rng.choice([-1, 1])
+    out.append(_box(c + s * u * L / 4, u, W * rng.uniform(0.9, 1.15), W * rng.uniform(0.9, 1.1)))  # one half
+    out.append(_box(c + s * u * L * rng.uniform(0.45, 0.65), u, L, W))  # along: half tile + what follows
+    out.append(_box(c + rng.choice([-1, 1]) * v * W * rng.uniform(0.5, 0.7), u, L, W))  # across
+    if rng.random() < 0.5:  # a box twice as long (two tiles end to end)
+        out.append(_box(c + s * u * L / 2, u, 2 * L, W))
+    return out
+
+
+def _augment_background(rng, img: np.ndarray) -> np.ndarray:
+    """A random view of a background photo: crop, scale (long side 400..1600 px), turn, flip,
+    colour, blur, JPEG."""
+    h, w = img.shape[:2]
+    f = rng.uniform(0.4, 1.0)
+    ch, cw = max(32, int(h * f)), max(32, int(w * f * rng.uniform(0.8, 1.25)))
+    ch, cw = min(ch, h), min(cw, w)
+    y0, x0 = int(rng.integers(0, h - ch + 1)), int(rng.integers(0, w - cw + 1))
+    out = img[y0:y0 + ch, x0:x0 + cw]
+    side = rng.uniform(400, 1600)
+    s = side / max(out.shape[:2])
+    out = cv2.resize(out, None, fx=s, fy=s, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_CUBIC)
+    out = np.rot90(out, int(rng.integers(4)))
+    if rng.random() < 0.5:
+        out = out[:, ::-1]
+    out = out.astype(np.float32) * rng.uniform(0.6, 1.3) + rng.uniform(-30, 30)
+    out *= rng.uniform(0.85, 1.15, 3).astype(np.float32)
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    if rng.random() < 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.5, 2.0))
+    if rng.random() < 0.5:
+        ok, enc = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 95))])
+        out = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+    return np.ascontiguousarray(out)
+
+
+def _table_from_background(rng, bg: np.ndarray, W: int, H: int) -> np.ndarray:
+    img = _augment_background(rng, bg)
+    return cv2.resize(img, (W, H), interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+def _detector_boxes(det, img) -> np.ndarray:
+    from vision.detector import obb_corners
+
+    raw = det.raw(img, 0.15, 0.5, max_covered=None)
+    return obb_corners(raw.xywhr)
+
+
+def scene_samples(rng, det, img, labels, visible, extra_neg=()) -> tuple[list, list]:
+    """Crops and classes from one rendered image (see the module docstring)."""
+    crops, cls = [], []
+    gts = [(g, v) for g, v in zip(labels, visible)]
+    boxes = _detector_boxes(det, img)
+    neg = []
+    for b in boxes:
+        ious = [poly_iou(b, g.corners) for g, _ in gts]
+        best = int(np.argmax(ious)) if ious else -1
+        if best >= 0 and ious[best] >= 0.6 and gts[best][1] >= 0.5:
+            crops.append(verifier_crop(img, b))
+            cls.append(FACE_DOWN if gts[best][0].face_down else FACE_UP)
+        elif not ious or max(ious) < 0.3:
+            neg.append(b)
+    for g, v in gts:
+        if v < 0.6:
+            continue
+        if rng.random() < 0.5:
+            crops.append(verifier_crop(img, jitter(rng, g.corners)))
+            cls.append(FACE_DOWN if g.face_down else FACE_UP)
+        if rng.random() < 0.35:
+            for b in wrong_boxes(rng, g.corners):
+                ious = [poly_iou(b, h.corners) for h, _ in gts]
+                # one half of a tile has IoU 0.5 with it: still not a tile
+                if max(ious) < 0.55:
+                    neg.append(b)
+    for b in extra_neg:
+        if not gts or max(poly_iou(b, g.corners) for g, _ in gts) < 0.3:
+            neg.append(b)
+    if len(neg) > MAX_NEG_PER_IMAGE:
+        neg = [neg[i] for i in rng.choice(len(neg), MAX_NEG_PER_IMAGE, replace=False)]
+    for b in neg:
+        crops.append(verifier_crop(img, b))
+        cls.append(NOT_TILE)
+    return crops, cls
+
+
+def random_boxes(rng, W: int, H: int, n: int) -> list[np.ndarray]:
+    """Tile-shaped boxes anywhere in a ``W x H`` image (width 8..25% of the short side)."""
+    out = []
+    for _ in range(n):
+        wid = rng.uniform(8, 0.25 * min(W, H))
+        L = wid * rng.uniform(1.5, 2.3)
+        t = rng.uniform(0, np.pi)
+        out.append(_box(rng.uniform([0, 0], [W, H]), (np.cos(t), np.sin(t)), L, wid))
+    return out
+
+
+def make_shard(shard: int, n_scenes: int, backgrounds: Path, out: Path, holdout: bool) -> dict:
+    """Render one shard of crops (see the module docstring) to ``out``."""
+    from vision.detector import load_detector
+    from vision.render import random_scene, random_style, render_scene
+    from vision.render.hard_negatives import add_tile_like_objects, hard_surface
+    from vision.render.layouts import random_layout_scene
+    from vision.render.scene import make_camera, random_placements
+    from vision.render.augment import photo_effects
+
+    det = load_detector()
+    photos = background_photos(backgrounds)
+    held = holdout_photos(photos)
+    use = [p for p in photos if (p.name in held) == holdout]
+    bgs = {p.name: cv2.imread(str(p)) for p in use}
+    names = sorted(bgs)
+    seed0 = (HOLDOUT_SEED0 if holdout else SEED0) + 100_000 * shard
+    crops, cls, src = [], [], []
+    t0 = time.time()
+    for i in range(n_scenes):
+        rng = np.random.default_rng(seed0 + i)
+        r = rng.random()
+        if r < 0.35:  # rendered scene, procedural table (as the detector's training data)
+            if rng.random() < 0.15:
+                scene = random_layout_scene(rng, (640, 480) if rng.random() < 0.6 else (480, 640))
+            else:
+                scene = random_scene(rng)
+            c, k = scene_samples(rng, det, scene.image, scene.labels, scene.visible)
+            kind = "render"
+        elif r < 0.6:  # rendered tiles on a background photo (cut-paste)
+            name = names[int(rng.integers(len(names)))]
+            W, H = [(640, 640), (640, 480), (480, 640), (1024, 768)][int(rng.integers(4))]
+            style = random_style(rng)
+            placements, _ = random_placements(rng, None, style.max_pip)
+            cam_kw = {"tile_px": rng.uniform(14, 110) * min(W, H) / 640} if rng.random() < 0.6 else \
+                {"fill": rng.uniform(0.4, 1.5)}
+            cam = make_camera(rng, placements, (W, H), **cam_kw)
+            table = _table_from_background(rng, bgs[name], W, H)
+            scene = render_scene(placements, rng, style=style, image_size=(W, H), camera=cam, background=table,
+                                 clutter=0)
+            c, k = scene_samples(rng, det, scene.image, scene.labels, scene.visible)
+            kind = f"paste:{name}"
+        elif r < 0.8:  # procedural hard surface with tile-like objects, with or without tiles
+            W, H = [(640, 640), (640, 480), (480, 640)][int(rng.integers(3))]
+            table = hard_surface(rng, H, W)
+            objs = add_tile_like_objects(table, rng, size_px=rng.uniform(10, 70))
+            style = random_style(rng)
+            placements = random_placements(rng, None, style.max_pip)[0] if rng.random() < 0.5 else []
+            cam = make_camera(rng, placements, (W, H), tile_px=rng.uniform(14, 70))
+            if placements:
+                scene = render_scene(placements, rng, style=style, image_size=(W, H), camera=cam,
+                                     background=table, clutter=None)
+                img, labels, vis = scene.image, scene.labels, scene.visible
+            else:
+                img, labels, vis = photo_effects(table, rng, 1.0), [], []
+            c, k = scene_samples(rng, det, img, labels, vis, extra_neg=objs)
+            kind = "hard"
+        else:  # a background photo: everything there is not a tile
+            name = names[int(rng.integers(len(names)))]
+            img = _augment_background(rng, bgs[name])
+            H, W = img.shape[:2]
+            boxes = list(_detector_boxes(det, img))
+            if len(boxes) > MAX_NEG_PER_IMAGE:
+                boxes = [boxes[j] for j in rng.choice(len(boxes), MAX_NEG_PER_IMAGE, replace=False)]
+            boxes += random_boxes(rng, W, H, 6)
+            c = [verifier_crop(img, b) for b in boxes]
+            k = [NOT_TILE] * len(c)
+            kind = f"bg:{name}"
+        crops += c
+        cls += k
+        src += [kind] * len(c)
+        if (i + 1) % 50 == 0:
+            print(f"shard {shard}{' (holdout)' if holdout else ''}: {i + 1}/{n_scenes} scenes, {len(crops)} crops, "
+                  f"{time.time() - t0:.0f} s", flush=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    arr = np.stack(crops) if crops else np.zeros((0, CROP, CROP, 3), np.uint8)
+    tmp = out.with_name(out.name + ".part")
+    with open(tmp, "wb") as f:  # written whole, then renamed: a shard file is always complete
+        np.savez_compressed(f, crops=arr, cls=np.array(cls, np.int64), src=np.array(src))
+    tmp.replace(out)
+    counts = {n: int((np.array(cls) == j).sum()) for j, n in enumerate(("face_up", "face_down", "not_tile"))}
+    print(f"wrote {out}: {counts} in {time.time() - t0:.0f} s", flush=True)
+    return counts
+
+
+# ------------------------------------------------------------------------------------ training
+
+def build_model():
+    """The verifier network (about 100 k weights): 3x3 convs with batch norm and ReLU, 16 and 32
+    channels at stride 2 (to 16x16), then 48, 64 and 96 channels with max pools down to 4x4,
+    global average pool, 96 -> 3. Input ``(N, 3, 64, 64)`` RGB in [0, 1]; output logits (face
+    up, face down, not a tile)."""
+    import torch.nn as nn
+
+    def conv(i, o, stride=1):
+        return [nn.Conv2d(i, o, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+
+    return nn.Sequential(*conv(3, 16, 2), *conv(16, 32, 2), *conv(32, 48), nn.MaxPool2d(2),
+                         *conv(48, 64), nn.MaxPool2d(2), *conv(64, 96),
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(96, 3))
+
+
+def load_shards(folder: Path, shards: list[int], holdout: bool = False):
+    xs, ys, ss = [], [], []
+    for s in shards:
+        f = folder / (f"holdout-{s}.npz" if holdout else f"shard-{s}.npz")
+        d = np.load(f)
+        xs.append(d["crops"])
+        ys.append(d["cls"])
+        ss.append(d["src"])
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(ss)
+
+
+def _augment_batch(rng, x: np.ndarray) -> np.ndarray:
+    """uint8 crops -> augmented uint8 crops: 180-degree turn, mirror, brightness, contrast,
+    colour, noise."""
+    x = x.copy()
+    n = len(x)
+    turn = rng.random(n) < 0.5
+    x[turn] = x[turn, ::-1, ::-1]
+    mir = rng.random(n) < 0.5
+    x[mir] = x[mir, :, ::-1]
+    f = x.astype(np.float32)
+    f = (f - 128) * rng.uniform(0.7, 1.3, (n, 1, 1, 1)) + 128 + rng.uniform(-25, 25, (n, 1, 1, 1))
+    f *= rng.uniform(0.9, 1.1, (n, 1, 1, 3))
+    f += rng.normal(0, 1, (n, 1, 1, 1)) * rng.uniform(0, 6) * rng.standard_normal(f.shape).astype(np.float32) * 0.5
+    return np.clip(f, 0, 255).astype(np.uint8)
+
+
+def train(folder: Path, shards: list[int], epochs: int, out: Path, lr: float = 2e-3, threads: int = 1,
+          batch: int = 128, seed: int = 0, init: Path | None = None) -> None:
+    """Train the verifier on the shards (from the weights ``init``, a ``.pt`` state dict, when
+    given) and export ``out`` (ONNX; the weights go beside it as ``.pt``)."""
+    import torch
+    import torch.nn as nn
+
+    torch.set_num_threads(threads)
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    x, y, _src = load_shards(folder, shards)
+    print(f"train: {len(x)} crops, classes {np.bincount(y, minlength=3).tolist()}", flush=True)
+    model = build_model()
+    if init is not None:
+        model.load_state_dict(torch.load(init))
+    counts = np.bincount(y, minlength=3).astype(np.float64)
+    weight = torch.tensor((counts.sum() / (3 * np.maximum(counts, 1))) ** 0.5, dtype=torch.float32)
+    loss_fn = nn.CrossEntropyLoss(weight=weight, label_smoothing=0.02)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    steps = epochs * ((len(x) + batch - 1) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    ckpt = out.with_suffix(".pt")
+    t0 = time.time()
+    for ep in range(epochs):
+        model.train()
+        order = rng.permutation(len(x))
+        tot, right, n = 0.0, 0, 0
+        for k in range(0, len(order), batch):
+            idx = order[k:k + batch]
+            xb = torch.from_numpy(crops_to_input(_augment_batch(rng, x[idx])))
+            yb = torch.from_numpy(y[idx])
+            logits = model(xb)
+            loss = loss_fn(logits, yb)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot += loss.item() * len(idx)
+            right += int((logits.argmax(1) == yb).sum())
+            n += len(idx)
+        print(f"epoch {ep + 1}/{epochs}: loss {tot / n:.4f} acc {right / n:.4f} ({time.time() - t0:.0f} s)", flush=True)
+        torch.save(model.state_dict(), ckpt)
+    export(model, out)
+
+
+def export(model, out: Path) -> None:
+    """Export a trained verifier to ONNX (dynamic batch)."""
+    import torch
+
+    model.eval()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(1, 3, CROP, CROP)
+    torch.onnx.export(model, dummy, str(out), input_names=["crops"], output_names=["logits"],
+                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    print(f"exported {out} ({out.stat().st_size / 1e3:.0f} kB)", flush=True)
+
+
+def threshold_report(folder: Path, shards: list[int], model: Path | None) -> None:
+    """Not-a-tile rates on held-out shards per threshold: errors (true tiles dropped plus
+    non-tiles kept: a missed tile and a box where there is none cost the same), true tiles
+    dropped and non-tiles kept by source (background photos, pasted scenes, hard surfaces,
+    renders). The committed threshold is the one with the fewest errors."""
+    import onnxruntime as ort
+
+    x, y, src = load_shards(folder, shards, holdout=True)
+    sess = ort.InferenceSession(str(model or ROOT / "models" / "tile-verifier.onnx"), providers=["CPUExecutionProvider"])
+    probs = []
+    for k in range(0, len(x), 256):
+        lg = sess.run(None, {"crops": crops_to_input(x[k:k + 256])})[0]
+        e = np.exp(lg - lg.max(1, keepdims=True))
+        probs.append(e / e.sum(1, keepdims=True))
+    p = np.concatenate(probs)
+    kind = np.array([s.split(":")[0] for s in src])
+    print(f"held-out crops: {len(x)}; classes {np.bincount(y, minlength=3).tolist()}")
+    acc = float((p.argmax(1) == y).mean())
+    tiles = y != NOT_TILE
+    side = float((p[tiles, :2].argmax(1) == y[tiles]).mean())
+    print(f"3-class accuracy {acc:.4f}; face side right on true tiles {side:.4f}")
+    for t in (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
+        drop = p[:, NOT_TILE] >= t
+        errors = int((drop & tiles).sum() + (~drop & ~tiles).sum())
+        row = [f"thr {t:.2f}: errors {errors}; tiles dropped {int((drop & tiles).sum())}/{int(tiles.sum())}"]
+        for kd in ("render", "paste", "hard", "bg"):
+            m = (kind == kd) & ~tiles
+            if m.any():
+                row.append(f"{kd} non-tiles kept {int((~drop & m).sum())}/{int(m.sum())}")
+        print("; ".join(row))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    d = sub.add_parser("data", help="make one shard of crops")
+    d.add_argument("--shard", type=int, required=True)
+    d.add_argument("--scenes", type=int, default=500)
+    d.add_argument("--holdout", action="store_true", help="held-out background photos and seeds (for threshold)")
+    d.add_argument("--backgrounds", type=Path, default=ROOT.parent / "shared" / "backgrounds")
+    d.add_argument("--out", type=Path, default=ROOT / "data" / "verifier")
+    t = sub.add_parser("train", help="train and export")
+    t.add_argument("--shards", type=int, nargs="+", required=True)
+    t.add_argument("--epochs", type=int, default=8)
+    t.add_argument("--lr", type=float, default=2e-3)
+    t.add_argument("--threads", type=int, default=1)
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--init", type=Path, default=None, help="continue from these weights (.pt)")
+    t.add_argument("--data", type=Path, default=ROOT / "data" / "verifier")
+    t.add_argument("--model", type=Path, default=ROOT / "models" / "tile-verifier.onnx")
+    h = sub.add_parser("threshold", help="rates on held-out shards")
+    h.add_argument("--shards", type=int, nargs="+", required=True)
+    h.add_argument("--data", type=Path, default=ROOT / "data" / "verifier")
+    h.add_argument("--model", type=Path, default=None)
+    a = ap.parse_args(argv)
+    if a.cmd == "data":
+        if not a.backgrounds.is_dir():
+            ap.error(f"no background photos at {a.backgrounds} (give --backgrounds)")
+        out = a.out / (f"holdout-{a.shard}.npz" if a.holdout else f"shard-{a.shard}.npz")
+        if out.exists():
+            print(f"{out} exists; skipped")
+            return 0
+        make_shard(a.shard, a.scenes, a.backgrounds, out, a.holdout)
+    elif a.cmd == "train":
+        train(a.data, a.shards, a.epochs, a.model, a.lr, a.threads, seed=a.seed, init=a.init)
+    else:
+        threshold_report(a.data, a.shards, a.model)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,136 @@
+"""Tests of the tile verifier (vision.verifier) and how the pipeline uses it."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import vision.pipeline as pipeline
+from companion.cli import main
+from vision import detect
+from vision.render import Placement, preset_style, render_scene
+from vision.render.hard_negatives import HARD_SURFACES, add_tile_like_objects, hard_surface
+from vision.verifier import (CROP, FACE_DOWN, FACE_UP, NOT_TILE, crop_transform, verifier_available, verifier_crop,
+                             verify)
+from engine.tiles import Tile
+
+ROOT = Path(__file__).resolve().parents[2]
+PHOTO = ROOT / "sample_images" / "boxed-set-row.jpg"
+needs_model = pytest.mark.skipif(not verifier_available(), reason="no models/tile-verifier.onnx")
+
+
+def _box(cx, cy, length, width, deg):
+    t = np.deg2rad(deg)
+    u, v = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
+    c = np.array([cx, cy])
+    return np.array([c - u * length / 2 - v * width / 2, c + u * length / 2 - v * width / 2,
+                     c + u * length / 2 + v * width / 2, c - u * length / 2 + v * width / 2], np.float32)
+
+
+@pytest.mark.parametrize("deg", [0, 30, 90, 145])
+def test_crop_puts_the_box_upright_in_the_middle(deg):
+    box = _box(200, 150, 80, 40, deg)
+    A = crop_transform(box)
+    pts = np.c_[box, np.ones(4)] @ A.T
+    # the box spans 1 / CROP_SPAN of the crop down and half that across, centred
+    assert np.allclose(pts.mean(axis=0), [CROP / 2, CROP / 2], atol=1e-3)
+    d01 = pts[1] - pts[0]
+    assert abs(d01[0]) < 1e-3 and abs(abs(d01[1]) - CROP / 1.3) < 1e-3  # long side runs down
+    # a white tile-shaped patch drawn at the box comes out as an upright white bar
+    img = np.zeros((300, 400, 3), np.uint8)
+    cv2.fillConvexPoly(img, np.round(box).astype(np.int32), (255, 255, 255))
+    crop = verifier_crop(img, box)
+    assert crop.shape == (CROP, CROP, 3)
+    col = crop[24:40, :, 0].mean(axis=0)  # across, middle rows
+    row = crop[:, 28:36, 0].mean(axis=1)  # down, middle columns
+    # the box is 64 / 1.3 = 49 px long (down) and 25 px wide (across), centred
+    assert col[CROP // 2] > 240 and col[2] < 15 and col[-3] < 15
+    assert (row[CROP // 2 - 20:CROP // 2 + 20] > 240).all() and row[2] < 15 and row[-3] < 15
+
+
+def test_crop_of_a_large_box_is_averaged_not_aliased():
+    # a fine checkerboard (1 px) inside a huge box: an area-averaged crop is flat grey
+    yy, xx = np.mgrid[0:1200, 0:1600]
+    img = np.repeat((((yy + xx) % 2) * 255).astype(np.uint8)[..., None], 3, axis=2)
+    crop = verifier_crop(img, _box(800, 600, 900, 450, 10))
+    assert abs(float(crop.mean()) - 127.5) < 10 and float(crop.std()) < 20
+
+
+def test_hard_surfaces_and_tile_like_objects_draw():
+    rng = np.random.default_rng(3)
+    for kind in HARD_SURFACES:
+        img = hard_surface(rng, 60, 90, kind)
+        assert img.shape == (60, 90, 3) and img.dtype == np.float32
+        assert 0 <= img.min() and img.max() <= 255 and img.std() > 1
+    with pytest.raises(ValueError):
+        hard_surface(rng, 10, 10, "velvet")
+    img = np.full((200, 300, 3), 200, np.float32)
+    boxes = add_tile_like_objects(img, rng, n=3, size_px=30)
+    assert len(boxes) == 3 and all(b.shape == (4, 2) for b in boxes)
+    assert np.abs(img - 200).max() > 50  # something was drawn
+
+
+def test_verify_without_a_model_returns_none(monkeypatch):
+    monkeypatch.setenv("DOMINO_VERIFIER_MODEL", "off")
+    assert verify(np.zeros((50, 50, 3), np.uint8), np.zeros((1, 4, 2), np.float32)) is None
+
+
+@needs_model
+def test_verifier_tells_rendered_tiles_from_plain_boxes():
+    rng = np.random.default_rng(11)
+    style = preset_style("ivory", 6)
+    places = [Placement(Tile(2, 5), False, (0.0, 0.0), 20.0), Placement(Tile(3, 3), True, (0.0, 2.5), 100.0)]
+    scene = render_scene(places, rng, style=style, image_size=(640, 480), tile_px=70, clutter=0, effects=0.3,
+                         surface="wood")
+    corners = np.stack([t.corners for t in scene.labels])
+    # the same boxes moved onto bare table next to the tiles
+    shifted = corners + np.array([250.0, 0.0], np.float32) * (1 if corners[:, :, 0].mean() < 320 else -1)
+    p = verify(scene.image, np.concatenate([corners, shifted]))
+    assert p.shape == (4, 3) and np.allclose(p.sum(axis=1), 1, atol=1e-4)
+    assert p[0, FACE_UP] > 0.5 and p[1, FACE_DOWN] > 0.5
+    assert (p[2:, NOT_TILE] > 0.5).all()
+
+
+@needs_model
+def test_photo_without_dominoes_gives_no_tile_and_dropped_boxes_keep_their_reason():
+    rng = np.random.default_rng(5)
+    table = hard_surface(rng, 480, 640, "woven")
+    img = np.clip(table, 0, 255).astype(np.uint8)
+    dropped = []
+    tiles = detect(img, dropped=dropped)
+    assert tiles == []
+    for t in dropped:
+        assert t.note.startswith("dropped: ")
+
+
+@needs_model
+def test_cli_debug_lists_dropped_boxes(capsys):
+    assert main(["detect", str(PHOTO), "--json", "--debug"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert "dropped" in out and isinstance(out["dropped"], list)
+    assert all(d["note"].startswith("dropped: ") for d in out["dropped"])
+    assert len(out["tiles"]) == 14 and sum(t["face_down"] for t in out["tiles"]) == 7  # 7 face up, 7 backs
+
+
+def test_big_photo_is_detected_on_a_small_copy_and_read_at_full_size(monkeypatch):
+    img = cv2.imread(str(PHOTO))
+    big = cv2.resize(img, None, fx=4, fy=4, interpolation=cv2.INTER_CUBIC)  # 2560 px
+    seen = []
+    real_raw = pipeline.load_detector().raw
+
+    class Spy:
+        def raw(self, image, *a, **k):
+            seen.append(image.shape)
+            return real_raw(image, *a, **k)
+
+    monkeypatch.setattr(pipeline, "load_detector", lambda model=None: Spy())
+    small_tiles = detect(img)
+    big_tiles = detect(big)
+    assert seen[1][:2] == (pipeline.DETECT_MAX_SIDE, pipeline.DETECT_MAX_SIDE)
+    assert sorted(map(str, (t.pips for t in big_tiles))) == sorted(map(str, (t.pips for t in small_tiles)))
+    # the boxes are in the big photo's pixels
+    for t in big_tiles:
+        assert t.centre.max() > 100 and t.size[0] > 4 * 0.8 * min(s.size[0] for s in small_tiles)

@@ -1,0 +1,154 @@
+"""Procedural surfaces and objects that look a little like tiles but are not (hard negatives).
+
+A detector trained on :mod:`vision.render.table` alone takes dark textured rectangles for
+face-down tiles. These surfaces and objects teach the tile verifier (``scripts/train_verifier.py``)
+what is not a tile: woven and carbon mats, knit, grained leather with glare, speckled laminate,
+damask and floral cloth, checkerboards, and tile-sized dark objects (books, phones, boxes).
+They use their own random draws, so the scenes of :func:`vision.render.random_scene` are
+unchanged. Images are ``(H, W, 3) float32`` BGR in 0..255, like :mod:`vision.render.table`.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from .table import smooth_noise
+
+HARD_SURFACES = ("woven", "carbon", "knit", "leather_glare", "speckled", "damask", "checker")
+
+
+def _colour(rng: np.random.Generator, lo: float, hi: float) -> np.ndarray:
+    return rng.uniform(lo, hi, 3).astype(np.float32)
+
+
+def hard_surface(rng: np.random.Generator, h: int, w: int, kind: str | None = None) -> np.ndarray:
+    """A table texture of one of :data:`HARD_SURFACES`.
+
+    Args:
+        rng: numpy random generator.
+        h, w: size in pixels (>= 1).
+        kind: the surface (None: random).
+    Returns:
+        ``(h, w, 3) float32`` BGR in 0..255.
+    Raises:
+        ValueError: unknown ``kind``.
+    """
+    if kind is None:
+        kind = str(rng.choice(HARD_SURFACES))
+    if kind not in HARD_SURFACES:
+        raise ValueError(f"unknown hard surface {kind!r}; use one of {HARD_SURFACES}")
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    ang = rng.uniform(0, np.pi)
+    u = xx * np.cos(ang) + yy * np.sin(ang)
+    v = -xx * np.sin(ang) + yy * np.cos(ang)
+    if kind in ("woven", "carbon"):
+        # basket weave: cells of parallel strands, alternating direction; carbon: twill, finer
+        cell = rng.uniform(6, 40) if kind == "woven" else rng.uniform(4, 14)
+        base = _colour(rng, 10, 90) if rng.random() < 0.75 else _colour(rng, 60, 200)
+        iu, iv = np.floor(u / cell), np.floor(v / cell)
+        par = ((iu + iv) % 2) if kind == "woven" else (((iu + np.floor(v / cell * 2)) % 4) < 2)
+        par = par.astype(np.float32)
+        strands = rng.integers(2, 5)
+        fu = np.abs(np.sin(np.pi * u / cell * strands))
+        fv = np.abs(np.sin(np.pi * v / cell * strands))
+        shade = par * fu + (1 - par) * fv
+        light = 0.55 + 0.6 * shade + 0.15 * (par - 0.5) * rng.uniform(-1, 1)
+        img = base * light[..., None]
+        img *= (1 + 0.12 * smooth_noise(rng, h, w, rng.uniform(60, 200)))[..., None]
+    elif kind == "knit":
+        base = _colour(rng, 30, 220)
+        p = rng.uniform(5, 14)
+        vee = np.abs(((u / p) % 1.0) - 0.5) * 2  # V columns
+        rows = ((v / (p * 0.7) + vee * 0.8) % 1.0)
+        shade = 0.6 + 0.5 * np.sin(np.pi * rows) * (0.6 + 0.4 * np.abs(np.sin(np.pi * u / p)))
+        img = base * shade[..., None]
+    elif kind == "leather_glare":
+        base = _colour(rng, 15, 110)
+        grain = cv2.GaussianBlur(rng.standard_normal((h, w)).astype(np.float32), (0, 0), rng.uniform(0.8, 2.0))
+        img = base * (1 + 0.18 * np.tanh(2 * grain) + 0.1 * smooth_noise(rng, h, w, 80))[..., None]
+        for _ in range(int(rng.integers(1, 4))):  # soft specular glare
+            cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+            sx, sy = rng.uniform(0.05, 0.4) * w, rng.uniform(0.03, 0.2) * h
+            g = np.exp(-(((xx - cx) / sx) ** 2 + ((yy - cy) / sy) ** 2))
+            img += (rng.uniform(60, 200) * g)[..., None]
+    elif kind == "speckled":
+        base = _colour(rng, 60, 230)
+        img = base * (1 + 0.04 * smooth_noise(rng, h, w, 50))[..., None]
+        n = int(h * w * rng.uniform(0.002, 0.02))
+        pts = rng.uniform([0, 0], [w, h], (n, 2)).astype(np.int32)
+        cols = rng.uniform(0, 255, (n, 3))
+        rad = rng.integers(1, 4, n)
+        for (x, y), c, r in zip(pts, cols, rad):
+            cv2.circle(img, (int(x), int(y)), int(r), tuple(float(k) for k in c), -1, cv2.LINE_AA)
+    elif kind == "damask":
+        c1, c2 = _colour(rng, 20, 200), _colour(rng, 20, 230)
+        p = rng.uniform(20, 90)
+        a = np.sin(2 * np.pi * u / p) * np.sin(2 * np.pi * v / p)
+        b = np.cos(4 * np.pi * (u + v) / p) * np.cos(2 * np.pi * (u - v) / p)
+        petal = (np.abs(a + 0.6 * b) > rng.uniform(0.3, 0.7)).astype(np.float32)
+        petal = cv2.GaussianBlur(petal, (0, 0), 1.0)
+        img = c1 * (1 - petal[..., None]) + c2 * petal[..., None]
+    else:  # checker
+        c1, c2 = _colour(rng, 0, 120), _colour(rng, 120, 255)
+        cell = rng.uniform(8, 80)
+        chk = ((np.floor(u / cell) + np.floor(v / cell)) % 2).astype(np.float32)
+        chk = cv2.GaussianBlur(chk, (0, 0), 0.7)
+        img = c1 * (1 - chk[..., None]) + c2 * chk[..., None]
+    return np.clip(img, 0, 255).astype(np.float32)
+
+
+def add_tile_like_objects(img: np.ndarray, rng: np.random.Generator, n: int | None = None,
+                          size_px: float | None = None) -> list[np.ndarray]:
+    """Draw dark or plain rectangles about a tile's size and shape that are not tiles: books,
+    phones, boxes, cards, rulers, remote controls (some with a screen, text, stitching or buttons).
+
+    Args:
+        img: ``(H, W, 3) float32`` image, modified in place.
+        rng: numpy random generator.
+        n: number of objects (None: random 1..6).
+        size_px: typical object width in pixels (None: random).
+    Returns:
+        The ``(4, 2) float32`` corners of each object (long side first), image pixels.
+    """
+    h, w = img.shape[:2]
+    n = int(rng.integers(1, 7)) if n is None else n
+    out = []
+    for _ in range(n):
+        wid = size_px * rng.uniform(0.6, 1.6) if size_px else rng.uniform(0.03, 0.25) * min(h, w)
+        aspect = rng.choice([rng.uniform(1.2, 3.5), rng.uniform(1.8, 2.2)])
+        length = wid * aspect
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        ang = rng.uniform(0, 180)
+        box = cv2.boxPoints(((cx, cy), (length, wid), ang)).astype(np.float32)
+        dark = rng.random() < 0.7
+        col = _colour(rng, 5, 70) if dark else _colour(rng, 90, 250)
+        layer = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(layer, np.round(box * 4).astype(np.int32), 255, cv2.LINE_AA, 2)
+        m = layer.astype(np.float32) / 255
+        shade = 1 + 0.08 * smooth_noise(rng, h, w, max(4.0, wid / 3))
+        img[:] = img * (1 - m[..., None]) + (col * shade[..., None]) * m[..., None]
+        what = rng.choice(["plain", "screen", "text", "stitch", "buttons"])
+        c = box.mean(axis=0)
+        if what == "screen":  # an inner darker or lighter rectangle (a phone)
+            inner = c + (box - c) * rng.uniform(0.7, 0.9)
+            cv2.fillConvexPoly(img, np.round(inner).astype(np.int32),
+                               tuple(float(k) for k in _colour(rng, 0, 255)), cv2.LINE_AA)
+        elif what == "text":
+            txt = "".join(rng.choice(list("ABCDEFGHIKLMNOPRSTUVW"), size=int(rng.integers(2, 7))))
+            ink = np.zeros((h, w), np.uint8)  # putText draws on 8-bit images only
+            cv2.putText(ink, txt, (int(c[0] - wid / 2), int(c[1])), cv2.FONT_HERSHEY_SIMPLEX,
+                        max(0.3, wid / 60), 255, max(1, int(wid / 30)), cv2.LINE_AA)
+            a = (ink.astype(np.float32) / 255)[..., None]
+            img[:] = img * (1 - a) + _colour(rng, 100, 255) * a
+        elif what == "stitch":
+            inner = c + (box - c) * 0.85
+            cv2.polylines(img, [np.round(inner).astype(np.int32)], True,
+                          tuple(float(k) for k in _colour(rng, 80, 255)), 1, cv2.LINE_AA)
+        elif what == "buttons":
+            for _k in range(int(rng.integers(2, 9))):
+                t = rng.uniform(-0.4, 0.4, 2)
+                p = c + t[0] * (box[1] - box[0]) + t[1] * (box[3] - box[0])
+                cv2.circle(img, (int(p[0]), int(p[1])), max(1, int(wid * rng.uniform(0.05, 0.12))),
+                           tuple(float(k) for k in _colour(rng, 0, 255)), -1, cv2.LINE_AA)
+        out.append(box)
+    return out
