@@ -168,6 +168,38 @@ def table_hand(row, raw) -> list[str]:
         raise store.ApiError(400, str(exc)) from None
 
 
+HAND_GAMES = ("draw100", "tableaux")
+
+
+def request_player(row) -> int:
+    """The player this phone sits as: ``X-Player`` header or ``player_id`` in the body (a player
+    id of the table); none given means the first seat. 400 for a player of another table."""
+    pid = request.headers.get("X-Player")
+    if pid in (None, ""):
+        body = request.get_json(silent=True) if request.is_json else None
+        pid = body.get("player_id") if isinstance(body, dict) else request.form.get("player_id")
+    return store.player_of(get_db(), row["id"], pid)
+
+
+def player_reading(db, row, prow, player_id: int) -> dict | None:
+    """``{"player_id", "hand", "analysis"}``: the photo read with the player's own hand (draw to
+    100, Tableaux; kept in ``hands`` until the hand, the photo or a tile changes), else None."""
+    if row["game"] not in HAND_GAMES:
+        return None
+    hand = store.player_hand(db, player_id)
+    public = json.loads(prow["analysis_json"])
+    analysis = store.cached_reading(db, player_id, prow["id"])
+    if not hand or public.get("unavailable"):  # nothing of the player's own to add
+        analysis = public
+    elif analysis is None:
+        analysis = services.read_table(json.loads(prow["detections_json"]), json.loads(prow["corrections_json"]),
+                                       row["game"], read_params(row), hand)
+        latest = db.execute("SELECT MAX(id) FROM photos WHERE table_id = ?", (row["id"],)).fetchone()[0]
+        if latest == prow["id"]:
+            store.keep_reading(db, row["id"], player_id, prow["id"], analysis)
+    return {"player_id": player_id, "hand": hand, "analysis": analysis}
+
+
 def read_params(row) -> dict:
     """The table's engine parameters for the layout reader, plus the player count for draw100."""
     params = json.loads(row["params_json"])
@@ -177,12 +209,15 @@ def read_params(row) -> dict:
 
 
 def add_photo(row, data: bytes, started: float, hand: list[str] | None = None,
-              key: str | None = None) -> tuple[dict, int]:
+              key: str | None = None, player_id: int | None = None, rendered: bool = False) -> tuple[dict, int]:
     """Decode, detect, read, then store the file and the row together (all or nothing).
 
     The JPEG (re-encoded: no EXIF or GPS data is kept) is written as ``<name>.part``, the row is
     committed, then the file is renamed; ``store.sweep_photo_dir`` finishes or removes what a
     crash left half way. With an idempotency ``key`` a retry gets the first answer.
+    The table reading is stored without any hand (what every phone sees); ``hand`` (when
+    given) becomes ``player_id``'s hand, and the answer carries that player's own reading.
+    ``rendered``: the picture is a rendering (demo tables), shown marked as such.
     Returns ``(photo_json, status)``.
 
     Raises:
@@ -196,14 +231,13 @@ def add_photo(row, data: bytes, started: float, hand: list[str] | None = None,
     image = services.load_image(data)
     h, w = image.shape[:2]
     params = read_params(row)
-    hand = hand or []
     try:
         tiles = services.detect(image, row["game"])
-        analysis = services.read_table(tiles, {}, row["game"], params, hand)
+        analysis = services.read_table(tiles, {}, row["game"], params, [])
     except services.Unavailable as exc:
         tiles = []
         analysis = {"ok": False, "message": f"Tiles cannot be found yet: {exc}", "state": None,
-                    "problems": [], "legal_moves": [], "hint": None}
+                    "problems": [], "legal_moves": [], "hint": None, "unavailable": True}
     elapsed_ms = round((time.perf_counter() - started) * 1000.0, 1)
     photo_dir = Path(current_app.config["PHOTO_DIR"])
     name = f"t{row['id']}-{uuid.uuid4().hex}.jpg"
@@ -216,11 +250,16 @@ def add_photo(row, data: bytes, started: float, hand: list[str] | None = None,
                 part.unlink(missing_ok=True)
                 return first[1], first[0]
             cur = db.execute("""INSERT INTO photos (table_id, filename, width, height, detections_json,
-                                hand_json, analysis_json, elapsed_ms) VALUES (?,?,?,?,?,?,?,?)""",
-                             (row["id"], name, w, h, json.dumps(tiles), json.dumps(hand), json.dumps(analysis),
-                              elapsed_ms))
+                                analysis_json, elapsed_ms, rendered) VALUES (?,?,?,?,?,?,?,?)""",
+                             (row["id"], name, w, h, json.dumps(tiles), json.dumps(analysis), elapsed_ms,
+                              int(rendered)))
             prow = db.execute("SELECT * FROM photos WHERE id = ?", (cur.lastrowid,)).fetchone()
-            out = store.photo_json(prow, row["game"])
+            mine = None
+            if player_id is not None:
+                if hand:
+                    store.set_hand(db, row["id"], player_id, hand)
+                mine = player_reading(db, row, prow, player_id)
+            out = store.photo_json(prow, row["game"], mine)
             store.store_answer(db, row["id"], key, "photos", 201, out)
     except BaseException:
         part.unlink(missing_ok=True)
@@ -237,7 +276,7 @@ def upload_photo(table_id: int):
     if upload is None:
         raise store.ApiError(400, "send the photo as the multipart form field 'photo'")
     hand = table_hand(row, request.form.get("hand", ""))
-    out, status = add_photo(row, upload.read(), started, hand, idempotency_key())
+    out, status = add_photo(row, upload.read(), started, hand, idempotency_key(), request_player(row))
     return jsonify(out), status
 
 
@@ -251,7 +290,8 @@ def grab_camera(table_id: int):
         raise store.ApiError(404, "no laptop camera; start the server with `serve --camera N`")
     body = request.get_json(silent=True) or {}
     hand = table_hand(row, body.get("hand", "") if isinstance(body, dict) else "")
-    out, status = add_photo(row, services.grab_camera(int(index)), started, hand, idempotency_key())
+    out, status = add_photo(row, services.grab_camera(int(index)), started, hand, idempotency_key(),
+                            request_player(row))
     return jsonify(out), status
 
 
@@ -265,9 +305,17 @@ def list_photos(table_id: int):
 
 @bp.get("/tables/<int:table_id>/photos/<int:photo_id>")
 def get_photo(table_id: int, photo_id: int):
+    """The photo and its reading; with the table code and ``X-Player``, that player's own hand
+    and reading (a watcher gets the table reading and no hand)."""
     db = get_db()
     row = store.table_row(db, table_id)
-    return jsonify(store.photo_json(store.photo_row(db, table_id, photo_id), row["game"]))
+    prow = store.photo_row(db, table_id, photo_id)
+    mine = None
+    if request.headers.get("X-Player") and request_code():
+        row = editable_table(table_id)
+        with transaction() as db:
+            mine = player_reading(db, row, prow, request_player(row))
+    return jsonify(store.photo_json(prow, row["game"], mine))
 
 
 @bp.get("/tables/<int:table_id>/photos/<int:photo_id>/image")
@@ -303,28 +351,43 @@ def correct_tile(table_id: int, photo_id: int, index: int):
             corrections[str(index)] = fix
         else:
             corrections.pop(str(index), None)
-        analysis = services.read_table(tiles, corrections, row["game"], read_params(row),
-                                       json.loads(prow["hand_json"]))
+        analysis = services.read_table(tiles, corrections, row["game"], read_params(row), [])
         db.execute("UPDATE photos SET corrections_json = ?, analysis_json = ? WHERE id = ?",
                    (json.dumps(corrections), json.dumps(analysis), photo_id))
+        store.forget_readings(db, table_id)
         prow = store.photo_row(db, table_id, photo_id)
-    return jsonify(store.photo_json(prow, row["game"]))
+        mine = player_reading(db, row, prow, request_player(row))
+    return jsonify(store.photo_json(prow, row["game"], mine))
 
 
 @bp.put("/tables/<int:table_id>/photos/<int:photo_id>/hand")
 def set_hand(table_id: int, photo_id: int):
-    """Tell the reader the player's own hand (``{"hand": "3-5 6-6"}`` or a list); re-reads the table.
+    """Set this phone's player's own hand (``{"hand": "3-5 6-6"}`` or a list; ``X-Player`` or
+    ``player_id``, default the first seat) and read the photo with it. Other players' hands are
+    untouched; the answer carries only this player's hand and reading.
 
-    Read, re-read and written in one ``BEGIN IMMEDIATE`` transaction (a tile fixed at the same
-    moment is kept).
+    Read and written in one ``BEGIN IMMEDIATE`` transaction (a tile fixed at the same moment is
+    kept).
     """
     row = editable_table(table_id)
     hand = table_hand(row, json_body().get("hand", ""))
     with transaction() as db:
+        pid = request_player(row)
         prow = store.photo_row(db, table_id, photo_id)
-        analysis = services.read_table(json.loads(prow["detections_json"]), json.loads(prow["corrections_json"]),
-                                       row["game"], read_params(row), hand)
-        db.execute("UPDATE photos SET hand_json = ?, analysis_json = ? WHERE id = ?",
-                   (json.dumps(hand), json.dumps(analysis), photo_id))
-        prow = store.photo_row(db, table_id, photo_id)
-    return jsonify(store.photo_json(prow, row["game"]))
+        store.set_hand(db, table_id, pid, hand)
+        mine = player_reading(db, row, prow, pid)
+    return jsonify(store.photo_json(prow, row["game"], mine))
+
+
+@bp.put("/tables/<int:table_id>/hand")
+def set_table_hand(table_id: int):
+    """Set this phone's player's own hand before any photo (or for the latest photo):
+    answers ``{"player_id", "hand", "photo"}`` (``photo`` with this player's reading, or None)."""
+    row = editable_table(table_id)
+    hand = table_hand(row, json_body().get("hand", ""))
+    with transaction() as db:
+        pid = request_player(row)
+        store.set_hand(db, table_id, pid, hand)
+        latest = db.execute("SELECT * FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 1", (table_id,)).fetchone()
+        photo = store.photo_json(latest, row["game"], player_reading(db, row, latest, pid)) if latest else None
+    return jsonify({"player_id": pid, "hand": hand, "photo": photo})
