@@ -117,6 +117,11 @@ def create_table(db: sqlite3.Connection, game: str, players: list[str], max_pip:
     if len(players) > 100:
         raise ApiError(400, f"{info.label} is for at most {info.max_players} player(s), got {len(players)}")
     names = [n for n in (clean_text(p, 40) for p in players) if n]
+    seen: set[str] = set()
+    for n in names:
+        if n.casefold() in seen:
+            raise ApiError(400, f"two players are called {n}; give each player a different name")
+        seen.add(n.casefold())
     if not names:
         names = [f"Player {i + 1}" for i in range(info.min_players)]
     if not info.min_players <= len(names) <= info.max_players:
@@ -144,6 +149,18 @@ def create_table(db: sqlite3.Connection, game: str, players: list[str], max_pip:
     out = table_json(db, table_id)
     out["code"] = code
     return out
+
+
+def delete_table(db: sqlite3.Connection, table_id: int) -> None:
+    """Delete a table and everything of it (players, photos rows, hands, rounds, score events,
+    idempotency answers). Photo files are the caller's to remove. Call inside a transaction."""
+    rounds_of = "SELECT id FROM rounds WHERE table_id = ?"
+    db.execute(f"DELETE FROM score_events WHERE round_id IN ({rounds_of})", (table_id,))
+    for name in ("rounds", "hands", "idempotency", "photos"):
+        db.execute(f"DELETE FROM {name} WHERE table_id = ?", (table_id,))
+    db.execute("UPDATE tables SET winner_id = NULL WHERE id = ?", (table_id,))
+    db.execute("DELETE FROM players WHERE table_id = ?", (table_id,))
+    db.execute("DELETE FROM tables WHERE id = ?", (table_id,))
 
 
 def table_row(db: sqlite3.Connection, table_id: int) -> sqlite3.Row:

@@ -13,12 +13,12 @@ import uuid
 from pathlib import Path
 
 import segno
-from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
+from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory, url_for
 
 from .. import guard, services, store
 from ..db import get_db, transaction
 from .openapi import openapi_document
-from .pages import announce, public_join_url
+from .pages import announce, public_join_url, remember_code
 
 bp = Blueprint("api", __name__)
 
@@ -325,9 +325,22 @@ def photo_image(table_id: int, photo_id: int):
                                max_age=3600)
 
 
+def _reread(db, row, prow, tiles: list[dict], corrections: dict) -> dict:
+    """Store new tiles/corrections of a photo, read the table again (every player's reading is
+    made again on their next look) and answer the photo with this phone's own reading."""
+    analysis = services.read_table(tiles, corrections, row["game"], read_params(row), [])
+    db.execute("UPDATE photos SET detections_json = ?, corrections_json = ?, analysis_json = ? WHERE id = ?",
+               (json.dumps(tiles), json.dumps(corrections), json.dumps(analysis), prow["id"]))
+    store.forget_readings(db, row["id"])
+    prow = store.photo_row(db, row["id"], prow["id"])
+    return store.photo_json(prow, row["game"], player_reading(db, row, prow, request_player(row)))
+
+
 @bp.route("/tables/<int:table_id>/photos/<int:photo_id>/tiles/<int:index>", methods=["PUT", "DELETE"])
 def correct_tile(table_id: int, photo_id: int, index: int):
-    """Fix a misread tile (PUT ``{"pips": [a, b]}``) or drop the fix (DELETE); re-reads the table.
+    """Fix a misread tile: PUT ``{"pips": [a, b]}``, ``{"kind": "not_tile"}`` (the box is no
+    tile: left out of the reading) or ``{"kind": "face_down"}``; DELETE drops the fix. Re-reads
+    the table.
 
     The corrections are read, changed and written back in one ``BEGIN IMMEDIATE`` transaction,
     so two phones fixing two tiles of one photo at once both keep their fix.
@@ -337,10 +350,17 @@ def correct_tile(table_id: int, photo_id: int, index: int):
     max_pip = params.get("max_pip", max(services.GAMES[row["game"]].sets))
     fix = None
     if request.method == "PUT":
-        pips = json_body().get("pips")
-        if not isinstance(pips, list) or len(pips) != 2:
-            raise store.ApiError(400, "pips must be a list of two numbers, e.g. [3, 5]")
-        fix = [store.int_in_range(v, "each pip count", 0, max_pip) for v in pips]
+        body = json_body()
+        kind = body.get("kind")
+        if kind in (services.NOT_A_TILE, services.FACE_DOWN):
+            fix = kind
+        elif kind not in (None, "", "pips"):
+            raise store.ApiError(400, "kind must be 'pips', 'not_tile' or 'face_down', got " + store.shown(kind))
+        else:
+            pips = body.get("pips")
+            if not isinstance(pips, list) or len(pips) != 2:
+                raise store.ApiError(400, "pips must be a list of two numbers, e.g. [3, 5]")
+            fix = [store.int_in_range(v, "each pip count", 0, max_pip) for v in pips]
     with transaction() as db:
         prow = store.photo_row(db, table_id, photo_id)
         tiles = json.loads(prow["detections_json"])
@@ -351,13 +371,47 @@ def correct_tile(table_id: int, photo_id: int, index: int):
             corrections[str(index)] = fix
         else:
             corrections.pop(str(index), None)
-        analysis = services.read_table(tiles, corrections, row["game"], read_params(row), [])
-        db.execute("UPDATE photos SET corrections_json = ?, analysis_json = ? WHERE id = ?",
-                   (json.dumps(corrections), json.dumps(analysis), photo_id))
-        store.forget_readings(db, table_id)
+        out = _reread(db, row, prow, tiles, corrections)
+    return jsonify(out)
+
+
+def _coordinate(value, what: str, limit: int) -> float:
+    """A pixel coordinate in ``[0, limit]`` (400 otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= limit:
+        raise store.ApiError(400, f"{what} must be a number of pixels from 0 to {limit}, got {store.shown(value)}")
+    return float(value)
+
+
+#: Most tiles a photo may hold (detected plus added by hand).
+MAX_TILES = 200
+
+
+@bp.post("/tables/<int:table_id>/photos/<int:photo_id>/tiles")
+def add_tile(table_id: int, photo_id: int):
+    """Add a tile the detector missed: ``{"at": [x, y], "pips": [a, b]}`` (photo pixels). The box
+    is the size and turn of the photo's tile nearest to the spot (a 2:1 upright box on a photo
+    without tiles). Re-reads the table; the new tile is the last of ``tiles``."""
+    row = editable_table(table_id)
+    params = json.loads(row["params_json"])
+    max_pip = params.get("max_pip", max(services.GAMES[row["game"]].sets))
+    body = json_body()
+    at, pips = body.get("at"), body.get("pips")
+    if not isinstance(pips, list) or len(pips) != 2:
+        raise store.ApiError(400, "pips must be a list of two numbers, e.g. [3, 5]")
+    pips = [store.int_in_range(v, "each pip count", 0, max_pip) for v in pips]
+    if not isinstance(at, list) or len(at) != 2:
+        raise store.ApiError(400, "at must be the spot [x, y] in photo pixels")
+    with transaction() as db:
         prow = store.photo_row(db, table_id, photo_id)
-        mine = player_reading(db, row, prow, request_player(row))
-    return jsonify(store.photo_json(prow, row["game"], mine))
+        x, y = (_coordinate(at[0], "x", prow["width"]), _coordinate(at[1], "y", prow["height"]))
+        tiles = json.loads(prow["detections_json"])
+        if len(tiles) >= MAX_TILES:
+            raise store.ApiError(400, f"a photo holds at most {MAX_TILES} tiles")
+        tiles.append(services.tile_box_at(tiles, (x, y), prow["width"], prow["height"]))
+        corrections = json.loads(prow["corrections_json"])
+        corrections[str(len(tiles) - 1)] = pips
+        out = _reread(db, row, prow, tiles, corrections)
+    return jsonify(out), 201
 
 
 @bp.put("/tables/<int:table_id>/photos/<int:photo_id>/hand")
@@ -391,3 +445,78 @@ def set_table_hand(table_id: int):
         latest = db.execute("SELECT * FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 1", (table_id,)).fetchone()
         photo = store.photo_json(latest, row["game"], player_reading(db, row, latest, pid)) if latest else None
     return jsonify({"player_id": pid, "hand": hand, "photo": photo})
+
+
+@bp.get("/tables/<int:table_id>/hand")
+def get_hand(table_id: int):
+    """This phone's player's own hand: ``{"player_id", "hand"}`` (needs the code and ``X-Player``)."""
+    row = editable_table(table_id)
+    pid = request_player(row)
+    return jsonify({"player_id": pid, "hand": store.player_hand(get_db(), pid)})
+
+
+@bp.post("/tables/<int:table_id>/hand-photo")
+def hand_photo(table_id: int):
+    """A photo of this phone's player's own hand (multipart ``photo``): its tiles become the
+    player's hand; the table's photo and reading stay as they are. Answers ``{"player_id",
+    "hand", "photo", "message"}`` (``message`` names tiles that could not be read)."""
+    row = editable_table(table_id)
+    if row["game"] not in HAND_GAMES:
+        raise store.ApiError(400, f"{services.GAMES[row['game']].label} has no hand to photograph")
+    upload = request.files.get("photo")
+    if upload is None:
+        raise store.ApiError(400, "send the photo as the multipart form field 'photo'")
+    image = services.load_image(upload.read())
+    tiles = services.detect_hand(image)
+    params = json.loads(row["params_json"])
+    max_pip = params.get("max_pip", max(services.GAMES[row["game"]].sets))
+    hand, unread = [], 0
+    for t in tiles:
+        p = t.get("pips")
+        if p is None or t.get("face_down") or max(p) > max_pip:
+            unread += 1
+            continue
+        name = f"{min(p)}-{max(p)}"
+        if name not in hand:
+            hand.append(name)
+    if not hand:
+        raise store.ApiError(400, "no tile of a hand could be read on this photo; lay the tiles face up "
+                                  "side by side and take it again, or type them")
+    with transaction() as db:
+        pid = request_player(row)
+        store.set_hand(db, table_id, pid, hand)
+        latest = db.execute("SELECT * FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 1", (table_id,)).fetchone()
+        photo = store.photo_json(latest, row["game"], player_reading(db, row, latest, pid)) if latest else None
+    message = f"Read {len(hand)} tile(s) of your hand: {' '.join(hand)}."
+    if unread:
+        message += f" {unread} tile(s) could not be read: add them to the box by hand."
+    return jsonify({"player_id": pid, "hand": hand, "photo": photo, "message": message})
+
+
+@bp.post("/tables/<int:table_id>/rematch")
+def rematch(table_id: int):
+    """A new table of the same game, set, variant, target and players (in the same seats);
+    answers it with its code, ``join_url`` and ``url`` (the table page)."""
+    row = editable_table(table_id)
+    db = get_db()
+    names = [p["name"] for p in store.players(db, table_id)]
+    params = json.loads(row["params_json"])
+    with transaction() as db:
+        out = store.create_table(db, row["game"], names, params.get("max_pip"), params.get("variant"), row["target"])
+    remember_code(out["id"], out["code"])
+    out["join_url"] = join_url(out["code"])
+    out["url"] = url_for("pages.table", table_id=out["id"])
+    announce(out, out["join_url"])
+    return jsonify(out), 201
+
+
+@bp.delete("/tables/<int:table_id>")
+def delete_table(table_id: int):
+    """Delete a table with its players, photos (files too), hands and score sheet (needs the code)."""
+    editable_table(table_id)
+    with transaction() as db:
+        names = [r["filename"] for r in db.execute("SELECT filename FROM photos WHERE table_id = ?", (table_id,))]
+        store.delete_table(db, table_id)
+    for name in names:
+        (Path(current_app.config["PHOTO_DIR"]) / name).unlink(missing_ok=True)
+    return jsonify({"deleted": table_id})
