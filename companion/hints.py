@@ -8,7 +8,8 @@
      "outline": [3, 7],          # photo tile indices to outline (pair to remove, tile to move)
      "pairs": [[3, 7]],          # tiles removed together (a line is drawn between them)
      "ghost": {"corners": [[x, y] * 4], "label": "6-6"} | None,   # the tile to play, at its place
-     "anchor": [x, y]}           # px: where the hint's label goes (kept inside the photo)
+     "label": "play 6-6 here",   # the few words drawn beside the ghost or the outlined tiles
+     "anchor": [x, y]}           # px: the centre of what the hint points at
 
 Coordinates are photo pixels (the photo's ``width`` x ``height``). No engine notation reaches
 the player: open-end ids, cell coordinates, slot numbers and search limits are put in words.
@@ -126,7 +127,7 @@ def _draw100(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     side = "side of the spinner" if str(end.get("id", "")).split(".")[-1].startswith("side") else f"{_where(direction)} end"
     cross = " crosswise" if tile[0] == tile[1] else ""
     text = f"Play {name}{cross} on the {number} at the {side}"
-    out = {"text": text, "outline": [parent_i], "ghost": {"corners": ghost, "label": name}}
+    out = {"text": text, "outline": [parent_i], "ghost": {"corners": ghost, "label": name}, "label": f"play {name} here"}
     out["anchor"] = [float(v) for v in np.asarray(ghost).mean(axis=0)]
     return out
 
@@ -231,7 +232,7 @@ def _tableaux(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     if near is not None:
         text += f" next to the {_tile_text(near['pips'])}"
     text += f", the {lowv} toward the {_where(low_px - high_px)}" if lowv != highv else ""
-    out = {"text": text, "ghost": {"corners": ghost, "label": name},
+    out = {"text": text, "ghost": {"corners": ghost, "label": name}, "label": f"play {name} here",
            "anchor": [float(v) for v in np.asarray(ghost).mean(axis=0)]}
     if near is not None and isinstance(near.get("tile_index"), int):
         out["outline"] = [near["tile_index"]]
@@ -258,7 +259,7 @@ def _luzon(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     if "pair" in aj:
         return _pairs([aj["pair"]], idx, tiles, "Remove together")
     tile = str(aj.get("move"))
-    out = {"text": f"Move {tile} to start a new column"}
+    out = {"text": f"Move {tile} to start a new column", "label": f"move {tile}"}
     if tile in idx:
         out["outline"] = [idx[tile]]
         out["anchor"] = _centre(tiles[idx[tile]]).tolist()
@@ -273,7 +274,7 @@ def _luzon_words(aj: dict) -> str:
 
 def _pairs(pairs: list[list[str]], idx: dict[str, int], tiles: list[dict], verb: str) -> dict:
     words = " and ".join(f"{a} + {b}" for a, b in pairs)
-    out: dict[str, Any] = {"text": f"{verb}: {words}", "outline": [], "pairs": []}
+    out: dict[str, Any] = {"text": f"{verb}: {words}", "outline": [], "pairs": [], "label": "remove"}
     for a, b in pairs:
         if a in idx and b in idx:
             out["pairs"].append([idx[a], idx[b]])
@@ -308,6 +309,7 @@ def _big_clock(analysis: dict, tiles: list[dict], hint: dict) -> dict:
         if isinstance(src.get("tile_index"), int):
             out["outline"] = [src["tile_index"]]
         label = moving
+        out["label"] = f"move {moving} here"
     else:
         if dst and dst.get("blank"):
             out["text"] = f"Put {drawn} on the empty place at {_clock(aj.get('slot'))}"
@@ -316,6 +318,7 @@ def _big_clock(analysis: dict, tiles: list[dict], hint: dict) -> dict:
         else:
             out["text"] = f"Put {drawn} at {_clock(aj.get('slot'))}"
         label = drawn
+        out["label"] = f"put {drawn} here"
     if dst and isinstance(dst.get("tile_index"), int) and 0 <= dst["tile_index"] < len(tiles):
         t = tiles[dst["tile_index"]]
         along, length, _across, width = _axes(t)

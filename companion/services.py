@@ -417,7 +417,8 @@ def read_table(tiles: list[dict], corrections: dict[str, list[int]], game: str,
         for p in data["problems"]:
             if isinstance(p, dict) and isinstance(p.get("message"), str):
                 p["message"], named = hints.plain_problem(p["message"], index)
-                p["tiles"] = sorted(set(named) | ({p["tile_index"]} if isinstance(p.get("tile_index"), int) else set()))
+                on_table = isinstance(p.get("tile_index"), int) and p.get("source") != "hand"
+                p["tiles"] = sorted(set(named) | ({p["tile_index"]} if on_table else set()))
         data["message"] = "" if data["ok"] else _why_not(data, game, hand)
         shown = apply_corrections(tiles, corrections)
         data["advice"] = hints.present(game, data, shown)

@@ -5,7 +5,7 @@ Big Clock, Luzon and Tableaux demo tables on photos drawn by ``vision/render`` (
 a few random legal moves by the engine, laid out as the game lays it, drawn with a set style,
 table and camera). A photo is kept only when the committed pipeline (``vision.pipeline.detect``
 then ``vision.layout.read``) rebuilds its position exactly (``read_matches``) with no problem
-and a hint, so the demo tables open without errors. The page marks these photos as rendered.
+and a hint (a solitaire's chance to win at least 20%), so the demo tables open without errors. The page marks these photos as rendered.
 
     .venv/bin/python scripts/render_demo_photos.py [--out sample_images/rendered] [--tries 40]
 
@@ -55,6 +55,8 @@ def keep(game: str, seed: int) -> tuple[bytes, dict] | None:
     res = read(dets, game, hand=hand, **params)
     ms = (time.perf_counter() - started) * 1000
     if not read_matches(sample, res) or res.problems or res.hint is None or res.hint.action is None:
+        return None
+    if res.hint.win_chance is not None and res.hint.win_chance < 0.2:  # a demo the player can still win
         return None
     return buf.tobytes(), {"tiles": len(dets), "ms": ms, "hand": hand}
 

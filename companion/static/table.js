@@ -86,12 +86,14 @@
     seat = v; storeSeat(v); renderSeat(); renderTable();
     if (seated()) await loadMine(); else if (photo) { photo = await api('GET', `/api/tables/${table.id}/photos/${photo.id}`); renderPhoto(); }
   }
+  let handTyped = false;
+  if ($('hand-input')) $('hand-input').addEventListener('input', () => { handTyped = true; });
   async function loadMine() {  // this seat's hand and, with the latest photo, its own reading
     if (!seated() || !HAND_GAMES.includes(table.game)) return;
     try {
       if (photo) { photo = await api('GET', `/api/tables/${table.id}/photos/${photo.id}`); renderPhoto(); }
       const hand = photo ? photo.hand : (await api('GET', `/api/tables/${table.id}/hand`)).hand;
-      if ($('hand-input')) $('hand-input').value = (hand || []).join(' ');
+      if ($('hand-input') && !handTyped) $('hand-input').value = (hand || []).join(' ');  // never over typing
     } catch (e) { say(e.message); }
   }
 
@@ -137,7 +139,7 @@
           minus.addEventListener('click', () => { const inp = $(id); const v = inp.value.trim(); inp.value = v.startsWith('-') ? v.slice(1) : '-' + v; inp.focus(); });
           row.append(minus);
         }
-        row.append(el('input', { id, type: 'text', inputmode: 'numeric', pattern: '-?[0-9]*', maxlength: 4,
+        row.append(el('input', { id, class: 'points', type: 'text', inputmode: 'numeric', pattern: '-?[0-9]*', maxlength: 4,
           name: 'p' + p.id, 'data-player': p.id, placeholder: '0', autocomplete: 'off' }));
         if (table.game === 'draw100') {
           const left = el('input', { type: 'text', class: 'left', 'data-player': p.id, autocomplete: 'off', autocapitalize: 'off',
@@ -166,7 +168,7 @@
     const sums = pips.map((p) => p.reduce((a, b) => a + b, 0));
     const filled = rows.map((r) => r.value.trim() !== '');
     const empty = filled.map((f) => !f);
-    const pts = [...$('round-inputs').querySelectorAll('input[data-player]:not(.left)')];
+    const pts = [...$('round-inputs').querySelectorAll('input.points')];
     pts.forEach((p) => { p.value = ''; });
     if (filled.filter(Boolean).length < rows.length - 1) { note.textContent = ''; return; }
     if (empty.filter(Boolean).length === 1) {  // one hand is out: domino
@@ -188,7 +190,7 @@
   function onKindChange() {  // Tableaux: a pass scores -3 for the player whose turn it is
     if (table.game !== 'tableaux') return;
     const kind = $('round-kind').value;
-    const inputs = [...$('round-inputs').querySelectorAll('input[data-player]')];
+    const inputs = [...$('round-inputs').querySelectorAll('input.points')];
     if (kind !== 'pass') { inputs.forEach((i) => { if (i.value === '-3') i.value = ''; }); return; }
     const turns = table.rounds.filter((r) => !r.undone).length;
     const who = seated() ? seat : String(table.players[turns % table.players.length].id);
@@ -198,7 +200,7 @@
   async function recordRound(ev) {
     ev.preventDefault();
     const scores = {};
-    for (const inp of $('round-inputs').querySelectorAll('input[data-player]:not(.left)')) {
+    for (const inp of $('round-inputs').querySelectorAll('input.points')) {
       const v = inp.value.trim();
       if (v === '') continue;
       if (!/^-?\d+$/.test(v)) { say(`Points for ${playerName(inp.dataset.player)} must be a whole number, not "${v}".`); return; }
@@ -256,15 +258,31 @@
     const r = $('overlay').getBoundingClientRect();
     return [(ev.clientX - r.left) * photo.width / r.width, (ev.clientY - r.top) * photo.height / r.height];
   }
-  // The tile a tap means: the box under the finger, else the nearest centre within 28 screen px
-  // (every tile answers a 44 px target even on a full table of small tiles).
+  function distToPoly(pt, poly) {  // 0 inside, else the distance to the nearest edge (photo px)
+    if (insidePoly(pt, poly)) return 0;
+    let best = Infinity;
+    for (let i = 0; i < poly.length; i++) {
+      const [ax, ay] = poly[i], [bx, by] = poly[(i + 1) % poly.length];
+      const dx = bx - ax, dy = by - ay, len2 = dx * dx + dy * dy || 1;
+      const k = Math.max(0, Math.min(1, ((pt[0] - ax) * dx + (pt[1] - ay) * dy) / len2));
+      best = Math.min(best, Math.hypot(pt[0] - ax - k * dx, pt[1] - ay - k * dy));
+    }
+    return best;
+  }
+  // The tile a tap means: the box under the finger, else the nearest box within 14 screen px or
+  // centre within 28 screen px, so every tile answers at least a 44 px target even on a full
+  // table of small tiles.
   function tileAt(pt) {
     const scale = $('overlay').getBoundingClientRect().width / photo.width;
-    let best = null, bestD = Infinity;
+    let best = null, bestKey = null;
     photo.tiles.forEach((t, i) => {
-      const c = centreOf(t), d = Math.hypot(c[0] - pt[0], c[1] - pt[1]);
-      if (insidePoly(pt, t.corners)) { if (best === null || !insidePoly(pt, photo.tiles[best].corners) || d < bestD) { best = i; bestD = d; } return; }
-      if (d * scale <= 28 && (best === null || (!insidePoly(pt, photo.tiles[best].corners) && d < bestD))) { best = i; bestD = d; }
+      const c = centreOf(t);
+      const edge = distToPoly(pt, t.corners) * scale, centre = Math.hypot(c[0] - pt[0], c[1] - pt[1]) * scale;
+      if (edge > 14 && centre > 28) return;
+      const key = [edge > 0 ? 1 : 0, Math.min(edge, centre), centre];
+      if (bestKey === null || key[0] < bestKey[0] || (key[0] === bestKey[0] && (key[1] < bestKey[1] || (key[1] === bestKey[1] && key[2] < bestKey[2])))) {
+        best = i; bestKey = key;
+      }
     });
     return best;
   }
@@ -288,8 +306,9 @@
     svg.innerHTML = '';
     const a = photo.analysis || {}, adv = a.advice || null;
     const outlined = new Set((adv && adv.outline) || []);
-    const problems = (a.problems || []).filter((p) => p && p.source !== 'hand');
-    const problemTiles = new Set(problems.flatMap((p) => p.tiles || (Number.isInteger(p.tile_index) ? [p.tile_index] : [])));
+    // photo tiles the problems name (a hand problem may name the table tile it clashes with)
+    const problemTiles = new Set((a.problems || []).filter((p) => p && typeof p === 'object').flatMap((p) =>
+      p.tiles || (p.source !== 'hand' && Number.isInteger(p.tile_index) ? [p.tile_index] : [])));
     const font = Math.max(16, Math.round(Math.max(photo.width, photo.height) / 26));
     const stroke = Math.max(2, Math.round(font / 6));
     for (let i = 0; i < photo.tiles.length; i++) {
@@ -330,24 +349,47 @@
     for (const [i, j] of adv.pairs || []) {  // tiles removed together
       const p = photo.tiles[i], q = photo.tiles[j]; if (!p || !q) continue;
       const [x1, y1] = centreOf(p), [x2, y2] = centreOf(q);
-      svg.append(svgEl('line', { x1, y1, x2, y2, class: 'pair-line', 'stroke-width': stroke * 2 }));
+      svg.append(svgEl('line', { x1, y1, x2, y2, class: 'pair-line', 'stroke-width': stroke }));
     }
-    let label = null;
+    let label = null, target = null;
+    const bbox = (pts) => { const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+      return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)]; };
     if (adv.ghost) {
       svg.append(svgEl('polygon', { points: adv.ghost.corners.map((c) => c.join(',')).join(' '), class: 'ghost',
         'stroke-width': stroke * 1.5, id: 'ghost' }));
-      label = 'play ' + adv.ghost.label + ' here';
-    } else if ((adv.pairs || []).length) label = 'remove';
-    else if ((adv.outline || []).length) label = 'this one';
-    if (label && adv.anchor) {
-      // keep the label inside the photo: estimate its width and clamp the centre and baseline
-      const size = font, w = label.length * size * 0.6, h = size * 1.2;
-      const x = Math.min(Math.max(adv.anchor[0], w / 2 + 4), photo.width - w / 2 - 4);
-      let y = adv.anchor[1] - size * 1.1;
-      y = Math.min(Math.max(y, h), photo.height - 6);
-      svg.append(svgEl('rect', { x: x - w / 2 - 4, y: y - size, width: w + 8, height: h, rx: size / 4, class: 'hint-label-bg', id: 'hint-label-bg' }));
-      svg.append(svgEl('text', { x, y: y - size * 0.1, 'font-size': size, 'text-anchor': 'middle', class: 'hint-label', id: 'hint-where' }, label));
+      label = adv.label || ('play ' + adv.ghost.label + ' here');
+      target = bbox(adv.ghost.corners);
+    } else if ((adv.outline || []).length) {
+      label = adv.label || ((adv.pairs || []).length ? 'remove' : 'this one');
+      target = bbox(adv.outline.flatMap((i) => (photo.tiles[i] ? photo.tiles[i].corners : [])));
     }
+    if (label && target && isFinite(target[0])) placeLabel(svg, label, target, font);
+  }
+
+  // The hint's label: beside its target (above, below, left or right), inside the photo, where it
+  // covers the least of the tiles.
+  function placeLabel(svg, label, target, bigFont) {
+    const font = bigFont * 0.85, w = label.length * font * 0.6 + 8, h = font * 1.3;
+    const boxes = photo.tiles.map((t) => { const xs = t.corners.map((p) => p[0]), ys = t.corners.map((p) => p[1]);
+      return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)]; });
+    const cx = (target[0] + target[2]) / 2, cy = (target[1] + target[3]) / 2;
+    const centres = photo.tiles.map(centreOf);
+    const overlap = (r, b) => Math.max(0, Math.min(r[2], b[2]) - Math.max(r[0], b[0])) * Math.max(0, Math.min(r[3], b[3]) - Math.max(r[1], b[1]));
+    // every spot of a grid over the photo: hide no tile's value, cover little, stay close
+    let best = null;
+    for (let Y = 2; Y <= photo.height - h - 2; Y += h / 3) {
+      for (let X = 2; X <= photo.width - w - 2; X += w / 8) {
+        const r = [X, Y, X + w, Y + h];
+        const hidden = centres.filter((c) => c[0] > r[0] && c[0] < r[2] && c[1] > r[1] && c[1] < r[3]).length;
+        const dist = Math.hypot(X + w / 2 - cx, Y + h / 2 - cy);
+        const cost = hidden * 1e9 + boxes.reduce((s, b) => s + overlap(r, b), 0) + overlap(r, target) * 4 + dist * h * 2;
+        if (best === null || cost < best.cost) best = { cost, X, Y };
+      }
+    }
+    if (best === null) best = { X: 2, Y: 2 };  // a photo smaller than the label
+    svg.append(svgEl('rect', { x: best.X, y: best.Y, width: w, height: h, rx: font / 4, class: 'hint-label-bg', id: 'hint-label-bg' }));
+    svg.append(svgEl('text', { x: best.X + w / 2, y: best.Y + h / 2, 'font-size': font, 'text-anchor': 'middle',
+      'dominant-baseline': 'central', class: 'hint-label', id: 'hint-where' }, label));
   }
 
   function renderAnalysis(a) {
@@ -529,7 +571,7 @@
       busy(true);
       try {
         const got = await api('PUT', `/api/tables/${table.id}/hand`, { hand: $('hand-input').value });
-        $('hand-input').value = got.hand.join(' ');
+        $('hand-input').value = got.hand.join(' '); handTyped = false;
         if (got.photo) { photo = got.photo; renderPhoto(); } else say('Hand kept. Take a photo of the table for your moves.');
         if (got.photo) say('');
       } catch (e) { say(e.message); } finally { busy(false); }
