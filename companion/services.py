@@ -280,9 +280,14 @@ def tile_box_at(tiles: list[dict], at: tuple[float, float], width: int, height: 
             "alt_pips": None, "added": True}
 
 
-def _to_detections(tiles: list[dict], corrections: dict[str, Any]) -> tuple[list, list[int]]:
+def _to_detections(tiles: list[dict], corrections: dict[str, Any]) -> list:
     """JSON tiles (+ corrections ``{index: [a, b] | "not_tile" | "face_down"}``) ->
-    ``(list[vision.types.TileDetection], photo index of each)``; boxes marked not a tile are left out."""
+    ``list[vision.types.TileDetection]``; boxes marked not a tile are left out."""
+    return _detections_and_index(tiles, corrections)[0]
+
+
+def _detections_and_index(tiles: list[dict], corrections: dict[str, Any]) -> tuple[list, list[int]]:
+    """:func:`_to_detections` and the photo index of each detection."""
     from vision.types import TileDetection
     out, index = [], []
     for i, t in enumerate(tiles):
@@ -401,7 +406,7 @@ def read_table(tiles: list[dict], corrections: dict[str, list[int]], game: str,
         read = getattr(_module("vision.layout"), "read", None)
         if read is None:
             raise Unavailable("vision.layout has no read() yet")
-        dets, index = _to_detections(tiles, corrections)
+        dets, index = _detections_and_index(tiles, corrections)
         kwargs = dict(params)
         if hand and game in ("draw100", "tableaux"):
             kwargs["hand"] = list(hand)

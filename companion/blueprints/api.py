@@ -455,6 +455,37 @@ def get_hand(table_id: int):
     return jsonify({"player_id": pid, "hand": store.player_hand(get_db(), pid)})
 
 
+def photo_tiles(row, upload) -> tuple[list[str], int]:
+    """The face-up tiles read on an uploaded photo of tiles in a hand: ``(tile texts, number of
+    tiles not read)``; nothing is stored. Raises ImageError (400), Unavailable (503)."""
+    tiles = services.detect_hand(services.load_image(upload.read()))
+    params = json.loads(row["params_json"])
+    max_pip = params.get("max_pip", max(services.GAMES[row["game"]].sets))
+    names, unread = [], 0
+    for t in tiles:
+        p = t.get("pips")
+        if p is None or t.get("face_down") or max(p) > max_pip:
+            unread += 1
+            continue
+        name = f"{min(p)}-{max(p)}"
+        if name not in names:
+            names.append(name)
+    return names, unread
+
+
+@bp.post("/tables/<int:table_id>/read-tiles")
+def read_tiles(table_id: int):
+    """Read the tiles on a photo of one hand at the end of a hand (multipart ``photo``), for the
+    score sheet's "tiles left": answers ``{"tiles": ["3-5", ...], "unread": n}``. Nothing is
+    stored: the table's photo, its reading and every hand stay as they are."""
+    row = editable_table(table_id)
+    upload = request.files.get("photo")
+    if upload is None:
+        raise store.ApiError(400, "send the photo as the multipart form field 'photo'")
+    names, unread = photo_tiles(row, upload)
+    return jsonify({"tiles": names, "unread": unread})
+
+
 @bp.post("/tables/<int:table_id>/hand-photo")
 def hand_photo(table_id: int):
     """A photo of this phone's player's own hand (multipart ``photo``): its tiles become the
@@ -466,19 +497,7 @@ def hand_photo(table_id: int):
     upload = request.files.get("photo")
     if upload is None:
         raise store.ApiError(400, "send the photo as the multipart form field 'photo'")
-    image = services.load_image(upload.read())
-    tiles = services.detect_hand(image)
-    params = json.loads(row["params_json"])
-    max_pip = params.get("max_pip", max(services.GAMES[row["game"]].sets))
-    hand, unread = [], 0
-    for t in tiles:
-        p = t.get("pips")
-        if p is None or t.get("face_down") or max(p) > max_pip:
-            unread += 1
-            continue
-        name = f"{min(p)}-{max(p)}"
-        if name not in hand:
-            hand.append(name)
+    hand, unread = photo_tiles(row, upload)
     if not hand:
         raise store.ApiError(400, "no tile of a hand could be read on this photo; lay the tiles face up "
                                   "side by side and take it again, or type them")

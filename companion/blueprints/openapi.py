@@ -73,6 +73,13 @@ def openapi_document() -> dict[str, Any]:
                     "type": "object", "properties": {"photo": {"type": "string", "format": "binary"}}, "required": ["photo"]}}}},
                 "responses": {"200": {"description": "{player_id, hand, photo, message}"}, "400": _ERR, "403": _ERR,
                               "413": _ERR, "503": _ERR}}},
+            "/api/tables/{table_id}/read-tiles": {"post": {
+                "summary": "Read the tiles on a photo of a hand left at the end of a hand (score sheet); nothing is stored",
+                "parameters": [_TID, _CODE],
+                "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
+                    "type": "object", "properties": {"photo": {"type": "string", "format": "binary"}}, "required": ["photo"]}}}},
+                "responses": {"200": {"description": "{tiles: [\"3-5\", ...], unread: n}"}, "400": _ERR, "403": _ERR,
+                              "413": _ERR, "503": _ERR}}},
             "/api/tables/{table_id}/photos/{photo_id}/tiles": {"post": {
                 "summary": "Add a tile the detector missed at a spot of the photo; the table is read again",
                 "parameters": [_TID, _PID, _CODE, _PLAYER],

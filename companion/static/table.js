@@ -3,7 +3,7 @@
 (function () {
   'use strict';
   const boot = JSON.parse(document.getElementById('boot').textContent);
-  let table = boot.table, photo = boot.photo, usedSuggestion = false;
+  let table = boot.table, photo = boot.photo, fromPhoto = false;
   const code = boot.code, maxPip = boot.max_pip, MAX_SIDE = 1600;
   const $ = (id) => document.getElementById(id);
   const SVG = 'http://www.w3.org/2000/svg';
@@ -145,7 +145,21 @@
           const left = el('input', { type: 'text', class: 'left', 'data-player': p.id, autocomplete: 'off', autocapitalize: 'off',
             placeholder: 'tiles left, e.g. 3-5 6-6', 'aria-label': `tiles left in ${p.name}'s hand` });
           left.addEventListener('input', countHands);
-          row.append(left);
+          // a photo of this hand's tiles fills the box (read only: the table photo stays)
+          const cam = el('label', { class: 'button left-photo', 'aria-label': `photo of ${p.name}'s tiles left` }, 'Photo');
+          const file = el('input', { type: 'file', accept: 'image/*', capture: 'environment', class: 'visually-hidden left-file', 'data-player': p.id });
+          cam.append(file);
+          file.addEventListener('change', async () => {
+            const f = file.files[0]; if (!f) return;
+            busy(true);
+            const got = await upload(await fileToBlob(f), 'left.jpg', `/api/tables/${table.id}/read-tiles`);
+            file.value = '';
+            if (!got) return;
+            left.value = got.tiles.join(' '); fromPhoto = true;
+            say(got.unread ? `${got.unread} tile(s) could not be read on that photo: add them by hand.` : '');
+            countHands();
+          });
+          row.append(left, cam);
         }
         inputs.append(row);
       }
@@ -207,8 +221,7 @@
       scores[inp.dataset.player] = Number(v);
     }
     if (!Object.keys(scores).length) { say('Type the points of at least one player.'); return; }
-    const body = { scores, kind: $('round-kind').value, source: usedSuggestion ? 'photo' : 'hand',
-      photo_id: usedSuggestion && photo ? photo.id : null };
+    const body = { scores, kind: $('round-kind').value, source: fromPhoto ? 'photo' : 'hand' };
     // one key per entry until it is stored: pressing Record again after a lost answer is no second entry
     roundKey = roundKey || newKey();
     try {
@@ -216,7 +229,7 @@
       roundKey = null;
       for (const inp of $('round-inputs').querySelectorAll('input')) inp.value = '';
       const note = $('count-note'); if (note) note.textContent = '';
-      usedSuggestion = false; say(''); renderTable();
+      fromPhoto = false; say(''); renderTable();
     } catch (e) { say(e.message); }
   }
   let roundKey = null;
@@ -226,22 +239,6 @@
     if (!last) { say('There is nothing to undo.'); return; }
     try { table = await api('POST', `/api/tables/${table.id}/undo`, { round_id: last.id }); say(''); renderTable(); }
     catch (e) { say(e.message); }
-  }
-
-  function renderSuggestion() {
-    const s = $('suggestion'); if (!s) return;
-    s.innerHTML = '';
-    if (!photo || !photo.suggestion || !photo.suggestion.points || table.status === 'finished') { s.hidden = true; return; }
-    s.hidden = false;
-    s.append(el('span', {}, `Pips on this photo: ${photo.suggestion.points} (${photo.suggestion.why}). Give to: `));
-    for (const p of table.players) {
-      const b = el('button', { type: 'button', class: 'suggest', 'data-player': p.id }, p.name);
-      b.addEventListener('click', () => {
-        const inp = $('round-inputs').querySelector(`input[data-player="${p.id}"]:not(.left)`);
-        inp.value = photo.suggestion.points; usedSuggestion = true; inp.focus();
-      });
-      s.append(b, document.createTextNode(' '));
-    }
   }
 
   // ---- photo, tiles and hint ------------------------------------------------------------
@@ -342,7 +339,6 @@
     const n = photo.tiles.length, up = photo.tiles.filter((t) => t.pips).length;
     $('tiles-line').textContent = n ? `${n} tile(s) seen, ${up} read. Tap a tile to fix it.` : 'No tiles seen in this photo.';
     renderAnalysis(a);
-    renderSuggestion();
   }
 
   function drawAdvice(svg, adv, font, stroke) {
@@ -523,7 +519,7 @@
     const extra = {};
     if ($('hand-input') && seated() && $('hand-input').value.trim()) extra.hand = $('hand-input').value;
     const got = await upload(blob, name, `/api/tables/${table.id}/photos`, extra);
-    if (got) { photo = got; usedSuggestion = false; renderPhoto(); $('photo-card').scrollIntoView({ behavior: 'smooth' }); }
+    if (got) { photo = got; renderPhoto(); $('photo-card').scrollIntoView({ behavior: 'smooth' }); }
   }
   const input = $('photo-input');
   if (input) input.addEventListener('change', async () => {

@@ -497,8 +497,15 @@ def test_scores_pass_minus_blocked_rematch_and_delete(server, page):
     assert page.is_visible("#record")
 
 
-def test_domino_points_are_the_pips_left_in_the_other_hands(server, page):
+def test_domino_points_are_the_pips_left_in_the_other_hands(server, page, monkeypatch):
+    """Ben's tiles left come from a photo of them (read, not stored); Ana went out: domino."""
+    monkeypatch.setattr(services, "detect_hand", lambda image: [{"pips": [6, 6]}, {"pips": [4, 0]}])
     start_table(page, server, "draw100", "Ana\nBen", seat="watch")
-    page.locator("#round-inputs input.left").nth(1).fill("6-6 0-4")
+    page.locator("#round-inputs input.left-file").nth(1).set_input_files(str(SAMPLES / "IMG_0350.jpg"))
+    page.wait_for_function("document.querySelectorAll('#round-inputs input.left')[1].value === '6-6 0-4'")
     assert page.input_value("#round-kind") == "domino"
     assert page.locator("#round-inputs input.points").evaluate_all("l => l.map(i => i.value)") == ["16", ""]
+    shot(page, "31-domino-from-photo")
+    page.click("#record")
+    page.wait_for_selector("#history li")
+    assert "(photo)" in page.text_content("#history") and page.locator("#photo-card").is_hidden()

@@ -34,7 +34,7 @@ def test_corrections_replace_values_and_reach_the_reader():
     tiles = [TILE, BACK]
     shown = services.apply_corrections(tiles, {"1": [4, 4]})
     assert shown[0] == TILE and shown[1]["pips"] == [4, 4] and shown[1]["corrected"] and not shown[1]["face_down"]
-    dets, _index = services._to_detections(tiles, {"1": [4, 4]})
+    dets = services._to_detections(tiles, {"1": [4, 4]})
     assert dets[0].pips == (2, 5) and dets[0].pip_confidence == 0.4 and dets[0].note == "blurred"
     assert dets[1].pips == (4, 4) and dets[1].pip_confidence == 1.0 and not dets[1].face_down
     assert dets[1].corners.shape == (4, 2) and dets[1].corners.dtype == np.float32

@@ -212,3 +212,17 @@ def test_hand_photo_sets_the_hand_and_keeps_the_table_reading(client, fake_detec
     assert client.get(f"/api/tables/{t['id']}/hand", headers=me).json["hand"] == ["4-6", "1-1"]
     ana = {**me, "X-Player": str(t["players"][0]["id"])}
     assert client.get(f"/api/tables/{t['id']}/hand", headers=ana).json["hand"] == []
+
+
+def test_tiles_left_are_read_from_a_photo_and_nothing_is_stored(client, fake_detector, monkeypatch):
+    t = new_table(client)
+    hdr = {"X-Table-Code": t["code"]}
+    monkeypatch.setattr(services, "detect_hand", lambda image: [{"pips": [5, 3]}, {"pips": [3, 5]},
+                                                                {"pips": None, "face_down": True}])
+    r = client.post(f"/api/tables/{t['id']}/read-tiles", headers=hdr,
+                    data={"photo": (io.BytesIO(JPEG), "left.jpg")}, content_type="multipart/form-data")
+    assert r.status_code == 200 and r.json == {"tiles": ["3-5"], "unread": 1}
+    assert client.get(f"/api/tables/{t['id']}").json["photo_count"] == 0
+    r = client.post(f"/api/tables/{t['id']}/read-tiles", data={"photo": (io.BytesIO(JPEG), "left.jpg")},
+                    content_type="multipart/form-data")
+    assert r.status_code == 403
