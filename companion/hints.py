@@ -88,8 +88,8 @@ def _win_details(hint: dict) -> list[str]:
     return out
 
 
-def _alternatives(analysis: dict, describe) -> list[str]:
-    """The next best moves of the hint's ranking, each put in words by ``describe(action_json)``."""
+def _alternatives(game: str, analysis: dict, tiles: list[dict]) -> list[str]:
+    """The next best moves of the hint's ranking, each in the hint's own words (lower case)."""
     hint = analysis.get("hint") or {}
     by_text = {m.get("text"): m.get("json") for m in analysis.get("legal_moves") or [] if isinstance(m, dict)}
     out = []
@@ -97,10 +97,8 @@ def _alternatives(analysis: dict, describe) -> list[str]:
         aj = by_text.get(r.get("action"))
         if aj is None:
             continue
-        try:
-            words = describe(aj)
-        except (KeyError, TypeError, ValueError, IndexError):
-            continue
+        words = move_words(game, analysis, tiles, {"json": aj, "text": r.get("action", "")})
+        words = words[:1].lower() + words[1:]
         if words and words not in out:
             out.append(words)
     return out
@@ -247,10 +245,6 @@ def _good_neighbors(analysis: dict, tiles: list[dict], hint: dict) -> dict:
                   "Remove the neighbours")
 
 
-def _good_neighbors_words(aj: dict) -> str:
-    return "remove " + " and ".join(f"{a} + {b}" for a, b in aj["pairs"])
-
-
 def _luzon(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     layout = analysis.get("layout") or {}
     items = [t for col in layout.get("columns") or [] for t in col] + list(layout.get("reserve") or [])
@@ -264,12 +258,6 @@ def _luzon(analysis: dict, tiles: list[dict], hint: dict) -> dict:
         out["outline"] = [idx[tile]]
         out["anchor"] = _centre(tiles[idx[tile]]).tolist()
     return out
-
-
-def _luzon_words(aj: dict) -> str:
-    if "pair" in aj:
-        return f"remove {aj['pair'][0]} + {aj['pair'][1]}"
-    return f"move {aj['move']} to a new column"
 
 
 def _pairs(pairs: list[list[str]], idx: dict[str, int], tiles: list[dict], verb: str) -> dict:
@@ -333,34 +321,13 @@ def _big_clock(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     return out
 
 
-def _big_clock_words(aj: dict) -> str:
-    if aj.get("type") == "move":
-        return f"move the top tile of {_clock(aj['src'])} to {_clock(aj['dst'])}"
-    if aj.get("type") == "place":
-        return f"put the drawn tile at {_clock(aj['slot'])}"
-    return {"set_aside": "set the drawn tile aside", "give_up": "give up"}.get(aj.get("type"), "")
-
-
-def _tableaux_words(aj: dict) -> str:
-    if aj.get("type") == "place":
-        return f"play {_tile_text(aj['tile'])} instead"
-    return {"pass": "pass", "end_turn": "end the turn"}.get(aj.get("type"), "")
-
-
-def _draw100_words(aj: dict) -> str:
-    if aj.get("type") == "play":
-        return f"play {_tile_text(aj['tile'])}"
-    return {"draw": "draw", "pass": "pass"}.get(aj.get("type"), "")
-
-
-PRESENTERS = {"draw100": (_draw100, _draw100_words), "tableaux": (_tableaux, _tableaux_words),
-              "good-neighbors": (_good_neighbors, _good_neighbors_words), "big-clock": (_big_clock, _big_clock_words),
-              "luzon": (_luzon, _luzon_words)}
+PRESENTERS = {"draw100": _draw100, "tableaux": _tableaux, "good-neighbors": _good_neighbors,
+              "big-clock": _big_clock, "luzon": _luzon}
 
 
 def move_words(game: str, analysis: dict, tiles: list[dict], move: dict) -> str:
     """One legal move (``{"text", "json"}``) in players' words (the hint's sentence for it)."""
-    fn = PRESENTERS.get(game, (None,))[0]
+    fn = PRESENTERS.get(game)
     try:
         return fn(analysis, tiles, {"action_json": move["json"], "action": move.get("text", "")})["text"]
     except (KeyError, TypeError, ValueError, IndexError, np.linalg.LinAlgError):
@@ -383,16 +350,15 @@ def present(game: str, analysis: dict, tiles: list[dict], width: int | None = No
     hint = analysis.get("hint")
     if not isinstance(hint, dict) or hint.get("action_json") is None or game not in PRESENTERS:
         return None
-    fn, words = PRESENTERS[game]
     try:
-        out = fn(analysis, tiles, hint)
+        out = PRESENTERS[game](analysis, tiles, hint)
     except (KeyError, TypeError, ValueError, IndexError, np.linalg.LinAlgError):
         out = {"text": "Hint: " + _plain_action(hint.get("action") or "")}
     out.setdefault("outline", [])
     out.setdefault("pairs", [])
     out.setdefault("ghost", None)
     details = _win_details(hint)
-    others = _alternatives(analysis, words)
+    others = _alternatives(game, analysis, tiles)
     if others:
         details.append("Also possible: " + "; ".join(others) + ".")
     out["details"] = details

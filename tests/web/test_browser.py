@@ -68,7 +68,8 @@ def shot(page, name: str) -> None:
 
 
 def no_sideways_scroll(page) -> bool:
-    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    """Nothing is wider than the 360 px screen (a wider page makes a phone zoom out)."""
+    return page.evaluate(f"document.documentElement.scrollWidth <= {PHONE['width']} + 1")
 
 
 def wait_until_ready(page) -> None:
@@ -359,6 +360,7 @@ def test_each_phone_keeps_its_own_hand_and_a_watcher_sees_none(server, browser, 
         ana.set_input_files("#photo-input", str(SAMPLES / "IMG_0350.jpg"))
         ana.wait_for_selector("#hint-text")
         assert ana.text_content("#hint-text").startswith("Play 4-6")
+        assert no_sideways_scroll(ana)
         shot(ana, "21-hand-ana")
         ben.reload()
         wait_until_ready(ben)
@@ -397,6 +399,7 @@ def test_fix_dialog_two_taps_not_a_tile_face_down_and_add_a_tile(server, page, f
     sizes = page.evaluate("[...document.querySelectorAll('#fix-dialog button')].filter(b => b.offsetParent)"
                           ".map(b => [b.getBoundingClientRect().width, b.getBoundingClientRect().height])")
     assert sizes and all(w >= 44 and h >= 44 for w, h in sizes), sizes
+    assert no_sideways_scroll(page)
     shot(page, "23-fix-picker")
     page.click("#fix-grid button[data-value='1']")
     page.click("#fix-grid button[data-value='4']")  # two taps: saved
@@ -428,6 +431,7 @@ def test_problem_tiles_are_numbered_on_the_photo(server, page, lead_double_detec
     page.set_input_files("#photo-input", str(SAMPLES / "IMG_0350.jpg"))
     page.wait_for_selector("#analysis-message")
     assert "tile 1" in page.text_content("#analysis-message")
+    assert no_sideways_scroll(page)
     assert page.locator("#overlay text[data-tile-number='1']").count() == 1
     shot(page, "25-numbered-problem")
 
@@ -443,6 +447,7 @@ def test_start_form_shows_only_what_the_game_takes_and_keeps_input_on_error(serv
     assert not visible("#variant-row") and visible("#players-row") and visible("#target-row") and not visible("#set-row")
     page.select_option("#game", "tableaux")
     assert visible("#set-row") and visible("#target-row") and not visible("#variant-row")
+    assert no_sideways_scroll(page)
     shot(page, "26-start-tableaux")
     # two names the same: refused, the form comes back as typed with the reason
     page.select_option("#game", "draw100")
@@ -485,6 +490,7 @@ def test_scores_pass_minus_blocked_rematch_and_delete(server, page):
     assert page.input_value("#round-kind") == "blocked"
     assert page.locator("#round-inputs input.points").evaluate_all("l => l.map(i => i.value)") == ["23", "", ""]
     assert "26 - 3 = 23" in page.text_content("#count-note")
+    assert no_sideways_scroll(page)
     shot(page, "29-blocked")
     page.click("#record")
     page.wait_for_selector("#winner")
