@@ -41,6 +41,8 @@ def init_schema(conn: sqlite3.Connection) -> None:
     cols = {r[1] for r in conn.execute("PRAGMA table_info(photos)")}
     if "hand_json" not in cols:
         conn.execute("ALTER TABLE photos ADD COLUMN hand_json TEXT NOT NULL DEFAULT '[]'")
+    if "rendered" not in cols:
+        conn.execute("ALTER TABLE photos ADD COLUMN rendered INTEGER NOT NULL DEFAULT 0")
 
 
 def get_db() -> sqlite3.Connection:

@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS photos (
     height           INTEGER NOT NULL,
     detections_json  TEXT    NOT NULL DEFAULT '[]',   -- TileDetection.to_json() list
     corrections_json TEXT    NOT NULL DEFAULT '{}',   -- {"<tile index>": [a, b]} set by hand
-    hand_json        TEXT    NOT NULL DEFAULT '[]',   -- the player's own hand, ["3-5", ...] (draw100, tableaux)
+    hand_json        TEXT    NOT NULL DEFAULT '[]',   -- unused (hands are per player: table hands)
+    rendered         INTEGER NOT NULL DEFAULT 0,      -- 1: a rendered picture (demo tables), not a photo
     analysis_json    TEXT    NOT NULL DEFAULT '{}',   -- last read: state, problems, moves, hint
     elapsed_ms       REAL,                        -- upload-to-hint time on the server
     created          TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
@@ -57,6 +58,18 @@ CREATE TABLE IF NOT EXISTS score_events (
     points    INTEGER NOT NULL
 );
 
+-- Each player's own hand (draw to 100, Tableaux), private to the phone that sits in that seat,
+-- and the reading of the table's latest photo with that hand (legal moves, hint).
+CREATE TABLE IF NOT EXISTS hands (
+    player_id     INTEGER PRIMARY KEY REFERENCES players(id) ON DELETE CASCADE,
+    table_id      INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+    hand_json     TEXT    NOT NULL DEFAULT '[]',  -- ["3-5", "6-6", ...]
+    photo_id      INTEGER,                        -- the photo analysis_json read (NULL: read again)
+    analysis_json TEXT    NOT NULL DEFAULT '{}',
+    updated       TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+
+CREATE INDEX IF NOT EXISTS idx_hands_table ON hands(table_id);
 CREATE INDEX IF NOT EXISTS idx_players_table ON players(table_id);
 CREATE INDEX IF NOT EXISTS idx_photos_table ON photos(table_id);
 CREATE INDEX IF NOT EXISTS idx_rounds_table ON rounds(table_id);

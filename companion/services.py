@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from . import hints
+
 # --- the five games -----------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -222,13 +224,14 @@ def grab_camera(index: int) -> bytes:
 _detect_lock = threading.Lock()
 
 
-def detect(image: np.ndarray, game: str | None = None) -> list[dict]:
+def detect(image: np.ndarray, game: str | None = None, options: dict | None = None) -> list[dict]:
     """Find tiles and count pips: ``vision.pipeline.detect`` -> list of ``TileDetection.to_json()``.
 
     Runs one photo at a time (the detector uses all CPU cores; queueing keeps latency even).
     ``game``: the table's game; detected with ``vision.layout.detect_options(game)`` (for the
     games laid out face up boxes the detector calls face down are read too, ``read_backs``; for
-    tight layouts boxes lying on other boxes are kept for the layout reader, ``keep_covered``).
+    tight layouts boxes lying on other boxes are kept for the layout reader, ``keep_covered``);
+    ``options`` given replace those.
 
     Raises:
         Unavailable: the vision pipeline is not there or failed on this photo.
@@ -237,7 +240,8 @@ def detect(image: np.ndarray, game: str | None = None) -> list[dict]:
     if fn is None:
         raise Unavailable("vision.pipeline has no detect() yet")
     try:
-        options = getattr(_module("vision.layout"), "detect_options", lambda g: {})(game)
+        if options is None:
+            options = getattr(_module("vision.layout"), "detect_options", lambda g: {})(game)
         with _detect_lock:
             dets = fn(image, **options)
     except Exception as exc:  # noqa: BLE001 - keep the page alive, report the failure
@@ -245,10 +249,47 @@ def detect(image: np.ndarray, game: str | None = None) -> list[dict]:
     return [d.to_json() for d in dets]
 
 
-def _to_detections(tiles: list[dict], corrections: dict[str, list[int]]) -> list:
-    """JSON tiles (+ hand corrections ``{index: [a, b]}``) -> ``list[vision.types.TileDetection]``."""
+#: Corrections other than a value: the box is no tile (dropped before reading), or a tile lying
+#: face down (read as such).
+NOT_A_TILE, FACE_DOWN = "not_tile", "face_down"
+
+
+def detect_hand(image: np.ndarray) -> list[dict]:
+    """The tiles of a photo of one player's hand: :func:`detect` with ``read_backs`` alone (as
+    ``vision.layout.detect_options`` says for hand photos).
+
+    Raises:
+        Unavailable: the vision pipeline is not there or failed on this photo.
+    """
+    return detect(image, None, {"read_backs": True})
+
+
+def tile_box_at(tiles: list[dict], at: tuple[float, float], width: int, height: int) -> dict:
+    """A tile record (``TileDetection.to_json()`` shape, added by hand) centred at ``at`` px: the
+    size and turn of the nearest tile of ``tiles``, else an upright box 1/8 of the photo tall."""
+    c = np.asarray(at, float)
+    if tiles:
+        near = min(tiles, key=lambda t: float(np.linalg.norm(np.asarray(t["corners"], float).mean(axis=0) - c)))
+        box = np.asarray(near["corners"], float)
+        box = box - box.mean(axis=0) + c
+    else:
+        h = max(height, width) / 8
+        box = c + np.array([[-h / 4, -h / 2], [h / 4, -h / 2], [h / 4, h / 2], [-h / 4, h / 2]])
+    return {"corners": [[round(float(x), 1), round(float(y), 1)] for x, y in box], "confidence": 1.0,
+            "face_down": False, "pips": None, "pip_confidence": None, "note": "added by hand",
+            "alt_pips": None, "added": True}
+
+
+def _to_detections(tiles: list[dict], corrections: dict[str, Any]) -> list:
+    """JSON tiles (+ corrections ``{index: [a, b] | "not_tile" | "face_down"}``) ->
+    ``list[vision.types.TileDetection]``; boxes marked not a tile are left out."""
+    return _detections_and_index(tiles, corrections)[0]
+
+
+def _detections_and_index(tiles: list[dict], corrections: dict[str, Any]) -> tuple[list, list[int]]:
+    """:func:`_to_detections` and the photo index of each detection."""
     from vision.types import TileDetection
-    out = []
+    out, index = [], []
     for i, t in enumerate(tiles):
         pips = t.get("pips")
         face_down = bool(t.get("face_down"))
@@ -256,25 +297,54 @@ def _to_detections(tiles: list[dict], corrections: dict[str, list[int]]) -> list
         note = t.get("note", "")
         alt = t.get("alt_pips")
         fix = corrections.get(str(i))
-        if fix is not None:
+        if fix == NOT_A_TILE:
+            continue
+        if fix == FACE_DOWN:
+            pips, face_down, pip_conf, note, alt = (None, True, None, "face down (set by hand)", None)
+        elif fix is not None:
             pips, face_down, pip_conf, note, alt = (tuple(fix), False, 1.0, "corrected by hand", None)
         out.append(TileDetection(np.asarray(t["corners"], np.float32), float(t.get("confidence", 1.0)),
                                  face_down, tuple(pips) if pips is not None else None, pip_conf, note,
                                  tuple(int(x) for x in alt) if alt is not None else None))
-    return out
+        index.append(i)
+    return out, index
 
 
-def apply_corrections(tiles: list[dict], corrections: dict[str, list[int]]) -> list[dict]:
-    """The tiles as the page shows them: corrected values replace the detector's, marked."""
+def apply_corrections(tiles: list[dict], corrections: dict[str, Any]) -> list[dict]:
+    """The tiles as the page shows them: corrected values replace the detector's, marked
+    (``corrected``; ``not_tile`` for a box marked no tile, ``face_down`` for one turned over)."""
     out = []
     for i, t in enumerate(tiles):
         t = dict(t)
         fix = corrections.get(str(i))
-        if fix is not None:
+        if fix == NOT_A_TILE:
+            t.update(pips=None, face_down=False, corrected=True, not_tile=True, note="not a tile (set by hand)")
+        elif fix == FACE_DOWN:
+            t.update(pips=None, face_down=True, corrected=True, note="face down (set by hand)")
+        elif fix is not None:
             t.update(pips=list(fix), face_down=False, pip_confidence=1.0, corrected=True,
                      note="corrected by hand")
         out.append(t)
     return out
+
+
+def _remap(value: Any, index: list[int]) -> Any:
+    """Every ``tile_index`` (and draw100 ``joins`` pair) of a reading from the reader's
+    numbering (tiles left after dropping "not a tile" boxes) back to the photo's."""
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if k == "tile_index" and isinstance(v, int) and 0 <= v < len(index):
+                out[k] = index[v]
+            elif k == "joins" and isinstance(v, list):
+                out[k] = [[index[a] if isinstance(a, int) and 0 <= a < len(index) else a for a in pair]
+                          if isinstance(pair, list) else pair for pair in v]
+            else:
+                out[k] = _remap(v, index)
+        return out
+    if isinstance(value, list):
+        return [_remap(v, index) for v in value]
+    return value
 
 
 def parse_hand(hand: Any, max_pip: int) -> list[str]:
@@ -336,18 +406,30 @@ def read_table(tiles: list[dict], corrections: dict[str, list[int]], game: str,
         read = getattr(_module("vision.layout"), "read", None)
         if read is None:
             raise Unavailable("vision.layout has no read() yet")
-        dets = _to_detections(tiles, corrections)
+        dets, index = _detections_and_index(tiles, corrections)
         kwargs = dict(params)
         if hand and game in ("draw100", "tableaux"):
             kwargs["hand"] = list(hand)
         result = read(dets, game, **kwargs)
         data = result.to_json() if hasattr(result, "to_json") else dict(result)
         data = json.loads(json.dumps(data, default=_json_default))
+        if index != list(range(len(tiles))):
+            data = _remap(data, index)
         data.setdefault("problems", [])
         data.setdefault("legal_moves", [])
         data.setdefault("hint", None)
         data["ok"] = bool(data.get("ok", True))
+        for p in data["problems"]:
+            if isinstance(p, dict) and isinstance(p.get("message"), str):
+                p["message"], named = hints.plain_problem(p["message"], index)
+                on_table = isinstance(p.get("tile_index"), int) and p.get("source") != "hand"
+                p["tiles"] = sorted(set(named) | ({p["tile_index"]} if on_table else set()))
         data["message"] = "" if data["ok"] else _why_not(data, game, hand)
+        shown = apply_corrections(tiles, corrections)
+        data["advice"] = hints.present(game, data, shown)
+        for m in data["legal_moves"][:60]:
+            if isinstance(m, dict) and "json" in m:
+                m["words"] = hints.move_words(game, data, shown, m)
     except Unavailable as exc:
         data = {"ok": False, "message": f"Moves and hints are not available yet ({exc}).",
                 "state": None, "problems": [], "legal_moves": [], "hint": None}
@@ -395,6 +477,6 @@ def pips_in_view(tiles: list[dict], corrections: dict[str, list[int]]) -> int:
     """
     total = 0
     for t in apply_corrections(tiles, corrections):
-        if t.get("pips") and not t.get("face_down"):
+        if t.get("pips") and not t.get("face_down") and not t.get("not_tile"):
             total += int(t["pips"][0]) + int(t["pips"][1])
     return total

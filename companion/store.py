@@ -117,6 +117,11 @@ def create_table(db: sqlite3.Connection, game: str, players: list[str], max_pip:
     if len(players) > 100:
         raise ApiError(400, f"{info.label} is for at most {info.max_players} player(s), got {len(players)}")
     names = [n for n in (clean_text(p, 40) for p in players) if n]
+    seen: set[str] = set()
+    for n in names:
+        if n.casefold() in seen:
+            raise ApiError(400, f"two players are called {n}; give each player a different name")
+        seen.add(n.casefold())
     if not names:
         names = [f"Player {i + 1}" for i in range(info.min_players)]
     if not info.min_players <= len(names) <= info.max_players:
@@ -144,6 +149,18 @@ def create_table(db: sqlite3.Connection, game: str, players: list[str], max_pip:
     out = table_json(db, table_id)
     out["code"] = code
     return out
+
+
+def delete_table(db: sqlite3.Connection, table_id: int) -> None:
+    """Delete a table and everything of it (players, photos rows, hands, rounds, score events,
+    idempotency answers). Photo files are the caller's to remove. Call inside a transaction."""
+    rounds_of = "SELECT id FROM rounds WHERE table_id = ?"
+    db.execute(f"DELETE FROM score_events WHERE round_id IN ({rounds_of})", (table_id,))
+    for name in ("rounds", "hands", "idempotency", "photos"):
+        db.execute(f"DELETE FROM {name} WHERE table_id = ?", (table_id,))
+    db.execute("UPDATE tables SET winner_id = NULL WHERE id = ?", (table_id,))
+    db.execute("DELETE FROM players WHERE table_id = ?", (table_id,))
+    db.execute("DELETE FROM tables WHERE id = ?", (table_id,))
 
 
 def table_row(db: sqlite3.Connection, table_id: int) -> sqlite3.Row:
@@ -333,8 +350,12 @@ def photo_row(db: sqlite3.Connection, table_id: int, photo_id: int) -> sqlite3.R
     return row
 
 
-def photo_json(row: sqlite3.Row, game: str) -> dict:
-    """What the page draws: the image URL and size, the tiles (corrections applied), the reading."""
+def photo_json(row: sqlite3.Row, game: str, mine: dict | None = None) -> dict:
+    """What the page draws: the image URL and size, the tiles (corrections applied), the reading.
+
+    ``mine``: ``{"player_id", "hand", "analysis"}`` of the phone's own seat: its hand and the
+    reading with that hand replace the public ones (a watcher sees no hand: ``hand`` is []).
+    """
     tiles = json.loads(row["detections_json"])
     corrections = json.loads(row["corrections_json"])
     analysis = json.loads(row["analysis_json"])
@@ -349,8 +370,59 @@ def photo_json(row: sqlite3.Row, game: str) -> dict:
             "image_url": f"/api/tables/{row['table_id']}/photos/{row['id']}/image",
             "width": row["width"], "height": row["height"], "created": row["created"],
             "tiles": services.apply_corrections(tiles, corrections), "corrections": corrections,
-            "hand": json.loads(row["hand_json"]) if "hand_json" in row.keys() else [],
-            "analysis": analysis, "suggestion": suggestion, "elapsed_ms": row["elapsed_ms"]}
+            "hand": mine["hand"] if mine else [], "player_id": mine["player_id"] if mine else None,
+            "analysis": mine["analysis"] if mine else analysis, "suggestion": suggestion,
+            "elapsed_ms": row["elapsed_ms"], "rendered": bool(row["rendered"]) if "rendered" in row.keys() else False}
+
+
+# --- players' own hands ----------------------------------------------------------------------
+
+def player_of(db: sqlite3.Connection, table_id: int, player_id: Any) -> int:
+    """``player_id`` checked to sit at the table; None or "" means the first seat.
+
+    Raises:
+        ApiError(400): not a whole number, or no such player at this table.
+    """
+    seats = players(db, table_id)
+    if player_id in (None, ""):
+        return seats[0]["id"]
+    pid = int_in_range(player_id, "player", 1, MAX_ID)
+    if pid not in {p["id"] for p in seats}:
+        raise ApiError(400, f"player {pid} does not sit at this table")
+    return pid
+
+
+def player_hand(db: sqlite3.Connection, player_id: int) -> list[str]:
+    """The hand ``player_id`` entered (tile texts), [] when none."""
+    row = db.execute("SELECT hand_json FROM hands WHERE player_id = ?", (player_id,)).fetchone()
+    return json.loads(row["hand_json"]) if row else []
+
+
+def set_hand(db: sqlite3.Connection, table_id: int, player_id: int, hand: list[str]) -> None:
+    """Store ``player_id``'s hand (replacing theirs only); their reading is made again."""
+    db.execute("""INSERT INTO hands (player_id, table_id, hand_json, photo_id) VALUES (?,?,?,NULL)
+                  ON CONFLICT(player_id) DO UPDATE SET hand_json = excluded.hand_json, photo_id = NULL,
+                  updated = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')""", (player_id, table_id, json.dumps(hand)))
+
+
+def cached_reading(db: sqlite3.Connection, player_id: int, photo_id: int) -> dict | None:
+    """``player_id``'s stored reading of ``photo_id`` with their hand, or None (none or stale)."""
+    row = db.execute("SELECT photo_id, analysis_json FROM hands WHERE player_id = ?", (player_id,)).fetchone()
+    if row is None or row["photo_id"] != photo_id:
+        return None
+    return json.loads(row["analysis_json"])
+
+
+def keep_reading(db: sqlite3.Connection, table_id: int, player_id: int, photo_id: int, analysis: dict) -> None:
+    """Remember ``player_id``'s reading of ``photo_id`` (the table's latest photo)."""
+    db.execute("""INSERT INTO hands (player_id, table_id, photo_id, analysis_json) VALUES (?,?,?,?)
+                  ON CONFLICT(player_id) DO UPDATE SET photo_id = excluded.photo_id,
+                  analysis_json = excluded.analysis_json""", (player_id, table_id, photo_id, json.dumps(analysis)))
+
+
+def forget_readings(db: sqlite3.Connection, table_id: int) -> None:
+    """Every player's reading is stale (a tile of the photo was fixed)."""
+    db.execute("UPDATE hands SET photo_id = NULL WHERE table_id = ?", (table_id,))
 
 
 # --- idempotency keys --------------------------------------------------------------------------

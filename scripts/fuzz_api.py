@@ -180,7 +180,8 @@ def start_server(port: int, instance: str, code_tries: int) -> subprocess.Popen:
     (Path(instance) / "config.py").write_text(f"CODE_TRIES_PER_MINUTE = {int(code_tries)}\n")
     log = open(Path(instance) / "server.log", "w")
     proc = subprocess.Popen([sys.executable, "-m", "companion.commands.serve", "--host", HOST, "--port", str(port),
-                             "--instance", instance, "--no-demo"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+                             "--instance", instance, "--no-demo", "--no-https"], cwd=ROOT, stdout=log,
+                            stderr=subprocess.STDOUT)
     log.close()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

@@ -89,7 +89,8 @@ def start_server(port: int, instance: str) -> subprocess.Popen:
     """The server as its own process; its console (one line per request) goes to instance/server.log."""
     log = open(Path(instance) / "server.log", "w")
     proc = subprocess.Popen([sys.executable, "-m", "companion.commands.serve", "--host", HOST, "--port", str(port),
-                             "--instance", instance, "--no-demo"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+                             "--instance", instance, "--no-demo", "--no-https"], cwd=ROOT, stdout=log,
+                            stderr=subprocess.STDOUT)
     log.close()
     base = f"http://{HOST}:{port}"
     deadline = time.monotonic() + 60

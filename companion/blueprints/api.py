@@ -13,12 +13,12 @@ import uuid
 from pathlib import Path
 
 import segno
-from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
+from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory, url_for
 
 from .. import guard, services, store
 from ..db import get_db, transaction
 from .openapi import openapi_document
-from .pages import announce, public_join_url
+from .pages import announce, public_join_url, remember_code
 
 bp = Blueprint("api", __name__)
 
@@ -168,6 +168,38 @@ def table_hand(row, raw) -> list[str]:
         raise store.ApiError(400, str(exc)) from None
 
 
+HAND_GAMES = ("draw100", "tableaux")
+
+
+def request_player(row) -> int:
+    """The player this phone sits as: ``X-Player`` header or ``player_id`` in the body (a player
+    id of the table); none given means the first seat. 400 for a player of another table."""
+    pid = request.headers.get("X-Player")
+    if pid in (None, ""):
+        body = request.get_json(silent=True) if request.is_json else None
+        pid = body.get("player_id") if isinstance(body, dict) else request.form.get("player_id")
+    return store.player_of(get_db(), row["id"], pid)
+
+
+def player_reading(db, row, prow, player_id: int) -> dict | None:
+    """``{"player_id", "hand", "analysis"}``: the photo read with the player's own hand (draw to
+    100, Tableaux; kept in ``hands`` until the hand, the photo or a tile changes), else None."""
+    if row["game"] not in HAND_GAMES:
+        return None
+    hand = store.player_hand(db, player_id)
+    public = json.loads(prow["analysis_json"])
+    analysis = store.cached_reading(db, player_id, prow["id"])
+    if not hand or public.get("unavailable"):  # nothing of the player's own to add
+        analysis = public
+    elif analysis is None:
+        analysis = services.read_table(json.loads(prow["detections_json"]), json.loads(prow["corrections_json"]),
+                                       row["game"], read_params(row), hand)
+        latest = db.execute("SELECT MAX(id) FROM photos WHERE table_id = ?", (row["id"],)).fetchone()[0]
+        if latest == prow["id"]:
+            store.keep_reading(db, row["id"], player_id, prow["id"], analysis)
+    return {"player_id": player_id, "hand": hand, "analysis": analysis}
+
+
 def read_params(row) -> dict:
     """The table's engine parameters for the layout reader, plus the player count for draw100."""
     params = json.loads(row["params_json"])
@@ -177,12 +209,15 @@ def read_params(row) -> dict:
 
 
 def add_photo(row, data: bytes, started: float, hand: list[str] | None = None,
-              key: str | None = None) -> tuple[dict, int]:
+              key: str | None = None, player_id: int | None = None, rendered: bool = False) -> tuple[dict, int]:
     """Decode, detect, read, then store the file and the row together (all or nothing).
 
     The JPEG (re-encoded: no EXIF or GPS data is kept) is written as ``<name>.part``, the row is
     committed, then the file is renamed; ``store.sweep_photo_dir`` finishes or removes what a
     crash left half way. With an idempotency ``key`` a retry gets the first answer.
+    The table reading is stored without any hand (what every phone sees); ``hand`` (when
+    given) becomes ``player_id``'s hand, and the answer carries that player's own reading.
+    ``rendered``: the picture is a rendering (demo tables), shown marked as such.
     Returns ``(photo_json, status)``.
 
     Raises:
@@ -196,14 +231,13 @@ def add_photo(row, data: bytes, started: float, hand: list[str] | None = None,
     image = services.load_image(data)
     h, w = image.shape[:2]
     params = read_params(row)
-    hand = hand or []
     try:
         tiles = services.detect(image, row["game"])
-        analysis = services.read_table(tiles, {}, row["game"], params, hand)
+        analysis = services.read_table(tiles, {}, row["game"], params, [])
     except services.Unavailable as exc:
         tiles = []
         analysis = {"ok": False, "message": f"Tiles cannot be found yet: {exc}", "state": None,
-                    "problems": [], "legal_moves": [], "hint": None}
+                    "problems": [], "legal_moves": [], "hint": None, "unavailable": True}
     elapsed_ms = round((time.perf_counter() - started) * 1000.0, 1)
     photo_dir = Path(current_app.config["PHOTO_DIR"])
     name = f"t{row['id']}-{uuid.uuid4().hex}.jpg"
@@ -216,11 +250,16 @@ def add_photo(row, data: bytes, started: float, hand: list[str] | None = None,
                 part.unlink(missing_ok=True)
                 return first[1], first[0]
             cur = db.execute("""INSERT INTO photos (table_id, filename, width, height, detections_json,
-                                hand_json, analysis_json, elapsed_ms) VALUES (?,?,?,?,?,?,?,?)""",
-                             (row["id"], name, w, h, json.dumps(tiles), json.dumps(hand), json.dumps(analysis),
-                              elapsed_ms))
+                                analysis_json, elapsed_ms, rendered) VALUES (?,?,?,?,?,?,?,?)""",
+                             (row["id"], name, w, h, json.dumps(tiles), json.dumps(analysis), elapsed_ms,
+                              int(rendered)))
             prow = db.execute("SELECT * FROM photos WHERE id = ?", (cur.lastrowid,)).fetchone()
-            out = store.photo_json(prow, row["game"])
+            mine = None
+            if player_id is not None:
+                if hand:
+                    store.set_hand(db, row["id"], player_id, hand)
+                mine = player_reading(db, row, prow, player_id)
+            out = store.photo_json(prow, row["game"], mine)
             store.store_answer(db, row["id"], key, "photos", 201, out)
     except BaseException:
         part.unlink(missing_ok=True)
@@ -237,7 +276,7 @@ def upload_photo(table_id: int):
     if upload is None:
         raise store.ApiError(400, "send the photo as the multipart form field 'photo'")
     hand = table_hand(row, request.form.get("hand", ""))
-    out, status = add_photo(row, upload.read(), started, hand, idempotency_key())
+    out, status = add_photo(row, upload.read(), started, hand, idempotency_key(), request_player(row))
     return jsonify(out), status
 
 
@@ -251,7 +290,8 @@ def grab_camera(table_id: int):
         raise store.ApiError(404, "no laptop camera; start the server with `serve --camera N`")
     body = request.get_json(silent=True) or {}
     hand = table_hand(row, body.get("hand", "") if isinstance(body, dict) else "")
-    out, status = add_photo(row, services.grab_camera(int(index)), started, hand, idempotency_key())
+    out, status = add_photo(row, services.grab_camera(int(index)), started, hand, idempotency_key(),
+                            request_player(row))
     return jsonify(out), status
 
 
@@ -265,9 +305,17 @@ def list_photos(table_id: int):
 
 @bp.get("/tables/<int:table_id>/photos/<int:photo_id>")
 def get_photo(table_id: int, photo_id: int):
+    """The photo and its reading; with the table code and ``X-Player``, that player's own hand
+    and reading (a watcher gets the table reading and no hand)."""
     db = get_db()
     row = store.table_row(db, table_id)
-    return jsonify(store.photo_json(store.photo_row(db, table_id, photo_id), row["game"]))
+    prow = store.photo_row(db, table_id, photo_id)
+    mine = None
+    if request.headers.get("X-Player") and request_code():
+        row = editable_table(table_id)
+        with transaction() as db:
+            mine = player_reading(db, row, prow, request_player(row))
+    return jsonify(store.photo_json(prow, row["game"], mine))
 
 
 @bp.get("/tables/<int:table_id>/photos/<int:photo_id>/image")
@@ -277,9 +325,22 @@ def photo_image(table_id: int, photo_id: int):
                                max_age=3600)
 
 
+def _reread(db, row, prow, tiles: list[dict], corrections: dict) -> dict:
+    """Store new tiles/corrections of a photo, read the table again (every player's reading is
+    made again on their next look) and answer the photo with this phone's own reading."""
+    analysis = services.read_table(tiles, corrections, row["game"], read_params(row), [])
+    db.execute("UPDATE photos SET detections_json = ?, corrections_json = ?, analysis_json = ? WHERE id = ?",
+               (json.dumps(tiles), json.dumps(corrections), json.dumps(analysis), prow["id"]))
+    store.forget_readings(db, row["id"])
+    prow = store.photo_row(db, row["id"], prow["id"])
+    return store.photo_json(prow, row["game"], player_reading(db, row, prow, request_player(row)))
+
+
 @bp.route("/tables/<int:table_id>/photos/<int:photo_id>/tiles/<int:index>", methods=["PUT", "DELETE"])
 def correct_tile(table_id: int, photo_id: int, index: int):
-    """Fix a misread tile (PUT ``{"pips": [a, b]}``) or drop the fix (DELETE); re-reads the table.
+    """Fix a misread tile: PUT ``{"pips": [a, b]}``, ``{"kind": "not_tile"}`` (the box is no
+    tile: left out of the reading) or ``{"kind": "face_down"}``; DELETE drops the fix. Re-reads
+    the table.
 
     The corrections are read, changed and written back in one ``BEGIN IMMEDIATE`` transaction,
     so two phones fixing two tiles of one photo at once both keep their fix.
@@ -289,10 +350,17 @@ def correct_tile(table_id: int, photo_id: int, index: int):
     max_pip = params.get("max_pip", max(services.GAMES[row["game"]].sets))
     fix = None
     if request.method == "PUT":
-        pips = json_body().get("pips")
-        if not isinstance(pips, list) or len(pips) != 2:
-            raise store.ApiError(400, "pips must be a list of two numbers, e.g. [3, 5]")
-        fix = [store.int_in_range(v, "each pip count", 0, max_pip) for v in pips]
+        body = json_body()
+        kind = body.get("kind")
+        if kind in (services.NOT_A_TILE, services.FACE_DOWN):
+            fix = kind
+        elif kind not in (None, "", "pips"):
+            raise store.ApiError(400, "kind must be 'pips', 'not_tile' or 'face_down', got " + store.shown(kind))
+        else:
+            pips = body.get("pips")
+            if not isinstance(pips, list) or len(pips) != 2:
+                raise store.ApiError(400, "pips must be a list of two numbers, e.g. [3, 5]")
+            fix = [store.int_in_range(v, "each pip count", 0, max_pip) for v in pips]
     with transaction() as db:
         prow = store.photo_row(db, table_id, photo_id)
         tiles = json.loads(prow["detections_json"])
@@ -303,28 +371,171 @@ def correct_tile(table_id: int, photo_id: int, index: int):
             corrections[str(index)] = fix
         else:
             corrections.pop(str(index), None)
-        analysis = services.read_table(tiles, corrections, row["game"], read_params(row),
-                                       json.loads(prow["hand_json"]))
-        db.execute("UPDATE photos SET corrections_json = ?, analysis_json = ? WHERE id = ?",
-                   (json.dumps(corrections), json.dumps(analysis), photo_id))
+        out = _reread(db, row, prow, tiles, corrections)
+    return jsonify(out)
+
+
+def _coordinate(value, what: str, limit: int) -> float:
+    """A pixel coordinate in ``[0, limit]`` (400 otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= limit:
+        raise store.ApiError(400, f"{what} must be a number of pixels from 0 to {limit}, got {store.shown(value)}")
+    return float(value)
+
+
+#: Most tiles a photo may hold (detected plus added by hand).
+MAX_TILES = 200
+
+
+@bp.post("/tables/<int:table_id>/photos/<int:photo_id>/tiles")
+def add_tile(table_id: int, photo_id: int):
+    """Add a tile the detector missed: ``{"at": [x, y], "pips": [a, b]}`` (photo pixels). The box
+    is the size and turn of the photo's tile nearest to the spot (a 2:1 upright box on a photo
+    without tiles). Re-reads the table; the new tile is the last of ``tiles``."""
+    row = editable_table(table_id)
+    params = json.loads(row["params_json"])
+    max_pip = params.get("max_pip", max(services.GAMES[row["game"]].sets))
+    body = json_body()
+    at, pips = body.get("at"), body.get("pips")
+    if not isinstance(pips, list) or len(pips) != 2:
+        raise store.ApiError(400, "pips must be a list of two numbers, e.g. [3, 5]")
+    pips = [store.int_in_range(v, "each pip count", 0, max_pip) for v in pips]
+    if not isinstance(at, list) or len(at) != 2:
+        raise store.ApiError(400, "at must be the spot [x, y] in photo pixels")
+    with transaction() as db:
         prow = store.photo_row(db, table_id, photo_id)
-    return jsonify(store.photo_json(prow, row["game"]))
+        x, y = (_coordinate(at[0], "x", prow["width"]), _coordinate(at[1], "y", prow["height"]))
+        tiles = json.loads(prow["detections_json"])
+        if len(tiles) >= MAX_TILES:
+            raise store.ApiError(400, f"a photo holds at most {MAX_TILES} tiles")
+        tiles.append(services.tile_box_at(tiles, (x, y), prow["width"], prow["height"]))
+        corrections = json.loads(prow["corrections_json"])
+        corrections[str(len(tiles) - 1)] = pips
+        out = _reread(db, row, prow, tiles, corrections)
+    return jsonify(out), 201
 
 
 @bp.put("/tables/<int:table_id>/photos/<int:photo_id>/hand")
 def set_hand(table_id: int, photo_id: int):
-    """Tell the reader the player's own hand (``{"hand": "3-5 6-6"}`` or a list); re-reads the table.
+    """Set this phone's player's own hand (``{"hand": "3-5 6-6"}`` or a list; ``X-Player`` or
+    ``player_id``, default the first seat) and read the photo with it. Other players' hands are
+    untouched; the answer carries only this player's hand and reading.
 
-    Read, re-read and written in one ``BEGIN IMMEDIATE`` transaction (a tile fixed at the same
-    moment is kept).
+    Read and written in one ``BEGIN IMMEDIATE`` transaction (a tile fixed at the same moment is
+    kept).
     """
     row = editable_table(table_id)
     hand = table_hand(row, json_body().get("hand", ""))
     with transaction() as db:
+        pid = request_player(row)
         prow = store.photo_row(db, table_id, photo_id)
-        analysis = services.read_table(json.loads(prow["detections_json"]), json.loads(prow["corrections_json"]),
-                                       row["game"], read_params(row), hand)
-        db.execute("UPDATE photos SET hand_json = ?, analysis_json = ? WHERE id = ?",
-                   (json.dumps(hand), json.dumps(analysis), photo_id))
-        prow = store.photo_row(db, table_id, photo_id)
-    return jsonify(store.photo_json(prow, row["game"]))
+        store.set_hand(db, table_id, pid, hand)
+        mine = player_reading(db, row, prow, pid)
+    return jsonify(store.photo_json(prow, row["game"], mine))
+
+
+@bp.put("/tables/<int:table_id>/hand")
+def set_table_hand(table_id: int):
+    """Set this phone's player's own hand before any photo (or for the latest photo):
+    answers ``{"player_id", "hand", "photo"}`` (``photo`` with this player's reading, or None)."""
+    row = editable_table(table_id)
+    hand = table_hand(row, json_body().get("hand", ""))
+    with transaction() as db:
+        pid = request_player(row)
+        store.set_hand(db, table_id, pid, hand)
+        latest = db.execute("SELECT * FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 1", (table_id,)).fetchone()
+        photo = store.photo_json(latest, row["game"], player_reading(db, row, latest, pid)) if latest else None
+    return jsonify({"player_id": pid, "hand": hand, "photo": photo})
+
+
+@bp.get("/tables/<int:table_id>/hand")
+def get_hand(table_id: int):
+    """This phone's player's own hand: ``{"player_id", "hand"}`` (needs the code and ``X-Player``)."""
+    row = editable_table(table_id)
+    pid = request_player(row)
+    return jsonify({"player_id": pid, "hand": store.player_hand(get_db(), pid)})
+
+
+def photo_tiles(row, upload) -> tuple[list[str], int]:
+    """The face-up tiles read on an uploaded photo of tiles in a hand: ``(tile texts, number of
+    tiles not read)``; nothing is stored. Raises ImageError (400), Unavailable (503)."""
+    tiles = services.detect_hand(services.load_image(upload.read()))
+    params = json.loads(row["params_json"])
+    max_pip = params.get("max_pip", max(services.GAMES[row["game"]].sets))
+    names, unread = [], 0
+    for t in tiles:
+        p = t.get("pips")
+        if p is None or t.get("face_down") or max(p) > max_pip:
+            unread += 1
+            continue
+        name = f"{min(p)}-{max(p)}"
+        if name not in names:
+            names.append(name)
+    return names, unread
+
+
+@bp.post("/tables/<int:table_id>/read-tiles")
+def read_tiles(table_id: int):
+    """Read the tiles on a photo of one hand at the end of a hand (multipart ``photo``), for the
+    score sheet's "tiles left": answers ``{"tiles": ["3-5", ...], "unread": n}``. Nothing is
+    stored: the table's photo, its reading and every hand stay as they are."""
+    row = editable_table(table_id)
+    upload = request.files.get("photo")
+    if upload is None:
+        raise store.ApiError(400, "send the photo as the multipart form field 'photo'")
+    names, unread = photo_tiles(row, upload)
+    return jsonify({"tiles": names, "unread": unread})
+
+
+@bp.post("/tables/<int:table_id>/hand-photo")
+def hand_photo(table_id: int):
+    """A photo of this phone's player's own hand (multipart ``photo``): its tiles become the
+    player's hand; the table's photo and reading stay as they are. Answers ``{"player_id",
+    "hand", "photo", "message"}`` (``message`` names tiles that could not be read)."""
+    row = editable_table(table_id)
+    if row["game"] not in HAND_GAMES:
+        raise store.ApiError(400, f"{services.GAMES[row['game']].label} has no hand to photograph")
+    upload = request.files.get("photo")
+    if upload is None:
+        raise store.ApiError(400, "send the photo as the multipart form field 'photo'")
+    hand, unread = photo_tiles(row, upload)
+    if not hand:
+        raise store.ApiError(400, "no tile of a hand could be read on this photo; lay the tiles face up "
+                                  "side by side and take it again, or type them")
+    with transaction() as db:
+        pid = request_player(row)
+        store.set_hand(db, table_id, pid, hand)
+        latest = db.execute("SELECT * FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 1", (table_id,)).fetchone()
+        photo = store.photo_json(latest, row["game"], player_reading(db, row, latest, pid)) if latest else None
+    message = f"Read {len(hand)} tile(s) of your hand: {' '.join(hand)}."
+    if unread:
+        message += f" {unread} tile(s) could not be read: add them to the box by hand."
+    return jsonify({"player_id": pid, "hand": hand, "photo": photo, "message": message})
+
+
+@bp.post("/tables/<int:table_id>/rematch")
+def rematch(table_id: int):
+    """A new table of the same game, set, variant, target and players (in the same seats);
+    answers it with its code, ``join_url`` and ``url`` (the table page)."""
+    row = editable_table(table_id)
+    db = get_db()
+    names = [p["name"] for p in store.players(db, table_id)]
+    params = json.loads(row["params_json"])
+    with transaction() as db:
+        out = store.create_table(db, row["game"], names, params.get("max_pip"), params.get("variant"), row["target"])
+    remember_code(out["id"], out["code"])
+    out["join_url"] = join_url(out["code"])
+    out["url"] = url_for("pages.table", table_id=out["id"])
+    announce(out, out["join_url"])
+    return jsonify(out), 201
+
+
+@bp.delete("/tables/<int:table_id>")
+def delete_table(table_id: int):
+    """Delete a table with its players, photos (files too), hands and score sheet (needs the code)."""
+    editable_table(table_id)
+    with transaction() as db:
+        names = [r["filename"] for r in db.execute("SELECT filename FROM photos WHERE table_id = ?", (table_id,))]
+        store.delete_table(db, table_id)
+    for name in names:
+        (Path(current_app.config["PHOTO_DIR"]) / name).unlink(missing_ok=True)
+    return jsonify({"deleted": table_id})

@@ -14,6 +14,9 @@ _KEY = {"name": "Idempotency-Key", "in": "header", "required": False,
         "schema": {"type": "string", "pattern": "^[A-Za-z0-9._:-]{8,100}$"},
         "description": "chosen by the client (e.g. a UUID); a retry with the same key is answered with the "
                        "first answer and stores nothing twice"}
+_PLAYER = {"name": "X-Player", "in": "header", "required": False, "schema": {"type": "integer"},
+           "description": "the player (id) this phone sits as; hands and their readings are per player "
+                          "(default: the first seat)"}
 _TID = {"name": "table_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 _PID = {"name": "photo_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 
@@ -45,7 +48,46 @@ def openapi_document() -> dict[str, Any]:
                          "requestBody": {"required": True, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/NewTable"}}}},
                          "responses": {"201": _json("Table", "created (with code and join_url)"), "400": _ERR}}},
             "/api/tables/{table_id}": {"get": {"summary": "A table: players, running totals, history, status, winner",
-                                               "parameters": [_TID], "responses": {"200": _json("Table"), "404": _ERR}}},
+                                               "parameters": [_TID], "responses": {"200": _json("Table"), "404": _ERR}},
+                                       "delete": {"summary": "Delete the table with its photos, hands and score sheet",
+                                                  "parameters": [_TID, _CODE],
+                                                  "responses": {"200": {"description": "{deleted: id}"}, "403": _ERR, "404": _ERR}}},
+            "/api/tables/{table_id}/rematch": {"post": {
+                "summary": "A new table of the same game, set, target and players; the answer carries its code and url",
+                "parameters": [_TID, _CODE], "responses": {"201": _json("Table", "created"), "403": _ERR, "404": _ERR}}},
+            "/api/tables/{table_id}/hand": {
+                "get": {"summary": "This player's own hand", "parameters": [_TID, _CODE, _PLAYER],
+                        "responses": {"200": {"description": "{player_id, hand}"}, "403": _ERR}},
+                "put": {"summary": "Set this player's own hand (others' hands untouched); the latest photo is read with it",
+                        "parameters": [_TID, _CODE, _PLAYER],
+                        "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                            "type": "object", "properties": {"hand": {"oneOf": [{"type": "string", "example": "3-5 6-6"},
+                                                                                {"type": "array", "items": {"type": "string"}}]},
+                                                             "player_id": {"type": "integer"}}}}}},
+                        "responses": {"200": {"description": "{player_id, hand, photo (Photo with this player's reading, or null)}"},
+                                      "400": _ERR, "403": _ERR}}},
+            "/api/tables/{table_id}/hand-photo": {"post": {
+                "summary": "A photo of this player's hand: its tiles become the hand; the table photo stays as it is",
+                "parameters": [_TID, _CODE, _PLAYER],
+                "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
+                    "type": "object", "properties": {"photo": {"type": "string", "format": "binary"}}, "required": ["photo"]}}}},
+                "responses": {"200": {"description": "{player_id, hand, photo, message}"}, "400": _ERR, "403": _ERR,
+                              "413": _ERR, "503": _ERR}}},
+            "/api/tables/{table_id}/read-tiles": {"post": {
+                "summary": "Read the tiles on a photo of a hand left at the end of a hand (score sheet); nothing is stored",
+                "parameters": [_TID, _CODE],
+                "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
+                    "type": "object", "properties": {"photo": {"type": "string", "format": "binary"}}, "required": ["photo"]}}}},
+                "responses": {"200": {"description": "{tiles: [\"3-5\", ...], unread: n}"}, "400": _ERR, "403": _ERR,
+                              "413": _ERR, "503": _ERR}}},
+            "/api/tables/{table_id}/photos/{photo_id}/tiles": {"post": {
+                "summary": "Add a tile the detector missed at a spot of the photo; the table is read again",
+                "parameters": [_TID, _PID, _CODE, _PLAYER],
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["at", "pips"],
+                    "properties": {"at": {"type": "array", "items": {"type": "number"}, "description": "[x, y] photo pixels"},
+                                   "pips": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}}}}}},
+                "responses": {"201": _json("Photo"), "400": _ERR, "403": _ERR, "404": _ERR}}},
             "/api/tables/{table_id}/qr.svg": {"get": {"summary": "Join QR code (SVG)", "parameters": [_TID, _CODE],
                                                       "responses": {"200": {"description": "image/svg+xml"}, "403": _ERR}}},
             "/api/tables/{table_id}/rounds": {
@@ -74,14 +116,15 @@ def openapi_document() -> dict[str, Any]:
                          "responses": photo_resp}},
             "/api/tables/{table_id}/camera": {"post": {"summary": "Grab a photo from the laptop webcam (serve --camera N)",
                                                        "parameters": [_TID, _CODE, _KEY], "responses": photo_resp}},
-            "/api/tables/{table_id}/photos/{photo_id}": {"get": {"summary": "One photo with its reading",
-                                                                 "parameters": [_TID, _PID],
+            "/api/tables/{table_id}/photos/{photo_id}": {"get": {"summary": "One photo with its reading (with the code "
+                                                                            "and X-Player: that player's hand and reading)",
+                                                                 "parameters": [_TID, _PID, _PLAYER],
                                                                  "responses": {"200": _json("Photo"), "404": _ERR}}},
             "/api/tables/{table_id}/photos/{photo_id}/image": {"get": {"summary": "The stored JPEG", "parameters": [_TID, _PID],
                                                                        "responses": {"200": {"description": "image/jpeg"}, "404": _ERR}}},
             "/api/tables/{table_id}/photos/{photo_id}/hand": {"put": {
-                "summary": "Tell the reader your own hand (draw100, Tableaux need it for moves); re-reads the table",
-                "parameters": [_TID, _PID, _CODE],
+                "summary": "Set this player's own hand (draw100, Tableaux need it for moves) and read this photo with it",
+                "parameters": [_TID, _PID, _CODE, _PLAYER],
                 "requestBody": {"required": True, "content": {"application/json": {"schema": {
                     "type": "object", "properties": {"hand": {"oneOf": [{"type": "string", "example": "3-5 6-6"},
                                                                         {"type": "array", "items": {"type": "string"}}]}}}}}},
@@ -89,10 +132,11 @@ def openapi_document() -> dict[str, Any]:
             "/api/tables/{table_id}/photos/{photo_id}/tiles/{index}": {
                 "parameters": [_TID, _PID, {"name": "index", "in": "path", "required": True, "schema": {"type": "integer"},
                                             "description": "0-based position in Photo.tiles"}],
-                "put": {"summary": "Correct a misread tile; the table is read again", "parameters": [_CODE],
+                "put": {"summary": "Correct a misread tile (its value, not a tile, face down); the table is read again",
+                        "parameters": [_CODE, _PLAYER],
                         "requestBody": {"required": True, "content": {"application/json": {"schema": {
-                            "type": "object", "properties": {"pips": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}},
-                            "required": ["pips"]}}}},
+                            "type": "object", "properties": {"pips": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
+                                                             "kind": {"enum": ["pips", "not_tile", "face_down"]}}}}}},
                         "responses": {"200": _json("Photo"), "400": _ERR, "403": _ERR, "404": _ERR}},
                 "delete": {"summary": "Drop the correction of a tile", "parameters": [_CODE],
                            "responses": {"200": _json("Photo"), "403": _ERR, "404": _ERR}}},
@@ -138,9 +182,15 @@ def openapi_document() -> dict[str, Any]:
             "Photo": {"type": "object", "properties": {
                 "id": {"type": "integer"}, "image_url": {"type": "string"}, "width": {"type": "integer"},
                 "height": {"type": "integer"}, "tiles": {"type": "array", "items": {"$ref": "#/components/schemas/Tile"}},
-                "corrections": {"type": "object"}, "hand": {"type": "array", "items": {"type": "string"}},
-                "analysis": {"type": "object", "description": "vision.layout ReadResult.to_json(): state, problems, "
-                                                               "legal_moves, hint; plus ok and message (why not)"},
+                "corrections": {"type": "object", "description": "tile index -> [a, b], 'not_tile' or 'face_down'"},
+                "hand": {"type": "array", "items": {"type": "string"}, "description": "this player's own hand ([] for a watcher)"},
+                "player_id": {"type": ["integer", "null"]},
+                "rendered": {"type": "boolean", "description": "a rendered picture (demo tables), not a photo"},
+                "analysis": {"type": "object", "description": "vision.layout ReadResult.to_json(): layout, problems "
+                                                               "(message in players' words, tiles named), legal_moves "
+                                                               "(with words), hint; plus ok, message (why not) and "
+                                                               "advice (companion.hints.present: text, details, outline, "
+                                                               "pairs, ghost, anchor)"},
                 "suggestion": {"type": ["object", "null"], "description": "points to prefill the score form"},
                 "elapsed_ms": {"type": "number", "description": "upload to hint on the server, ms"}}},
         }},

@@ -8,7 +8,7 @@ carries no such header, so it cannot change a table.
 from __future__ import annotations
 
 import segno
-from flask import Blueprint, abort, current_app, redirect, render_template, request, session, url_for
+from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 
 from .. import guard, services, store
 from ..db import get_db, transaction
@@ -47,22 +47,40 @@ def announce(table: dict, url: str) -> None:
         pass
 
 
+def start_page(form: dict | None = None, error: str | None = None):
+    """The start page; ``form`` (the values sent) and ``error`` when the start form was refused."""
+    return render_template("index.html", games=list(services.GAMES.values()), tables=store.list_tables(get_db()),
+                           targets=services.TABLEAUX_TARGETS, form=form or {}, error=error)
+
+
 @bp.get("/")
 def index():
-    db = get_db()
-    return render_template("index.html", games=list(services.GAMES.values()), tables=store.list_tables(db),
-                           targets=services.TABLEAUX_TARGETS)
+    return start_page()
 
 
 @bp.post("/tables")
 def create_table():
-    """The start form: game, set, variant, players (one name a line or comma separated), target."""
+    """The start form: game, set, variant, players (one name a line or comma separated), target.
+
+    A refused form (a bad variant, too many names, the same name twice ...) comes back with its
+    values kept and the reason above it (status 400), never a bare error page.
+    """
     f = request.form
     guard.check_csrf()
+    info = services.GAMES.get(f.get("game", ""))
     names = [n.strip() for n in f.get("players", "").replace(",", "\n").splitlines() if n.strip()]
-    with transaction() as db:
-        out = store.create_table(db, f.get("game", ""), names, f.get("max_pip") or None,
-                                 f.get("variant") or None, f.get("target") or None)
+    # the form shows only what the chosen game takes: values of hidden fields are not its own
+    variant = f.get("variant") if info and [v for v in info.variants if v] else None
+    target = f.get("target") if info and info.scored else None
+    try:
+        with transaction() as db:
+            out = store.create_table(db, f.get("game", ""), names, f.get("max_pip") or None,
+                                     variant or None, target or None)
+    except store.ApiError as exc:
+        if exc.status != 400:
+            raise
+        keep = {k: f.get(k, "")[:2000] for k in ("game", "max_pip", "variant", "players", "target")}
+        return start_page(keep, exc.message), 400
     remember_code(out["id"], out["code"])
     announce(out, public_join_url(out["code"]))
     return redirect(url_for("pages.table", table_id=out["id"]))
@@ -109,6 +127,7 @@ def table(table_id: int):
             "max_upload": current_app.config["MAX_CONTENT_LENGTH"]}
     return render_template("table.html", t=data, code=code, qr_svg=qr_svg, join_url=join_url,
                            boot=boot, missing=missing, secure=request.is_secure,
+                           secure_url=None if request.is_secure else current_app.config.get("SECURE_URL"),
                            camera=boot["camera"])
 
 
@@ -119,4 +138,4 @@ def api_docs():
 
 @bp.get("/favicon.ico")
 def favicon():
-    abort(404)
+    return redirect(url_for("static", filename="favicon.svg"), code=301)

@@ -1,22 +1,26 @@
 """``domino-companion serve``: the companion web server for phones.
 
-With no arguments it listens on 127.0.0.1:5000, uses ``<project>/instance`` for its data and,
-on first run, creates one demo table per game whose first photo is a bundled sample image
-(``sample_images/``), so a new user sees tiles, moves and scores at once. ``--host 0.0.0.0``
-(explicit) lets phones on the same network join; the join link and QR code are printed.
+With no arguments it listens on every interface (``0.0.0.0``), so phones on the same network
+can join: the console prints this computer's LAN address and a QR code of it. It serves plain
+HTTP on ``--port`` (default 5000) and, at the same time, HTTPS on ``--https-port`` (default
+5443) with a self-signed certificate kept in the instance folder (made with the
+``cryptography`` package if importable, else the ``openssl`` command): phones allow the live
+camera preview (getUserMedia) only on a secure page, and warn once about the certificate.
+``--local`` serves this computer only (127.0.0.1); ``--no-https`` serves HTTP alone;
+``--https`` serves HTTPS alone on ``--port`` (the session cookie is then marked ``Secure``).
 
-The server is waitress (a production WSGI server: pure Python, Linux, macOS and Windows) with
-``--threads`` worker threads (default 8), at most 100 open connections and a 60 s timeout on
-idle or slow connections. ``--debug`` runs Werkzeug's development server instead (tracebacks
-in the console, never for phones).
+It uses ``<project>/instance`` for its data and, on first run, creates one demo table per game
+with a photo analysed: the draw game on a bundled real photo (``sample_images/``), the
+solitaires and Tableaux on photos rendered by ``vision/render`` (``sample_images/rendered/``,
+marked as rendered on the page) until real photos of those layouts exist.
 
-``--https`` serves over TLS with a self-signed certificate kept in the instance folder (made
-with the ``cryptography`` package if importable, else the ``openssl`` command); phones then
-allow the live camera preview (getUserMedia needs a secure page). Waitress has no TLS, so
-under ``--https`` the server is :class:`PooledTLSServer`: the same bounded worker threads and
-timeouts, the TLS handshake done in a worker, never in the accepting thread. The session
-cookie is then marked ``Secure``. ``--camera N`` lets the page grab photos from the laptop's
-webcam N (OpenCV ``VideoCapture``).
+HTTP is served by waitress, HTTPS by cheroot (waitress has no TLS); both are production WSGI
+servers in pure Python with ``--threads`` worker threads (default 8), a bounded queue of
+connections waiting for a worker (100) and a 60 s timeout on idle or slow connections. The TLS
+handshake is done in a worker when the connection's first bytes are read, never in the
+accepting thread (:class:`LazyHandshakeAdapter`). ``--debug`` runs Werkzeug's development
+server instead (tracebacks in the console, never for phones). ``--camera N`` lets the page
+grab photos from the laptop's webcam N (OpenCV ``VideoCapture``).
 
 Only the Host names this computer answers to are served (DNS rebinding protection):
 localhost, 127.0.0.1, the LAN address, the computer's name (and ``<name>.local``), ``--host``
@@ -28,32 +32,38 @@ import argparse
 import datetime as dt
 import shutil
 import socket
-import ssl
 import subprocess
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from cheroot import wsgi
+from cheroot.ssl.builtin import BuiltinSSLAdapter
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
 
-#: demo table per game: (game, players, sample photo, engine set). The photo with the most
-#: tiles is used for every game: a new user sees tiles outlined and the reader's verdict.
+#: demo table per game: (game, players, photo under sample_images/, engine set, hand of the
+#: first seat or None). The draw game is a real photo of a line of play; the solitaires and
+#: Tableaux are rendered layouts (scripts/render_demo_photos.py prints the Tableaux hand).
 DEMOS = [
-    ("draw100", ["Ana", "Ben", "Cleo"], "vintage-games-game-night.jpg", None),
-    ("tableaux", ["Ana", "Ben"], "vintage-games-game-night.jpg", 6),
-    ("good-neighbors", ["You"], "vintage-games-game-night.jpg", 6),
-    ("big-clock", ["You"], "vintage-games-game-night.jpg", 6),
-    ("luzon", ["You"], "vintage-games-game-night.jpg", None),
+    ("draw100", ["Ana", "Ben", "Cleo"], "vintage-games-game-night.jpg", None, ["6-6", "2-6", "1-2", "0-3"]),
+    ("tableaux", ["Ana", "Ben"], "rendered/tableaux.jpg", 6, ["3-3", "1-5", "3-4"]),
+    ("good-neighbors", ["You"], "rendered/good-neighbors.jpg", 6, None),
+    ("big-clock", ["You"], "rendered/big-clock.jpg", 6, None),
+    ("luzon", ["You"], "rendered/luzon.jpg", None, None),
 ]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--host", default="127.0.0.1",
-                   help="address to listen on (default 127.0.0.1: this computer only; "
-                        "0.0.0.0 lets phones on the network join)")
-    p.add_argument("--port", type=int, default=5000, help="TCP port (default 5000)")
+    p.add_argument("--host", default="0.0.0.0",
+                   help="address to listen on (default 0.0.0.0: phones on the network can join)")
+    p.add_argument("--local", action="store_true",
+                   help="this computer only: listen on 127.0.0.1 (same as --host 127.0.0.1)")
+    p.add_argument("--port", type=int, default=5000, help="TCP port for HTTP (default 5000)")
+    p.add_argument("--https-port", type=int, default=5443, metavar="PORT",
+                   help="TCP port for HTTPS beside HTTP, for the live camera on phones (default 5443)")
+    p.add_argument("--no-https", action="store_true", help="serve plain HTTP only (no live camera on phones)")
     p.add_argument("--https", action="store_true",
-                   help="serve over HTTPS with a self-signed certificate (live camera preview on phones)")
+                   help="serve HTTPS only, on --port (self-signed certificate; session cookie Secure)")
     p.add_argument("--camera", type=int, default=None, metavar="N",
                    help="offer 'grab from laptop camera' using webcam N (cv2.VideoCapture index)")
     p.add_argument("--instance", default=None, metavar="DIR",
@@ -135,13 +145,15 @@ def create_demo_tables(app, log=print) -> int:
     with app.test_request_context("/"):
         if get_db().execute("SELECT 1 FROM tables WHERE demo = 1").fetchone():
             return 0
-        for game, names, sample, max_pip in DEMOS:
+        for game, names, sample, max_pip, hand in DEMOS:
             with transaction() as db:
                 t = store.create_table(db, game, names, max_pip=max_pip, demo=True)
             path = SAMPLES / sample
             if path.exists():
                 started = time.perf_counter()
-                photo, _ = add_photo(store.table_row(get_db(), t["id"]), path.read_bytes(), started)
+                first = t["players"][0]["id"]
+                photo, _ = add_photo(store.table_row(get_db(), t["id"]), path.read_bytes(), started, hand,
+                                     player_id=first, rendered=sample.startswith("rendered/"))
                 log(f"  demo table {t['id']}: {t['game_label']}, code {t['code']} ({len(photo['tiles'])} tiles "
                     f"in {sample}, {photo['elapsed_ms']:.0f} ms)")
             made += 1
@@ -153,53 +165,40 @@ CONNECTION_LIMIT = 100
 CHANNEL_TIMEOUT_S = 60
 
 
-class PooledTLSServer:
-    """An HTTPS WSGI server with a fixed pool of worker threads (``--https``; waitress has no TLS).
+class LazyHandshakeAdapter(BuiltinSSLAdapter):
+    """cheroot's builtin TLS adapter with the handshake moved off the accepting thread.
 
-    The accepting thread only accepts; each connection is handed to one of ``threads``
-    workers, which sets a ``timeout_s`` socket timeout, does the TLS handshake and serves the
-    connection's requests with Werkzeug's request handler. Connections beyond
-    ``max_pending`` waiting for a worker are closed at once.
+    ``BuiltinSSLAdapter.wrap`` handshakes in cheroot's accepting thread, so one client that
+    connects and says nothing would hold up every other connection for the whole timeout.
+    Here the socket is wrapped with ``do_handshake_on_connect=False``: OpenSSL does the
+    handshake on the first read, in the worker thread that serves the connection, under the
+    connection timeout (a client that sends nothing holds one worker until then, never the
+    accepting thread).
+
+    Raises (constructor): ssl.SSLError, OSError: the certificate or key cannot be loaded.
     """
 
-    def __init__(self, app, host: str, port: int, certfile: str, keyfile: str, threads: int = 8,
+    ENVIRON = {"wsgi.url_scheme": "https", "HTTPS": "on"}
+
+    def wrap(self, sock):
+        return self.context.wrap_socket(sock, do_handshake_on_connect=False, server_side=True), dict(self.ENVIRON)
+
+    def get_environ(self, sock):  # the cipher is not known before the handshake
+        return dict(self.ENVIRON)
+
+
+def https_server(app, host: str, port: int, certfile: str, keyfile: str, threads: int = 8,
                  timeout_s: float = CHANNEL_TIMEOUT_S, max_pending: int = CONNECTION_LIMIT):
-        from werkzeug.serving import BaseWSGIServer
-        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        self.context.load_cert_chain(certfile, keyfile)
-        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="https")
-        self.slots = threading.BoundedSemaphore(max_pending)
-        self.timeout_s = timeout_s
-        outer = self
+    """A cheroot HTTPS server for ``app`` (call ``.start()`` or ``.safe_start()``; ``.stop()``).
 
-        class _Server(BaseWSGIServer):
-            def process_request(self, request, client_address):
-                if not outer.slots.acquire(blocking=False):
-                    self.shutdown_request(request)
-                    return
-                outer.pool.submit(outer._serve, self, request, client_address)
-
-        self.server = _Server(host, port, app)
-        self.server.ssl_context = self.context  # wsgi.url_scheme = https; wrapping is done per connection
-
-    def _serve(self, server, request, client_address) -> None:
-        try:
-            request.settimeout(self.timeout_s)
-            tls = self.context.wrap_socket(request, server_side=True)
-            try:
-                server.finish_request(tls, client_address)
-            finally:
-                server.shutdown_request(tls)
-        except (OSError, ssl.SSLError):  # handshake failed, timeout, client gone
-            server.shutdown_request(request)
-        finally:
-            self.slots.release()
-
-    def serve_forever(self) -> None:
-        try:
-            self.server.serve_forever()
-        finally:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+    ``threads`` worker threads (fixed), at most ``max_pending`` accepted connections waiting
+    for a worker, ``timeout_s`` seconds on a silent or slow connection.
+    """
+    server = wsgi.Server((host, port), app, numthreads=threads, max=threads, timeout=int(timeout_s),
+                         server_name="domino-companion", accepted_queue_size=max_pending,
+                         request_queue_size=64)
+    server.ssl_adapter = LazyHandshakeAdapter(certfile, keyfile)
+    return server
 
 
 def trusted_hosts(args: argparse.Namespace, public_host: str) -> list[str]:
@@ -215,15 +214,19 @@ def trusted_hosts(args: argparse.Namespace, public_host: str) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from companion.app import create_app
     instance = str(Path(args.instance).resolve()) if args.instance else None
+    host = "127.0.0.1" if args.local else args.host
+    both = not args.https and not args.no_https and not args.debug  # HTTP and HTTPS side by side
     scheme = "https" if args.https else "http"
     app = create_app(None, instance_path=instance)
     if args.camera is not None:
         app.config["CAMERA_INDEX"] = args.camera
-    public_host = args.host
-    if args.host in ("0.0.0.0", "::", ""):
+    public_host = host
+    if host in ("0.0.0.0", "::", ""):
         public_host = lan_address() or "127.0.0.1"
     app.config["PUBLIC_URL"] = f"{scheme}://{public_host}:{args.port}"
+    app.config["SECURE_URL"] = f"https://{public_host}:{args.https_port}" if both else None
     app.config["ANNOUNCE_TABLES"] = True
+    args.host = host
     app.config["TRUSTED_HOSTS"] = trusted_hosts(args, public_host)
     app.config["SESSION_COOKIE_SECURE"] = bool(args.https)
     print(f"Instance folder: {app.instance_path}")
@@ -236,32 +239,57 @@ def run(args: argparse.Namespace) -> int:
         if n:
             print(f"Created {n} demo tables from {SAMPLES}.")
     cert = None
-    if args.https:
-        cert = self_signed_certificate(Path(app.instance_path), public_host)
-        print("HTTPS with a self-signed certificate: phones warn once; accept it to get the live camera.")
+    if args.https or both:
+        try:
+            cert = self_signed_certificate(Path(app.instance_path), public_host)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            if args.https:
+                raise
+            print(f"No HTTPS ({exc}); the live camera needs it, photos work without.")
+            app.config["SECURE_URL"] = None
+            both = False
     url = app.config["PUBLIC_URL"] + "/"
     print(f"Open {url} (Ctrl+C stops).")
-    if args.host == "127.0.0.1":
-        print("Only this computer can connect; use --host 0.0.0.0 so phones on the network can join.")
+    if app.config.get("SECURE_URL"):
+        print(f"Live camera on phones: {app.config['SECURE_URL']}/ (self-signed certificate: "
+              "the phone warns once; accept it).")
+    elif args.https:
+        print("HTTPS with a self-signed certificate: phones warn once; accept it to get the live camera.")
+    if host == "127.0.0.1":
+        print("Only this computer can connect (--local); leave it out so phones on the network can join.")
     else:
         try:
             import segno
-            print("Phones: scan to open the start page")
+            print("Phones on the same network: scan to open the start page")
             segno.make(url, error="m").terminal(compact=True)
         except Exception:  # noqa: BLE001 - a QR code in the console is a nicety
             pass
     threads = max(1, min(int(args.threads), 64))
     if args.debug:
         print("Development server (--debug): not for phones on a network.")
-        app.run(host=args.host, port=args.port, ssl_context=cert, threaded=True, debug=False, use_reloader=False)
-    elif cert is not None:
-        PooledTLSServer(app, args.host, args.port, *cert, threads=threads).serve_forever()
-    else:
-        import waitress
-        waitress.serve(app, host=args.host, port=args.port, threads=threads, connection_limit=CONNECTION_LIMIT,
+        app.run(host=host, port=args.port, ssl_context=cert if args.https else None, threaded=True,
+                debug=False, use_reloader=False)
+        return 0
+    tls = None
+    if cert is not None:
+        tls = https_server(app, host, args.port if args.https else args.https_port, *cert, threads=threads)
+        tls.prepare()
+        if args.https:
+            try:
+                tls.serve()
+            finally:
+                tls.stop()
+            return 0
+        threading.Thread(target=tls.serve, name="https", daemon=True).start()
+    import waitress
+    try:
+        waitress.serve(app, host=host, port=args.port, threads=threads, connection_limit=CONNECTION_LIMIT,
                        channel_timeout=CHANNEL_TIMEOUT_S, cleanup_interval=10,
                        max_request_body_size=app.config["MAX_CONTENT_LENGTH"] + 1024 * 1024,
                        ident="domino-companion", _quiet=True)
+    finally:
+        if tls is not None:
+            tls.stop()
     return 0
 
 

@@ -4,6 +4,7 @@
   const variantRow = document.getElementById('variant-row'), targetRow = document.getElementById('target-row');
   const target = document.getElementById('target'), players = document.getElementById('players');
   const help = document.getElementById('players-help'), playersRow = document.getElementById('players-row');
+  let keepTarget = target.dataset.kept === '1';  // a refused form keeps the target typed
   function update() {
     const o = game.selectedOptions[0], sets = o.dataset.sets.split(',');
     for (const opt of set.options) opt.hidden = opt.disabled = !sets.includes(opt.value);
@@ -11,9 +12,11 @@
     variantRow.hidden = !o.dataset.variants;
     const scored = o.dataset.scored === '1';
     targetRow.hidden = !scored;
-    if (scored) target.value = game.value === 'tableaux' ? (TABLEAUX_TARGETS[set.value] || 121) : o.dataset.target;
+    if (scored && !keepTarget) target.value = game.value === 'tableaux' ? (TABLEAUX_TARGETS[set.value] || 121) : o.dataset.target;
+    keepTarget = false;
     const min = +o.dataset.min, max = +o.dataset.max;
     playersRow.hidden = max === 1;
+    const setRow = document.getElementById('set-row'); if (setRow) setRow.hidden = sets.length === 1;
     help.textContent = min === max ? `(${min}, one name a line)` : `(${min} to ${max}, one name a line)`;
     if (max === 1) players.value = '';
   }

@@ -3,10 +3,11 @@
 (function () {
   'use strict';
   const boot = JSON.parse(document.getElementById('boot').textContent);
-  let table = boot.table, photo = boot.photo, usedSuggestion = false;
+  let table = boot.table, photo = boot.photo, fromPhoto = false;
   const code = boot.code, maxPip = boot.max_pip, MAX_SIDE = 1600;
   const $ = (id) => document.getElementById(id);
   const SVG = 'http://www.w3.org/2000/svg';
+  const HAND_GAMES = ['draw100', 'tableaux'];
 
   function el(tag, attrs, text) {
     const e = document.createElement(tag);
@@ -23,6 +24,17 @@
   function say(text) { const m = $('message'); m.textContent = text || ''; m.hidden = !text; }
   function busy(on) { const b = $('busy'); if (b) b.hidden = !on; }
 
+  // ---- which seat this phone is (kept on the phone; hands are per player) -----------------
+  const seatKey = 'seat:' + table.id;
+  function storedSeat() { try { return localStorage.getItem(seatKey); } catch (e) { return null; } }
+  function storeSeat(v) { try { if (v === null) localStorage.removeItem(seatKey); else localStorage.setItem(seatKey, v); } catch (e) { /* private mode */ } }
+  let seat = null;  // player id (string) or 'watch' or null (not chosen)
+  if (code) {
+    seat = table.players.length === 1 ? String(table.players[0].id) : storedSeat();
+    if (seat && seat !== 'watch' && !table.players.some((p) => String(p.id) === seat)) seat = null;
+  }
+  const seated = () => !!code && seat !== null && seat !== 'watch';
+
   // A fresh idempotency key (works on plain http too, where crypto.randomUUID is missing).
   function newKey() {
     const b = new Uint8Array(16); crypto.getRandomValues(b);
@@ -33,6 +45,7 @@
   async function api(method, url, body, key) {
     const opts = { method, headers: { 'Accept': 'application/json' } };
     if (code) opts.headers['X-Table-Code'] = code;
+    if (seated()) opts.headers['X-Player'] = seat;
     if (key) opts.headers['Idempotency-Key'] = key;
     if (body instanceof FormData) opts.body = body;
     else if (body !== undefined) { opts.body = JSON.stringify(body); opts.headers['Content-Type'] = 'application/json'; }
@@ -48,8 +61,47 @@
     return data;
   }
 
+  function renderSeat() {
+    const card = $('seat-card'); if (!card) return;
+    const choose = $('seat-choose'), now = $('seat-now');
+    const handCard = $('hand-form');
+    if (seat === null) {
+      choose.hidden = false; now.hidden = true;
+      const box = $('seat-buttons'); box.innerHTML = '';
+      for (const p of table.players) {
+        const b = el('button', { type: 'button', class: 'seat', 'data-player': p.id }, p.name);
+        b.addEventListener('click', () => pickSeat(String(p.id)));
+        box.append(b);
+      }
+      const w = el('button', { type: 'button', class: 'seat', id: 'seat-watch' }, 'Just watching');
+      w.addEventListener('click', () => pickSeat('watch'));
+      box.append(w);
+    } else {
+      choose.hidden = true; now.hidden = false;
+      $('seat-name').textContent = seat === 'watch' ? 'watching (no hand)' : 'playing as ' + playerName(seat);
+    }
+    if (handCard) handCard.hidden = !seated();
+  }
+  async function pickSeat(v) {
+    seat = v; storeSeat(v); renderSeat(); renderTable();
+    if (seated()) await loadMine(); else if (photo) { photo = await api('GET', `/api/tables/${table.id}/photos/${photo.id}`); renderPhoto(); }
+  }
+  let handTyped = false;
+  if ($('hand-input')) $('hand-input').addEventListener('input', () => { handTyped = true; });
+  async function loadMine() {  // this seat's hand and, with the latest photo, its own reading
+    if (!seated() || !HAND_GAMES.includes(table.game)) return;
+    try {
+      if (photo) { photo = await api('GET', `/api/tables/${table.id}/photos/${photo.id}`); renderPhoto(); }
+      const hand = photo ? photo.hand : (await api('GET', `/api/tables/${table.id}/hand`)).hand;
+      if ($('hand-input') && !handTyped) $('hand-input').value = (hand || []).join(' ');  // never over typing
+    } catch (e) { say(e.message); }
+  }
+
   // ---- score sheet ------------------------------------------------------------------
   function playerName(id) { const p = table.players.find((q) => String(q.id) === String(id)); return p ? p.name : '?'; }
+  const PIPS = (text) => text.replace(/,/g, ' ').split(/\s+/).filter(Boolean).map((t) => {
+    const m = /^(\d{1,2})\s*[-:/]\s*(\d{1,2})$/.exec(t); return m ? (+m[1] + +m[2]) : NaN;
+  });
 
   function renderTable() {
     const line = $('status-line');
@@ -60,6 +112,7 @@
     } else {
       line.textContent = 'Solitaire: photograph the layout for the moves and your chance to win.';
     }
+    renderSeat();
     if (!table.scored) return;
     const best = Math.max(...table.players.map((p) => p.total));
     const totals = $('totals'); totals.innerHTML = '';
@@ -78,32 +131,105 @@
     const inputs = $('round-inputs');
     if (inputs && !inputs.childElementCount) {
       for (const p of table.players) {
-        const row = el('label', { class: 'player-input' });
-        row.append(el('span', {}, p.name));
-        row.append(el('input', { type: 'number', inputmode: 'numeric', min: table.game === 'tableaux' ? -3 : 0, max: 999,
-          name: 'p' + p.id, 'data-player': p.id, placeholder: '0' }));
+        const row = el('div', { class: 'player-input' });
+        const id = 'pts-' + p.id;
+        row.append(el('label', { for: id }, p.name));
+        if (table.game === 'tableaux') {
+          const minus = el('button', { type: 'button', class: 'minus', 'data-player': p.id, 'aria-label': `minus for ${p.name}` }, '\u2212');
+          minus.addEventListener('click', () => { const inp = $(id); const v = inp.value.trim(); inp.value = v.startsWith('-') ? v.slice(1) : '-' + v; inp.focus(); });
+          row.append(minus);
+        }
+        row.append(el('input', { id, class: 'points', type: 'text', inputmode: 'numeric', pattern: '-?[0-9]*', maxlength: 4,
+          name: 'p' + p.id, 'data-player': p.id, placeholder: '0', autocomplete: 'off' }));
+        if (table.game === 'draw100') {
+          const left = el('input', { type: 'text', class: 'left', 'data-player': p.id, autocomplete: 'off', autocapitalize: 'off',
+            placeholder: 'tiles left, e.g. 3-5 6-6', 'aria-label': `tiles left in ${p.name}'s hand` });
+          left.addEventListener('input', countHands);
+          // a photo of this hand's tiles fills the box (read only: the table photo stays)
+          const cam = el('label', { class: 'button left-photo', 'aria-label': `photo of ${p.name}'s tiles left` }, 'Photo');
+          const file = el('input', { type: 'file', accept: 'image/*', capture: 'environment', class: 'visually-hidden left-file', 'data-player': p.id });
+          cam.append(file);
+          file.addEventListener('change', async () => {
+            const f = file.files[0]; if (!f) return;
+            busy(true);
+            const got = await upload(await fileToBlob(f), 'left.jpg', `/api/tables/${table.id}/read-tiles`);
+            file.value = '';
+            if (!got) return;
+            left.value = got.tiles.join(' '); fromPhoto = true;
+            say(got.unread ? `${got.unread} tile(s) could not be read on that photo: add them by hand.` : '');
+            countHands();
+          });
+          row.append(left, cam);
+        }
         inputs.append(row);
       }
     }
-    const rec = $('record'); if (rec) rec.disabled = table.status === 'finished';
+    const finished = table.status === 'finished';
+    const form = $('round-form');
+    if (form) form.hidden = finished;
+    const after = $('after-win'); if (after) after.hidden = !finished;
+    const rec = $('record'); if (rec) rec.disabled = finished;
+  }
+
+  // draw to 100 (RULES.md section 4): from the tiles left in each hand, the winner's points.
+  // Domino: the player with no tiles left scores every opponent's pips. Blocked: the fewest
+  // pips wins and scores (opponents' pips) - (own pips); a tie for fewest scores nothing.
+  function countHands() {
+    const rows = [...$('round-inputs').querySelectorAll('input.left')];
+    const pips = rows.map((r) => PIPS(r.value));
+    const note = $('count-note');
+    if (pips.some((p) => p.some(Number.isNaN))) { note.textContent = 'Write the tiles left like 3-5 6-6.'; return; }
+    const sums = pips.map((p) => p.reduce((a, b) => a + b, 0));
+    const filled = rows.map((r) => r.value.trim() !== '');
+    const empty = filled.map((f) => !f);
+    const pts = [...$('round-inputs').querySelectorAll('input.points')];
+    pts.forEach((p) => { p.value = ''; });
+    if (filled.filter(Boolean).length < rows.length - 1) { note.textContent = ''; return; }
+    if (empty.filter(Boolean).length === 1) {  // one hand is out: domino
+      const w = empty.indexOf(true);
+      pts[w].value = sums.reduce((a, b) => a + b, 0);
+      $('round-kind').value = 'domino';
+      note.textContent = `Domino: ${playerName(rows[w].dataset.player)} scores ${pts[w].value} (the pips left in the other hands).`;
+      return;
+    }
+    if (empty.some(Boolean)) { note.textContent = ''; return; }
+    const low = Math.min(...sums), winners = sums.map((s, i) => (s === low ? i : -1)).filter((i) => i >= 0);
+    $('round-kind').value = 'blocked';
+    if (winners.length > 1) { note.textContent = 'Blocked with a tie for the fewest pips: nobody scores.'; pts.forEach((p) => { p.value = '0'; }); return; }
+    const w = winners[0], others = sums.reduce((a, b) => a + b, 0) - low;
+    pts[w].value = others - low;
+    note.textContent = `Blocked: ${playerName(rows[w].dataset.player)} has the fewest pips (${low}) and scores ${others} - ${low} = ${others - low}.`;
+  }
+
+  function onKindChange() {  // Tableaux: a pass scores -3 for the player whose turn it is
+    if (table.game !== 'tableaux') return;
+    const kind = $('round-kind').value;
+    const inputs = [...$('round-inputs').querySelectorAll('input.points')];
+    if (kind !== 'pass') { inputs.forEach((i) => { if (i.value === '-3') i.value = ''; }); return; }
+    const turns = table.rounds.filter((r) => !r.undone).length;
+    const who = seated() ? seat : String(table.players[turns % table.players.length].id);
+    inputs.forEach((i) => { i.value = i.dataset.player === who ? '-3' : ''; });
   }
 
   async function recordRound(ev) {
     ev.preventDefault();
     const scores = {};
-    for (const inp of $('round-inputs').querySelectorAll('input')) {
-      if (inp.value.trim() !== '') scores[inp.dataset.player] = Number(inp.value);
+    for (const inp of $('round-inputs').querySelectorAll('input.points')) {
+      const v = inp.value.trim();
+      if (v === '') continue;
+      if (!/^-?\d+$/.test(v)) { say(`Points for ${playerName(inp.dataset.player)} must be a whole number, not "${v}".`); return; }
+      scores[inp.dataset.player] = Number(v);
     }
     if (!Object.keys(scores).length) { say('Type the points of at least one player.'); return; }
-    const body = { scores, kind: $('round-kind').value, source: usedSuggestion ? 'photo' : 'hand',
-      photo_id: usedSuggestion && photo ? photo.id : null };
+    const body = { scores, kind: $('round-kind').value, source: fromPhoto ? 'photo' : 'hand' };
     // one key per entry until it is stored: pressing Record again after a lost answer is no second entry
     roundKey = roundKey || newKey();
     try {
       table = await api('POST', `/api/tables/${table.id}/rounds`, body, roundKey);
       roundKey = null;
       for (const inp of $('round-inputs').querySelectorAll('input')) inp.value = '';
-      usedSuggestion = false; say(''); renderTable();
+      const note = $('count-note'); if (note) note.textContent = '';
+      fromPhoto = false; say(''); renderTable();
     } catch (e) { say(e.message); }
   }
   let roundKey = null;
@@ -115,149 +241,255 @@
     catch (e) { say(e.message); }
   }
 
-  function renderSuggestion() {
-    const s = $('suggestion'); if (!s) return;
-    s.innerHTML = '';
-    if (!photo || !photo.suggestion || !photo.suggestion.points || table.status === 'finished') { s.hidden = true; return; }
-    s.hidden = false;
-    s.append(el('span', {}, `From the photo: ${photo.suggestion.points} points (${photo.suggestion.why}). Give to: `));
-    for (const p of table.players) {
-      const b = el('button', { type: 'button', class: 'suggest', 'data-player': p.id }, p.name);
-      b.addEventListener('click', () => {
-        const inp = $('round-inputs').querySelector(`input[data-player="${p.id}"]`);
-        inp.value = photo.suggestion.points; usedSuggestion = true; inp.focus();
-      });
-      s.append(b, document.createTextNode(' '));
+  // ---- photo, tiles and hint ------------------------------------------------------------
+  const centreOf = (t) => [t.corners.reduce((s, c) => s + c[0], 0) / 4, t.corners.reduce((s, c) => s + c[1], 0) / 4];
+  function insidePoly(pt, poly) {
+    let inside = false;
+    for (let i = 0, j = poly.length - 1; i < poly.length; j = i++) {
+      const [xi, yi] = poly[i], [xj, yj] = poly[j];
+      if ((yi > pt[1]) !== (yj > pt[1]) && pt[0] < ((xj - xi) * (pt[1] - yi)) / (yj - yi) + xi) inside = !inside;
     }
+    return inside;
+  }
+  function photoPoint(ev) {  // a tap on the overlay -> photo pixels
+    const r = $('overlay').getBoundingClientRect();
+    return [(ev.clientX - r.left) * photo.width / r.width, (ev.clientY - r.top) * photo.height / r.height];
+  }
+  function distToPoly(pt, poly) {  // 0 inside, else the distance to the nearest edge (photo px)
+    if (insidePoly(pt, poly)) return 0;
+    let best = Infinity;
+    for (let i = 0; i < poly.length; i++) {
+      const [ax, ay] = poly[i], [bx, by] = poly[(i + 1) % poly.length];
+      const dx = bx - ax, dy = by - ay, len2 = dx * dx + dy * dy || 1;
+      const k = Math.max(0, Math.min(1, ((pt[0] - ax) * dx + (pt[1] - ay) * dy) / len2));
+      best = Math.min(best, Math.hypot(pt[0] - ax - k * dx, pt[1] - ay - k * dy));
+    }
+    return best;
+  }
+  // The tile a tap means: the box under the finger, else the nearest box within 14 screen px or
+  // centre within 28 screen px, so every tile answers at least a 44 px target even on a full
+  // table of small tiles.
+  function tileAt(pt) {
+    const scale = $('overlay').getBoundingClientRect().width / photo.width;
+    let best = null, bestKey = null;
+    photo.tiles.forEach((t, i) => {
+      const c = centreOf(t);
+      const edge = distToPoly(pt, t.corners) * scale, centre = Math.hypot(c[0] - pt[0], c[1] - pt[1]) * scale;
+      if (edge > 14 && centre > 28) return;
+      const key = [edge > 0 ? 1 : 0, Math.min(edge, centre), centre];
+      if (bestKey === null || key[0] < bestKey[0] || (key[0] === bestKey[0] && (key[1] < bestKey[1] || (key[1] === bestKey[1] && key[2] < bestKey[2])))) {
+        best = i; bestKey = key;
+      }
+    });
+    return best;
   }
 
-  // ---- photo, tiles and hint ------------------------------------------------------------
-  function moveText(m) {
-    if (m === null || m === undefined) return '';
-    if (typeof m !== 'object') return String(m);
-    return m.text || m.string || m.label || m.action_string || m.description || JSON.stringify(m.action || m);
-  }
-  function pairsIn(v, out) {  // every [a, b] tile value inside the hint's action JSON
-    if (Array.isArray(v)) {
-      if (v.length === 2 && v.every(Number.isInteger)) out.push(v);
-      else v.forEach((x) => pairsIn(x, out));
-    } else if (v && typeof v === 'object') Object.values(v).forEach((x) => pairsIn(x, out));
-    return out;
-  }
-  function hintIndices(h, a) {
-    // the hinted tiles on the photo: tiles named in the action (solitaires: the pair removed,
-    // the tile moved) and, for draw100, the tile whose open end the hint plays on ("where")
-    const key = (p) => (p[0] <= p[1] ? p[0] + '-' + p[1] : p[1] + '-' + p[0]);
-    const want = new Set(pairsIn(h.action_json, []).map(key)), out = new Set(), where = new Set();
-    photo.tiles.forEach((t, i) => { if (t.pips && want.has(key(t.pips))) out.add(i); });
-    const end = h.action_json && h.action_json.end;
-    const ends = (a.layout && a.layout.open_ends) || [];
-    for (const e of ends) if (end !== undefined && e.id === end && Number.isInteger(e.tile_index)) where.add(e.tile_index);
-    return { tiles: out, where };
+  let adding = false;
+  function onOverlayClick(ev) {
+    if (!photo) return;
+    const pt = photoPoint(ev);
+    if (adding) { adding = false; $('add-tile').classList.remove('active'); $('photo-wrap').classList.remove('adding'); openFix(null, pt); return; }
+    const i = tileAt(pt);
+    if (i !== null) openFix(i);
   }
 
   function renderPhoto() {
     if (!photo) return;
     $('photo-card').hidden = false;
+    const rendered = $('rendered-note'); if (rendered) rendered.hidden = !photo.rendered;
     const img = $('photo'), svg = $('overlay');
     if (img.getAttribute('src') !== photo.image_url) img.src = photo.image_url;
     svg.setAttribute('viewBox', `0 0 ${photo.width} ${photo.height}`);
     svg.innerHTML = '';
-    const a = photo.analysis || {}, hint = a.hint || null;
-    const hi = hint ? hintIndices(hint, a) : { tiles: new Set(), where: new Set() };
-    const problemTiles = new Set((a.problems || []).filter((p) => p && p.source !== 'hand' && Number.isInteger(p.tile_index)).map((p) => p.tile_index));
+    const a = photo.analysis || {}, adv = a.advice || null;
+    const outlined = new Set((adv && adv.outline) || []);
+    // photo tiles the problems name (a hand problem may name the table tile it clashes with)
+    const problemTiles = new Set((a.problems || []).filter((p) => p && typeof p === 'object').flatMap((p) =>
+      p.tiles || (p.source !== 'hand' && Number.isInteger(p.tile_index) ? [p.tile_index] : [])));
     const font = Math.max(16, Math.round(Math.max(photo.width, photo.height) / 26));
     const stroke = Math.max(2, Math.round(font / 6));
-    const area = (c) => Math.abs(c.reduce((s, p, k) => { const q = c[(k + 1) % c.length]; return s + p[0] * q[1] - q[0] * p[1]; }, 0)) / 2;
-    const order = photo.tiles.map((t, i) => i).sort((i, j) => area(photo.tiles[j].corners) - area(photo.tiles[i].corners));
-    for (const i of order) {  // big boxes first, so a small tile drawn later stays tappable
+    for (let i = 0; i < photo.tiles.length; i++) {
       const t = photo.tiles[i];
       const cls = ['tile'];
       if (t.corrected) cls.push('corrected');
       else if (!t.pips) cls.push('unread');
       else if (problemTiles.has(i)) cls.push('problem');
       else if (t.pip_confidence !== null && t.pip_confidence < 0.6) cls.push('doubtful');
-      if (hi.tiles.has(i) || hi.where.has(i)) cls.push('hinted');
-      const poly = svgEl('polygon', { points: t.corners.map((c) => c.join(',')).join(' '), class: cls.join(' '),
+      if (outlined.has(i)) cls.push('hinted');
+      svg.append(svgEl('polygon', { points: t.corners.map((c) => c.join(',')).join(' '), class: cls.join(' '),
         'stroke-width': stroke, 'data-index': i, tabindex: 0, role: 'button',
-        'aria-label': `tile ${i + 1}: ${t.pips ? t.pips.join('-') : (t.face_down ? 'face down' : 'unread')}; tap to fix` });
-      poly.addEventListener('click', () => openFix(i));
-      poly.addEventListener('keydown', (e) => { if (e.key === 'Enter') openFix(i); });
-      svg.append(poly);
+        'aria-label': `tile ${i + 1}: ${t.pips ? t.pips.join('-') : (t.face_down ? 'face down' : 'unread')}; tap to fix` }));
       const label = t.face_down ? '\u25a0' : (t.pips ? t.pips.join('-') : '?');
-      const cx = t.corners.reduce((s, c) => s + c[0], 0) / 4, cy = t.corners.reduce((s, c) => s + c[1], 0) / 4;
+      const [cx, cy] = centreOf(t);
       svg.append(svgEl('text', { x: cx, y: cy, 'font-size': font, 'text-anchor': 'middle', 'dominant-baseline': 'middle',
         class: 'tile-label', 'stroke-width': stroke }, label));
     }
-    for (const i of hi.where) {  // draw100: the open end to play on
+    for (const i of problemTiles) {  // the numbers the messages name ("tile 3")
       const t = photo.tiles[i]; if (!t) continue;
-      const xs = t.corners.map((c) => c[0]), ys = t.corners.map((c) => c[1]);
-      const cx = (Math.min(...xs) + Math.max(...xs)) / 2, top = Math.min(...ys);
-      svg.append(svgEl('text', { x: cx, y: Math.max(font, top - font / 2), 'font-size': font, 'text-anchor': 'middle',
-        class: 'hint-label', 'stroke-width': stroke, id: 'hint-where' }, 'play ' + hint.action + ' here'));
+      const c = t.corners.reduce((m, p) => (p[1] < m[1] ? p : m));
+      const r = font * 0.7;
+      const x = Math.min(Math.max(c[0], r), photo.width - r), y = Math.min(Math.max(c[1], r), photo.height - r);
+      svg.append(svgEl('circle', { cx: x, cy: y, r, class: 'tile-number' }));
+      svg.append(svgEl('text', { x, y, 'font-size': font * 0.9, 'text-anchor': 'middle', 'dominant-baseline': 'central',
+        class: 'tile-number-text', 'data-tile-number': i + 1 }, String(i + 1)));
     }
+    if (adv) drawAdvice(svg, adv, font, stroke);
+    svg.onclick = onOverlayClick;
+    svg.onkeydown = (e) => { if (e.key === 'Enter' && e.target.dataset && e.target.dataset.index) openFix(+e.target.dataset.index); };
     const n = photo.tiles.length, up = photo.tiles.filter((t) => t.pips).length;
-    $('tiles-line').textContent = n ? `${n} tile(s) seen, ${up} read. Tap a tile to fix its value.` : 'No tiles seen in this photo.';
+    $('tiles-line').textContent = n ? `${n} tile(s) seen, ${up} read. Tap a tile to fix it.` : 'No tiles seen in this photo.';
     renderAnalysis(a);
-    renderSuggestion();
+  }
+
+  function drawAdvice(svg, adv, font, stroke) {
+    for (const [i, j] of adv.pairs || []) {  // tiles removed together
+      const p = photo.tiles[i], q = photo.tiles[j]; if (!p || !q) continue;
+      const [x1, y1] = centreOf(p), [x2, y2] = centreOf(q);
+      svg.append(svgEl('line', { x1, y1, x2, y2, class: 'pair-line', 'stroke-width': stroke }));
+    }
+    let label = null, target = null;
+    const bbox = (pts) => { const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+      return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)]; };
+    if (adv.ghost) {
+      svg.append(svgEl('polygon', { points: adv.ghost.corners.map((c) => c.join(',')).join(' '), class: 'ghost',
+        'stroke-width': stroke * 1.5, id: 'ghost' }));
+      label = adv.label || ('play ' + adv.ghost.label + ' here');
+      target = bbox(adv.ghost.corners);
+    } else if ((adv.outline || []).length) {
+      label = adv.label || ((adv.pairs || []).length ? 'remove' : 'this one');
+      target = bbox(adv.outline.flatMap((i) => (photo.tiles[i] ? photo.tiles[i].corners : [])));
+    }
+    if (label && target && isFinite(target[0])) placeLabel(svg, label, target, font);
+  }
+
+  // The hint's label: beside its target (above, below, left or right), inside the photo, where it
+  // covers the least of the tiles.
+  function placeLabel(svg, label, target, bigFont) {
+    const font = bigFont * 0.85, w = label.length * font * 0.6 + 8, h = font * 1.3;
+    const boxes = photo.tiles.map((t) => { const xs = t.corners.map((p) => p[0]), ys = t.corners.map((p) => p[1]);
+      return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)]; });
+    const cx = (target[0] + target[2]) / 2, cy = (target[1] + target[3]) / 2;
+    const centres = photo.tiles.map(centreOf);
+    const overlap = (r, b) => Math.max(0, Math.min(r[2], b[2]) - Math.max(r[0], b[0])) * Math.max(0, Math.min(r[3], b[3]) - Math.max(r[1], b[1]));
+    // every spot of a grid over the photo: hide no tile's value, cover little, stay close
+    let best = null;
+    for (let Y = 2; Y <= photo.height - h - 2; Y += h / 3) {
+      for (let X = 2; X <= photo.width - w - 2; X += w / 8) {
+        const r = [X, Y, X + w, Y + h];
+        const hidden = centres.filter((c) => c[0] > r[0] && c[0] < r[2] && c[1] > r[1] && c[1] < r[3]).length;
+        const dist = Math.hypot(X + w / 2 - cx, Y + h / 2 - cy);
+        const cost = hidden * 1e9 + boxes.reduce((s, b) => s + overlap(r, b), 0) + overlap(r, target) * 4 + dist * h * 2;
+        if (best === null || cost < best.cost) best = { cost, X, Y };
+      }
+    }
+    if (best === null) best = { X: 2, Y: 2 };  // a photo smaller than the label
+    svg.append(svgEl('rect', { x: best.X, y: best.Y, width: w, height: h, rx: font / 4, class: 'hint-label-bg', id: 'hint-label-bg' }));
+    svg.append(svgEl('text', { x: best.X + w / 2, y: best.Y + h / 2, 'font-size': font, 'text-anchor': 'middle',
+      'dominant-baseline': 'central', class: 'hint-label', id: 'hint-where' }, label));
   }
 
   function renderAnalysis(a) {
     const box = $('analysis'); box.innerHTML = '';
-    if (a.message) box.append(el('p', { class: 'notice', id: 'analysis-message' }, a.message));
-    if (a.problems && a.problems.length) {
-      const ul = el('ul', { class: 'problems' });
-      for (const p of a.problems) ul.append(el('li', {}, typeof p === 'string' ? p : (p.message || JSON.stringify(p))));
-      box.append(el('h3', {}, 'What looks wrong'), ul);
-    }
-    const h = a.hint;
-    if (h) {
+    const adv = a.advice;
+    if (adv) {
       const hb = el('div', { class: 'hint-box', id: 'hint' });
-      hb.append(el('div', { class: 'what' }, 'Hint: ' + (moveText(h.action_text || h.text || h.action) || 'nothing to play')));
-      if (h.explanation) hb.append(el('p', {}, h.explanation));
-      if (typeof h.win_chance === 'number') hb.append(el('p', { id: 'win-chance' }, `Chance to win from here: ${Math.round(h.win_chance * 100)}%`));
-      if (h.ranking && h.ranking.length > 1) {
-        const unit = h.value_unit === 'win_rate' ? (v) => Math.round(v * 100) + '%' : (v) => (Math.round(v * 10) / 10) + ' ' + (h.value_unit || '');
-        hb.append(el('p', { class: 'small' }, 'Next best: ' + h.ranking.slice(1, 4).map((r) => `${r.action} (${unit(r.value)})`).join(', ')));
+      hb.append(el('div', { class: 'what', id: 'hint-text' }, adv.text));
+      if (adv.details && adv.details.length) {
+        const d = el('details', { id: 'hint-details' });
+        d.append(el('summary', {}, 'Why this move'));
+        const ul = el('ul', {}); for (const line of adv.details) ul.append(el('li', {}, line));
+        d.append(ul); hb.append(d);
       }
       box.append(hb);
     }
-    if (a.state_text) {
-      const d = el('details', { class: 'small' });
-      d.append(el('summary', {}, 'What the reader rebuilt'), el('pre', { class: 'state' }, a.state_text));
-      box.append(d);
+    if (a.message) box.append(el('p', { class: 'notice', id: 'analysis-message' }, a.message));
+    const problems = (a.problems || []).filter((p) => !(a.message && typeof p === 'object' && p.blocking && a.message.includes(p.message)));
+    if (problems.length) {
+      const ul = el('ul', { class: 'problems' });
+      for (const p of problems) ul.append(el('li', {}, typeof p === 'string' ? p : (p.message || '')));
+      box.append(el('h3', {}, 'What looks wrong'), ul);
     }
     const moves = a.legal_moves || [];
     if (a.ok !== false || moves.length) {
-      box.append(el('h3', {}, `Legal moves (${moves.length})`));
+      const d = el('details', { class: 'moves-box' });
+      d.append(el('summary', {}, `All legal moves (${moves.length})`));
       const ol = el('ol', { class: 'moves', id: 'moves' });
-      for (const m of moves.slice(0, 30)) ol.append(el('li', {}, moveText(m)));
+      for (const m of moves.slice(0, 30)) ol.append(el('li', {}, m.words || m.text || ''));
       if (moves.length > 30) ol.append(el('li', {}, `\u2026 and ${moves.length - 30} more`));
       if (!moves.length) ol.append(el('li', {}, 'none'));
-      box.append(ol);
+      d.append(ol); box.append(d);
     }
   }
 
-  // ---- tile correction -------------------------------------------------------------------
-  let fixIndex = null;
-  function openFix(i) {
+  // ---- tile correction: tap a tile, tap two numbers -----------------------------------------
+  let fixIndex = null, fixAt = null, firstHalf = null;
+  function preview(corners) {  // the tapped tile (or spot) cut out of the photo, big
+    const c = $('fix-preview'), img = $('photo');
+    const xs = corners.map((p) => p[0]), ys = corners.map((p) => p[1]);
+    const pad = 0.15 * Math.max(Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys));
+    const x0 = Math.max(0, Math.min(...xs) - pad), y0 = Math.max(0, Math.min(...ys) - pad);
+    const x1 = Math.min(photo.width, Math.max(...xs) + pad), y1 = Math.min(photo.height, Math.max(...ys) + pad);
+    const w = Math.max(1, x1 - x0), h = Math.max(1, y1 - y0), s = Math.min(280 / w, 160 / h);
+    c.width = Math.round(w * s); c.height = Math.round(h * s);
+    const g = c.getContext('2d');
+    const k = img.naturalWidth / photo.width || 1;
+    try { g.drawImage(img, x0 * k, y0 * k, w * k, h * k, 0, 0, c.width, c.height); } catch (e) { /* not loaded */ }
+    g.strokeStyle = '#e0a100'; g.lineWidth = 3; g.beginPath();
+    corners.forEach((p, i) => { const X = (p[0] - x0) * s, Y = (p[1] - y0) * s; if (i) g.lineTo(X, Y); else g.moveTo(X, Y); });
+    g.closePath(); g.stroke();
+  }
+  function openFix(i, at) {
     if (!code) { say('Join the table with its code to fix tiles.'); return; }
-    fixIndex = i;
-    const t = photo.tiles[i], pa = $('fix-a'), pb = $('fix-b');
-    for (const s of [pa, pb]) { s.innerHTML = ''; for (let v = 0; v <= maxPip; v++) s.append(el('option', { value: v }, String(v))); }
-    pa.value = t.pips ? t.pips[0] : 0; pb.value = t.pips ? t.pips[1] : 0;
-    $('fix-reset').hidden = !t.corrected;
+    fixIndex = i; fixAt = at || null; firstHalf = null;
+    const t = i === null ? null : photo.tiles[i];
+    let corners;
+    if (t) corners = t.corners;
+    else {
+      const side = photo.tiles.length ? photo.tiles.map((q) => Math.hypot(q.corners[1][0] - q.corners[0][0], q.corners[1][1] - q.corners[0][1])).sort((x, y) => x - y)[Math.floor(photo.tiles.length / 2)] : photo.width / 12;
+      corners = [[at[0] - side / 2, at[1] - side], [at[0] + side / 2, at[1] - side], [at[0] + side / 2, at[1] + side], [at[0] - side / 2, at[1] + side]];
+    }
+    $('fix-title').textContent = t ? `Tile ${i + 1}: ${t.face_down ? 'face down' : (t.pips ? 'read as ' + t.pips.join('-') : 'not read')}` : 'Add a tile here';
+    preview(corners);
+    const grid = $('fix-grid'); grid.innerHTML = '';
+    for (let v = 0; v <= maxPip; v++) {
+      const b = el('button', { type: 'button', class: 'pip', 'data-value': v }, String(v));
+      b.addEventListener('click', () => pickHalf(v, b));
+      grid.append(b);
+    }
+    $('fix-step').textContent = 'Tap the number on one half, then on the other.';
+    $('fix-reset').hidden = !(t && t.corrected);
+    $('fix-not-tile').hidden = !t; $('fix-face-down').hidden = !t;
     const d = $('fix-dialog');
     if (d.showModal) d.showModal(); else d.setAttribute('open', '');
   }
-  $('fix-dialog').addEventListener('close', async () => {
-    const v = $('fix-dialog').returnValue; if (fixIndex === null || v === 'cancel' || !v) return;
-    const url = `/api/tables/${table.id}/photos/${photo.id}/tiles/${fixIndex}`;
+  function pickHalf(v, b) {
+    if (firstHalf === null) {
+      firstHalf = v; b.classList.add('chosen');
+      $('fix-step').textContent = `${v} \u2013 ? : now tap the other half.`;
+      return;
+    }
+    sendFix({ pips: [firstHalf, v] });
+  }
+  async function sendFix(body) {
+    const d = $('fix-dialog'); d.close ? d.close('sent') : d.removeAttribute('open');
+    const base = `/api/tables/${table.id}/photos/${photo.id}/tiles`;
     busy(true);
     try {
-      photo = v === 'reset' ? await api('DELETE', url) : await api('PUT', url, { pips: [Number($('fix-a').value), Number($('fix-b').value)] });
+      if (fixIndex === null) photo = await api('POST', base, { at: fixAt, pips: body.pips });
+      else if (body.reset) photo = await api('DELETE', `${base}/${fixIndex}`);
+      else photo = await api('PUT', `${base}/${fixIndex}`, body);
       say(''); renderPhoto();
-    } catch (e) { say(e.message); } finally { busy(false); fixIndex = null; }
+    } catch (e) { say(e.message); } finally { busy(false); fixIndex = null; fixAt = null; }
+  }
+  $('fix-not-tile').addEventListener('click', () => sendFix({ kind: 'not_tile' }));
+  $('fix-face-down').addEventListener('click', () => sendFix({ kind: 'face_down' }));
+  $('fix-reset').addEventListener('click', () => sendFix({ reset: true }));
+  $('fix-cancel').addEventListener('click', () => { const d = $('fix-dialog'); d.close ? d.close('cancel') : d.removeAttribute('open'); fixIndex = null; });
+  const addTile = $('add-tile');
+  if (addTile) addTile.addEventListener('click', () => {
+    if (!code) { say('Join the table with its code to fix tiles.'); return; }
+    adding = !adding; addTile.classList.toggle('active', adding); $('photo-wrap').classList.toggle('adding', adding);
+    say(adding ? 'Tap the photo where the missed tile lies.' : '');
   });
 
   // ---- capture -------------------------------------------------------------------------------
@@ -276,21 +508,37 @@
       return blob || file;
     } catch (e) { return file; }  // not decodable here: send as is, the server answers clearly
   }
-  async function upload(blob, name) {
-    if (blob.size > boot.max_upload) { say(`The photo is ${(blob.size / 1048576).toFixed(1)} MB; at most ${Math.floor(boot.max_upload / 1048576)} MB are accepted.`); return; }
+  async function upload(blob, name, url, extra) {
+    if (blob.size > boot.max_upload) { say(`The photo is ${(blob.size / 1048576).toFixed(1)} MB; at most ${Math.floor(boot.max_upload / 1048576)} MB are accepted.`); return null; }
     const fd = new FormData(); fd.append('photo', blob, name || 'photo.jpg');
-    if ($('hand-input')) fd.append('hand', $('hand-input').value);
+    for (const [k, v] of Object.entries(extra || {})) fd.append(k, v);
     busy(true); say('');
-    try { photo = await api('POST', `/api/tables/${table.id}/photos`, fd, newKey()); usedSuggestion = false; renderPhoto(); $('photo-card').scrollIntoView({ behavior: 'smooth' }); }
-    catch (e) { say(e.message); } finally { busy(false); }
+    try { return await api('POST', url, fd, newKey()); } catch (e) { say(e.message); return null; } finally { busy(false); }
+  }
+  async function uploadTable(blob, name) {
+    const extra = {};
+    if ($('hand-input') && seated() && $('hand-input').value.trim()) extra.hand = $('hand-input').value;
+    const got = await upload(blob, name, `/api/tables/${table.id}/photos`, extra);
+    if (got) { photo = got; renderPhoto(); $('photo-card').scrollIntoView({ behavior: 'smooth' }); }
   }
   const input = $('photo-input');
   if (input) input.addEventListener('change', async () => {
     const f = input.files[0]; if (!f) return;
     busy(true);
     const blob = await fileToBlob(f);
-    await upload(blob, f.name.replace(/\.[^.]*$/, '') + '.jpg');
+    await uploadTable(blob, f.name.replace(/\.[^.]*$/, '') + '.jpg');
     input.value = '';
+  });
+  const handPhoto = $('hand-photo-input');
+  if (handPhoto) handPhoto.addEventListener('change', async () => {  // kept apart from the table's photo
+    const f = handPhoto.files[0]; if (!f) return;
+    busy(true);
+    const got = await upload(await fileToBlob(f), 'hand.jpg', `/api/tables/${table.id}/hand-photo`);
+    handPhoto.value = '';
+    if (!got) return;
+    $('hand-input').value = got.hand.join(' ');
+    say(got.message || '');
+    if (got.photo) { photo = got.photo; renderPhoto(); }
   });
   const laptop = $('laptop-button');
   if (laptop) laptop.addEventListener('click', async () => {
@@ -308,23 +556,44 @@
   const shoot = $('live-shoot');
   if (shoot) shoot.addEventListener('click', async () => {
     const v = $('live-video'); if (!v.videoWidth) return;
-    await upload(await shrink(v, v.videoWidth, v.videoHeight), 'live.jpg');
+    await uploadTable(await shrink(v, v.videoWidth, v.videoHeight), 'live.jpg');
   });
 
   const handForm = $('hand-form');
   if (handForm) {
-    if (photo && photo.hand) $('hand-input').value = photo.hand.join(' ');
     handForm.addEventListener('submit', async (ev) => {
-      ev.preventDefault(); if (!photo) { say('Take a photo first; the hand is read with it.'); return; }
+      ev.preventDefault();
+      if (!seated()) { say('Choose who you are first: your hand stays on your phone\u2019s seat.'); return; }
       busy(true);
-      try { photo = await api('PUT', `/api/tables/${table.id}/photos/${photo.id}/hand`, { hand: $('hand-input').value }); say(''); renderPhoto(); }
-      catch (e) { say(e.message); } finally { busy(false); }
+      try {
+        const got = await api('PUT', `/api/tables/${table.id}/hand`, { hand: $('hand-input').value });
+        $('hand-input').value = got.hand.join(' '); handTyped = false;
+        if (got.photo) { photo = got.photo; renderPhoto(); } else say('Hand kept. Take a photo of the table for your moves.');
+        if (got.photo) say('');
+      } catch (e) { say(e.message); } finally { busy(false); }
     });
   }
   const form = $('round-form');
-  if (form) { form.addEventListener('submit', recordRound); $('undo').addEventListener('click', undo); }
+  if (form) {
+    form.addEventListener('submit', recordRound); $('undo').addEventListener('click', undo);
+    $('round-kind').addEventListener('change', onKindChange);
+  }
+  if ($('undo-after')) $('undo-after').addEventListener('click', undo);
+  if ($('seat-change')) $('seat-change').addEventListener('click', () => { seat = null; storeSeat(null); renderSeat(); });
+  const rematch = $('rematch');
+  if (rematch) rematch.addEventListener('click', async () => {
+    try { const t = await api('POST', `/api/tables/${table.id}/rematch`, {}); window.location.href = t.url; } catch (e) { say(e.message); }
+  });
+  const del = $('delete-table');
+  if (del) del.addEventListener('click', async () => {
+    if (!window.confirm(`Delete table ${table.id} with its photos and scores? This cannot be undone.`)) return;
+    try { await api('DELETE', `/api/tables/${table.id}`); window.location.href = '/'; } catch (e) { say(e.message); }
+  });
   renderTable();
   renderPhoto();
-  // Listeners are attached: tests (and scripts driving the page) wait for this mark.
-  document.body.dataset.ready = 'true';
+  (async () => {
+    if (seated()) await loadMine();
+    // Listeners are attached and this seat's reading is in: tests (and scripts) wait for this mark.
+    document.body.dataset.ready = 'true';
+  })();
 })();

@@ -364,7 +364,9 @@ def test_bad_hand_is_400_and_keeps_the_old_one(client, lead_double_detector, han
     assert client.put(url, json={"hand": "1-2"}, headers=hdr).status_code == 200
     r = client.put(url, json={"hand": hand}, headers=hdr)
     assert r.status_code == 400 and needle in r.json["error"]["message"]
-    assert client.get(f"/api/tables/{t['id']}/photos/{p['id']}").json["hand"] == ["1-2"]
+    me = {**hdr, "X-Player": str(t["players"][0]["id"])}
+    assert client.get(f"/api/tables/{t['id']}/photos/{p['id']}", headers=me).json["hand"] == ["1-2"]
+    assert client.get(f"/api/tables/{t['id']}/photos/{p['id']}").json["hand"] == []  # a watcher sees no hand
     assert client.put(url, json={"hand": "1-2"}).status_code == 403
 
 
@@ -387,3 +389,28 @@ def test_the_reader_is_told_how_many_play_draw100(client, lead_double_detector):
                     data={"photo": (io.BytesIO(JPEG), "p.jpg"), "hand": "4-6 1-2"}, content_type="multipart/form-data")
     text = r.json["analysis"]["state_text"]
     assert "P3" in text and "P4" not in text  # seats 0..3
+
+
+def test_each_player_keeps_their_own_hand_and_watchers_see_none(client, lead_double_detector):
+    """Two phones at one draw table: Ana's hand does not overwrite Ben's; each gets moves for
+    their own hand; a watcher (no code) gets the table reading without any hand."""
+    t = new_table(client)
+    ana, ben = (str(p["id"]) for p in t["players"])
+    code = {"X-Table-Code": t["code"]}
+    p = client.post(f"/api/tables/{t['id']}/photos", headers={**code, "X-Player": ana},
+                    data={"photo": (io.BytesIO(JPEG), "p.jpg"), "hand": "6-4 1-2"},
+                    content_type="multipart/form-data").json
+    assert p["hand"] == ["4-6", "1-2"] and p["player_id"] == int(ana)
+    r = client.put(f"/api/tables/{t['id']}/hand", json={"hand": "6-2 3-3"}, headers={**code, "X-Player": ben})
+    assert r.status_code == 200 and r.json["hand"] == ["2-6", "3-3"]
+    assert {m["json"]["tile"][0] for m in r.json["photo"]["analysis"]["legal_moves"]} == {2}
+    url = f"/api/tables/{t['id']}/photos/{p['id']}"
+    mine = client.get(url, headers={**code, "X-Player": ana}).json
+    assert mine["hand"] == ["4-6", "1-2"]
+    assert all(m["json"]["tile"] == [4, 6] for m in mine["analysis"]["legal_moves"])
+    watcher = client.get(url).json
+    assert watcher["hand"] == [] and watcher["player_id"] is None and not watcher["analysis"]["legal_moves"]
+    other = new_table(client)
+    r = client.put(f"/api/tables/{t['id']}/hand", json={"hand": "1-1"},
+                   headers={**code, "X-Player": str(other["players"][0]["id"])})
+    assert r.status_code == 400 and "does not sit at this table" in r.json["error"]["message"]

@@ -7,6 +7,7 @@ never run `playwright install`.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -67,7 +68,8 @@ def shot(page, name: str) -> None:
 
 
 def no_sideways_scroll(page) -> bool:
-    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    """Nothing is wider than the 360 px screen (a wider page makes a phone zoom out)."""
+    return page.evaluate(f"document.documentElement.scrollWidth <= {PHONE['width']} + 1")
 
 
 def wait_until_ready(page) -> None:
@@ -76,17 +78,31 @@ def wait_until_ready(page) -> None:
     page.wait_for_selector("body[data-ready='true']", state="attached")
 
 
+def start_table(page, server: str, game: str, players: str = "", target: str | None = None,
+                seat: str | None = None) -> None:
+    """Start a table with the start form and wait for the table page; ``seat``: the seat
+    button to press ("watch" for Just watching, else a player's name)."""
+    page.goto(server + "/")
+    page.select_option("#game", game)
+    if players:
+        page.fill("#players", players)
+    if target is not None:
+        page.fill("#target", target)
+    page.click("#start")
+    wait_until_ready(page)
+    if seat == "watch":
+        page.click("#seat-watch")
+    elif seat:
+        page.click(f"#seat-buttons button:text('{seat}')")
+
+
 def draw_table_with_hand_and_photo(page, server: str, hand: str, photo: str) -> None:
     """Start a two-player draw table, type ``hand``, upload ``sample_images/photo`` and wait
     until the page lists the moves."""
-    page.goto(server + "/")
-    page.select_option("#game", "draw100")
-    page.fill("#players", "Ana\nBen")
-    page.click("#start")
-    wait_until_ready(page)
+    start_table(page, server, "draw100", "Ana\nBen", seat="Ana")  # this phone is Ana
     page.fill("#hand-input", hand)
     page.set_input_files("#photo-input", str(SAMPLES / photo))
-    page.wait_for_selector("#moves li", timeout=30_000)
+    page.wait_for_selector("#moves li", state="attached", timeout=30_000)
 
 
 def test_phone_starts_a_table_reads_a_photo_fixes_a_tile_and_keeps_score(server, page, request):
@@ -125,21 +141,20 @@ def test_phone_starts_a_table_reads_a_photo_fixes_a_tile_and_keeps_score(server,
     shot(page, "03-photo")
     assert no_sideways_scroll(page)
 
-    # correct the first tile by hand
-    page.locator("#overlay polygon.tile").last.click()  # drawn last: the smallest, on top
+    # correct a tile by hand: tap it, tap 6, tap 6
+    page.locator("#overlay polygon.tile").last.click()
     page.wait_for_selector("#fix-dialog[open]")
-    page.select_option("#fix-a", "6")
-    page.select_option("#fix-b", "6")
+    page.click("#fix-grid button[data-value='6']")
     shot(page, "04-fix")
-    page.click("#fix-ok")
+    page.click("#fix-grid button[data-value='6']")
     page.wait_for_selector("#overlay polygon.tile.corrected")
     assert "6-6" in page.text_content("#overlay")
 
     # record two hands, see the running score, undo one
-    page.fill("#round-inputs input >> nth=0", "35")
+    page.fill("#round-inputs input.points >> nth=0", "35")
     page.click("#record")
     page.wait_for_selector("#history li")
-    page.fill("#round-inputs input >> nth=1", "20")
+    page.fill("#round-inputs input.points >> nth=1", "20")
     page.click("#record")
     page.wait_for_function("document.querySelectorAll('#history li').length === 2")
     totals = page.locator("#totals td.pts").all_text_contents()
@@ -150,11 +165,12 @@ def test_phone_starts_a_table_reads_a_photo_fixes_a_tile_and_keeps_score(server,
     page.wait_for_selector("#history li.undone")
     assert page.locator("#totals td.pts").all_text_contents() == ["35", "0"]
     # reach the target: the winner is shown and recording is closed
-    page.fill("#round-inputs input >> nth=0", "70")
+    page.fill("#round-inputs input.points >> nth=0", "70")
     page.click("#record")
     page.wait_for_selector("#winner")
     assert "Ana wins with 105" in page.text_content("#winner")
-    assert page.is_disabled("#record")
+    assert page.is_disabled("#record") and not page.is_visible("#record")  # no active Record after a win
+    assert page.is_visible("#rematch")
     shot(page, "06-winner")
     assert no_sideways_scroll(page)
 
@@ -168,15 +184,16 @@ def test_phone_sees_legal_moves_and_the_hint_drawn_on_the_photo(server, page, le
     moves = page.locator("#moves li").all_text_contents()
     assert any("4-6" in m for m in moves) and any("2-6" in m for m in moves)
     assert not any("1-2" in m or "3-5" in m for m in moves)  # no 6 on them: not playable on 6-6
-    hint = page.text_content("#hint")
-    assert "Hint: play" in hint
+    hint = page.text_content("#hint-text")
+    assert re.match(r"Play (4-6|2-6) on the 6 at the (top|bottom|left|right) end", hint), hint
     page.wait_for_selector("#overlay polygon.tile.hinted")
+    page.wait_for_selector("#overlay #ghost")
     assert "here" in page.text_content("#hint-where")
     shot(page, "09-moves-hint")
     # change the hand: read again, the moves follow
     page.fill("#hand-input", "1-2 3-5")
     page.click("#hand-save")
-    page.wait_for_function("document.querySelectorAll('#moves li').length === 0 || "
+    page.wait_for_function("document.querySelectorAll('#moves li').length <= 1 || "
                            "!document.getElementById('moves').textContent.includes('4-6')")
     assert "4-6" not in page.text_content("#analysis")
 
@@ -192,7 +209,7 @@ def test_phone_reads_the_real_line_of_play_with_the_real_detector(server, page):
     # 1-1 fits the two open 1s, 5-6 and 6-6 the open 5 and 6, 2-2 the open 2
     assert sum("1-1" in m for m in moves) == 2
     assert any("2-2" in m for m in moves) and any("5-6" in m for m in moves) and any("6-6" in m for m in moves)
-    assert "Hint: play" in page.text_content("#hint")
+    assert page.text_content("#hint-text").startswith("Play ")
     shot(page, "10-real-detector-moves")
     assert no_sideways_scroll(page)
 
@@ -233,7 +250,7 @@ def test_a_lost_answer_to_record_is_resent_and_scored_once(server, page):
             route.continue_()
     page.route("**/api/tables/*/rounds", lose_first_answer)
     page.goto(f"{server}/join/{t['code']}")
-    page.fill("#round-inputs input >> nth=0", "12")
+    page.fill("#round-inputs input.points >> nth=0", "12")
     page.click("#record")
     page.wait_for_selector("#history li")
     assert page.locator("#totals td.pts").all_text_contents() == ["12", "0"]
@@ -241,3 +258,260 @@ def test_a_lost_answer_to_record_is_resent_and_scored_once(server, page):
     with urllib.request.urlopen(f"{server}/api/tables/{t['id']}", timeout=30) as r:
         stored = json.load(r)
     assert len(stored["rounds"]) == 1 and stored["players"][0]["total"] == 12
+
+
+# --- a page a player can use at the table (all at 360x740) ----------------------------------------
+
+NOTATION = re.compile(r"\[\d+\.(end|side)_[ab]\]|\(-?\d+, -?\d+\)=\d+|node limit|RULES\.md|\bslot \d|table tile \d")
+TOUR = ROOT / "test-artifacts" / "tour"
+
+
+@pytest.fixture(scope="module")
+def demo_server(tmp_path_factory):
+    """The companion with the demo tables ``serve`` makes (real pipeline), on a loopback port:
+    ``(base URL, {game: table id})``."""
+    from werkzeug.serving import make_server
+
+    from companion.commands import serve
+    d = tmp_path_factory.mktemp("demo")
+    app = create_app({"SECRET_KEY": "demo-test", "DATABASE": str(d / "db.sqlite"), "PHOTO_DIR": str(d / "photos")},
+                     instance_path=str(d))
+    serve.create_demo_tables(app, log=lambda _line: None)
+    tables = {t["game"]: t["id"] for t in app.test_client().get("/api/tables").json}
+    srv = make_server("127.0.0.1", 0, app, threaded=True)
+    th = threading.Thread(target=srv.serve_forever, daemon=True)
+    th.start()
+    yield f"http://127.0.0.1:{srv.port}", tables
+    srv.shutdown()
+    th.join(5)
+
+
+def new_context_page(browser):
+    ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    return ctx, pg
+
+
+def inside(inner: dict, outer: dict, slack: float = 1.0) -> bool:
+    return (inner["x"] >= outer["x"] - slack and inner["y"] >= outer["y"] - slack
+            and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + slack
+            and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + slack)
+
+
+@pytest.mark.parametrize("game", ["draw100", "tableaux", "good-neighbors", "big-clock", "luzon"])
+def test_demo_table_of_every_game_shows_the_hint_drawn_on_the_photo(demo_server, page, game):
+    """Each demo table opens without an error; the hint is a sentence in players' words, drawn on
+    the photo (a ghost tile at its place, or the pair to remove outlined and joined), its label
+    inside the photo; details open on demand; rendered pictures say so."""
+    base, tables = demo_server
+    page.goto(f"{base}/t/{tables[game]}")
+    if game in ("draw100", "tableaux"):
+        page.click("#seat-buttons button[data-player] >> nth=0")  # the demo hand is the first seat's
+    wait_until_ready(page)
+    page.wait_for_selector("#hint-text")
+    page.wait_for_function("document.getElementById('photo').complete")
+    assert not page.is_visible("#analysis-message") and page.locator(".problems li").count() == 0
+    text = page.text_content("#hint-text")
+    assert not NOTATION.search(page.text_content("main")), page.text_content("main")
+    assert page.is_visible("#rendered-note") == (game != "draw100")
+    if game in ("draw100", "tableaux", "big-clock"):
+        assert page.locator("#overlay #ghost").count() == 1, text
+    else:
+        assert page.locator("#overlay line.pair-line").count() >= 1
+        assert page.locator("#overlay polygon.tile.hinted").count() >= 2
+    label = page.locator("#hint-label-bg").bounding_box()
+    assert inside(label, page.locator("#overlay").bounding_box()), "the hint label leaves the photo"
+    covered = page.evaluate("""(() => { const r = document.getElementById('hint-label-bg');
+        const [x, y, w, h] = ['x', 'y', 'width', 'height'].map((k) => +r.getAttribute(k));
+        return [...document.querySelectorAll('#overlay text.tile-label')].filter((t) =>
+          +t.getAttribute('x') > x && +t.getAttribute('x') < x + w && +t.getAttribute('y') > y && +t.getAttribute('y') < y + h)
+          .map((t) => t.textContent); })()""")
+    assert not covered, f"the hint label covers the tile(s) {covered}"
+    details = page.locator("#hint-details")
+    if details.count():
+        assert not page.is_visible("#hint-details li")
+        page.click("#hint-details summary")
+        assert page.is_visible("#hint-details li")
+    assert no_sideways_scroll(page)
+    TOUR.mkdir(parents=True, exist_ok=True)
+    page.locator("#photo-card").screenshot(path=str(TOUR / f"{game}.png"))
+    shot(page, f"20-demo-{game}")
+
+
+def test_each_phone_keeps_its_own_hand_and_a_watcher_sees_none(server, browser, lead_double_detector):
+    """Two players' phones and a watcher at one draw table: each phone picks its seat, types its
+    hand and sees the moves for its own hand only; the watcher sees no hand and no hand box."""
+    import json
+    import urllib.request
+    req = urllib.request.Request(f"{server}/api/tables", data=json.dumps({"game": "draw100", "players": ["Ana", "Ben"]}).encode(),
+                                 headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(req, timeout=30) as r:
+        t = json.load(r)
+    phones = [new_context_page(browser) for _ in range(3)]
+    try:
+        (_, ana), (_, ben), (_, watcher) = phones
+        for pg, name, hand in ((ana, "Ana", "4-6 1-2"), (ben, "Ben", "2-6 3-3")):
+            pg.goto(f"{server}/join/{t['code']}")
+            wait_until_ready(pg)
+            pg.click(f"#seat-buttons button:text('{name}')")
+            pg.fill("#hand-input", hand)
+            pg.click("#hand-save")
+        ana.set_input_files("#photo-input", str(SAMPLES / "IMG_0350.jpg"))
+        ana.wait_for_selector("#hint-text")
+        assert ana.text_content("#hint-text").startswith("Play 4-6")
+        assert no_sideways_scroll(ana)
+        shot(ana, "21-hand-ana")
+        ben.reload()
+        wait_until_ready(ben)
+        ben.wait_for_selector("#hint-text")
+        assert ben.text_content("#hint-text").startswith("Play 2-6") and ben.input_value("#hand-input") == "2-6 3-3"
+        assert "playing as Ben" in ben.text_content("#seat-now")
+        ana.reload()
+        wait_until_ready(ana)
+        assert ana.input_value("#hand-input") == "4-6 1-2"  # Ben's hand did not overwrite Ana's
+        watcher.goto(f"{server}/t/{t['id']}")
+        wait_until_ready(watcher)
+        assert watcher.locator("#hand-input").count() == 0 and watcher.locator("#hint-text").count() == 0
+        assert "4-6" not in watcher.text_content("main") and "2-6" not in watcher.text_content("main").replace("2-6", "", 0)
+        shot(watcher, "22-watcher")
+    finally:
+        for ctx, _pg in phones:
+            ctx.close()
+
+
+def test_fix_dialog_two_taps_not_a_tile_face_down_and_add_a_tile(server, page, fake_detector):
+    start_table(page, server, "luzon")
+    page.set_input_files("#photo-input", str(SAMPLES / "IMG_0350.jpg"))
+    page.wait_for_selector("#overlay polygon.tile >> nth=2")
+    page.wait_for_function("document.getElementById('photo').complete")
+    # a tap near (not on) a small tile opens it: every tile answers a 44 px target
+    # (tile box relative to the photo, measured in one frame: the page may still be scrolling)
+    box = page.evaluate("""(() => { const o = document.getElementById('overlay').getBoundingClientRect();
+        const t = document.querySelectorAll('#overlay polygon.tile')[1].getBoundingClientRect();
+        return {x: t.left - o.left, y: t.top - o.top, width: t.width, height: t.height}; })()""")
+    assert box["width"] < 44  # the boxes are small on a 360 px screen
+    page.locator("#overlay").click(position={"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] + 12})
+    page.wait_for_selector("#fix-dialog[open]")
+    assert "Tile 2: read as 5-5" in page.text_content("#fix-title")
+    assert page.evaluate("Math.max(document.getElementById('fix-preview').getBoundingClientRect().width, "
+                         "document.getElementById('fix-preview').getBoundingClientRect().height)") >= 150  # the tile, big
+    sizes = page.evaluate("[...document.querySelectorAll('#fix-dialog button')].filter(b => b.offsetParent)"
+                          ".map(b => [b.getBoundingClientRect().width, b.getBoundingClientRect().height])")
+    assert sizes and all(w >= 44 and h >= 44 for w, h in sizes), sizes
+    assert no_sideways_scroll(page)
+    shot(page, "23-fix-picker")
+    page.click("#fix-grid button[data-value='1']")
+    page.click("#fix-grid button[data-value='4']")  # two taps: saved
+    page.wait_for_selector("#overlay polygon.tile.corrected")
+    assert "1-4" in page.text_content("#overlay")
+    page.locator("#overlay polygon.tile >> nth=0").click()
+    page.click("#fix-not-tile")
+    page.wait_for_function("document.querySelectorAll('#overlay polygon.tile.corrected').length === 2")
+    page.locator("#overlay polygon.tile >> nth=2").click()
+    page.click("#fix-face-down")
+    page.wait_for_function("document.querySelectorAll('#overlay polygon.tile.corrected').length === 3")
+    # add a missed tile: the button, a tap on the photo, two numbers
+    page.click("#add-tile")
+    ov = page.locator("#overlay").bounding_box()
+    page.locator("#overlay").click(position={"x": ov["width"] * 0.8, "y": ov["height"] * 0.7})
+    page.wait_for_selector("#fix-dialog[open]")
+    assert page.text_content("#fix-title") == "Add a tile here"
+    page.click("#fix-grid button[data-value='2']")
+    page.click("#fix-grid button[data-value='3']")
+    page.wait_for_function("document.querySelectorAll('#overlay polygon.tile').length === 4")
+    assert "2-3" in page.text_content("#overlay")
+    shot(page, "24-fixed")
+
+
+def test_problem_tiles_are_numbered_on_the_photo(server, page, lead_double_detector):
+    """A hand tile that is also on the table: the message names "tile 1" and the number 1 is drawn."""
+    start_table(page, server, "draw100", "Ana\nBen", seat="Ana")
+    page.fill("#hand-input", "6-6 1-2")
+    page.set_input_files("#photo-input", str(SAMPLES / "IMG_0350.jpg"))
+    page.wait_for_selector("#analysis-message")
+    assert "tile 1" in page.text_content("#analysis-message")
+    assert no_sideways_scroll(page)
+    assert page.locator("#overlay text[data-tile-number='1']").count() == 1
+    shot(page, "25-numbered-problem")
+
+
+def test_start_form_shows_only_what_the_game_takes_and_keeps_input_on_error(server, page):
+    page.goto(server + "/")
+    visible = lambda sel: page.is_visible(sel)  # noqa: E731
+    page.select_option("#game", "luzon")
+    assert visible("#variant-row") and not visible("#players-row") and not visible("#target-row") and not visible("#set-row")
+    page.select_option("#game", "good-neighbors")
+    assert not visible("#variant-row") and not visible("#players-row") and visible("#set-row")
+    page.select_option("#game", "draw100")
+    assert not visible("#variant-row") and visible("#players-row") and visible("#target-row") and not visible("#set-row")
+    page.select_option("#game", "tableaux")
+    assert visible("#set-row") and visible("#target-row") and not visible("#variant-row")
+    assert no_sideways_scroll(page)
+    shot(page, "26-start-tableaux")
+    # two names the same: refused, the form comes back as typed with the reason
+    page.select_option("#game", "draw100")
+    page.fill("#players", "Ana\nana")
+    page.fill("#target", "150")
+    page.click("#start")
+    page.wait_for_selector("#form-error")
+    assert "two players are called" in page.text_content("#form-error")
+    assert page.input_value("#players") == "Ana\nana" and page.input_value("#target") == "150"
+    assert page.input_value("#game") == "draw100"
+    shot(page, "27-start-error")
+    assert page.locator("link[rel=icon]").count() == 1
+
+
+def test_scores_pass_minus_blocked_rematch_and_delete(server, page):
+    start_table(page, server, "tableaux", "Ana\nBen", seat="watch")
+    page.select_option("#round-kind", "pass")  # Ana's turn: -3 filled in
+    assert page.locator("#round-inputs input.points").evaluate_all("l => l.map(i => i.value)") == ["-3", ""]
+    page.click("#record")
+    page.wait_for_selector("#history li")
+    page.select_option("#round-kind", "play")
+    page.fill("#round-inputs input.points >> nth=1", "4")
+    page.click("#round-inputs button.minus >> nth=1")  # the minus key numeric keyboards lack
+    assert page.input_value("#round-inputs input.points >> nth=1") == "-4"
+    page.click("#round-inputs button.minus >> nth=1")
+    assert page.input_value("#round-inputs input.points >> nth=1") == "4"
+    assert page.locator("#totals td.pts").all_text_contents() == ["-3", "0"]
+    shot(page, "28-tableaux-pass")
+    page.once("dialog", lambda d: d.accept())
+    if not page.is_visible("#delete-table"):
+        page.click("details.share summary")  # open the invite card
+    page.click("#delete-table")
+    page.wait_for_url(server + "/")
+    # draw to 100: the points of a blocked hand come from the tiles left in each hand
+    start_table(page, server, "draw100", "Ana\nBen\nCleo", "20", seat="watch")
+    lefts = page.locator("#round-inputs input.left")
+    lefts.nth(0).fill("1-2")        # 3 pips: fewest
+    lefts.nth(1).fill("6-6 0-4")    # 16
+    lefts.nth(2).fill("5-5")        # 10
+    assert page.input_value("#round-kind") == "blocked"
+    assert page.locator("#round-inputs input.points").evaluate_all("l => l.map(i => i.value)") == ["23", "", ""]
+    assert "26 - 3 = 23" in page.text_content("#count-note")
+    assert no_sideways_scroll(page)
+    shot(page, "29-blocked")
+    page.click("#record")
+    page.wait_for_selector("#winner")
+    assert not page.is_visible("#record") and page.is_visible("#rematch")
+    shot(page, "30-won")
+    page.click("#rematch")
+    page.wait_for_function("document.getElementById('status-line') && document.body.dataset.ready === 'true' "
+                           "&& !document.getElementById('winner')")
+    assert "Ana 0 \u00b7 Ben 0 \u00b7 Cleo 0 (to 20)" in page.text_content("#status-line")
+    assert page.is_visible("#record")
+
+
+def test_domino_points_are_the_pips_left_in_the_other_hands(server, page, monkeypatch):
+    """Ben's tiles left come from a photo of them (read, not stored); Ana went out: domino."""
+    monkeypatch.setattr(services, "detect_hand", lambda image: [{"pips": [6, 6]}, {"pips": [4, 0]}])
+    start_table(page, server, "draw100", "Ana\nBen", seat="watch")
+    page.locator("#round-inputs input.left-file").nth(1).set_input_files(str(SAMPLES / "IMG_0350.jpg"))
+    page.wait_for_function("document.querySelectorAll('#round-inputs input.left')[1].value === '6-6 0-4'")
+    assert page.input_value("#round-kind") == "domino"
+    assert page.locator("#round-inputs input.points").evaluate_all("l => l.map(i => i.value)") == ["16", ""]
+    shot(page, "31-domino-from-photo")
+    page.click("#record")
+    page.wait_for_selector("#history li")
+    assert "(photo)" in page.text_content("#history") and page.locator("#photo-card").is_hidden()

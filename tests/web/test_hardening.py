@@ -161,7 +161,8 @@ def test_two_phones_fixing_two_tiles_at_once_both_fixes_are_kept(app, fake_detec
         for th in threads:
             th.join()
         assert answers == [200, 200]
-        got = owner.get(f"/api/tables/{t['id']}/photos/{p['id']}").json
+        got = owner.get(f"/api/tables/{t['id']}/photos/{p['id']}",
+                        headers={**hdr, "X-Player": str(t["players"][0]["id"])}).json
         lost += got["corrections"] != {"0": [0, 4], "1": [1, 4]}
     assert lost == 0
 
@@ -189,7 +190,8 @@ def test_a_hand_and_a_fix_sent_at_once_are_both_kept(app, fake_detector):
             th.start()
         for th in threads:
             th.join()
-        got = owner.get(f"/api/tables/{t['id']}/photos/{p['id']}").json
+        got = owner.get(f"/api/tables/{t['id']}/photos/{p['id']}",
+                        headers={**hdr, "X-Player": str(t["players"][0]["id"])}).json
         assert answers == [200, 200]
         assert got["hand"] == ["1-2", "3-4"] and got["corrections"] == {"2": [6, 6]}, attempt
 

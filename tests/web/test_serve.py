@@ -48,9 +48,9 @@ def test_self_signed_certificate_loads_into_ssl(tmp_path):
 
 @pytest.mark.slow
 def test_serve_process_starts_on_the_sample_photos(tmp_path):
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "companion.commands.serve", "--port", str(port),
-                             "--instance", str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE,
+    port, https_port = free_port(), free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "companion.commands.serve", "--local", "--port", str(port),
+                             "--https-port", str(https_port), "--instance", str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 60
@@ -70,10 +70,15 @@ def test_serve_process_starts_on_the_sample_photos(tmp_path):
             assert b"Start a table" in r.read()
             assert r.headers["Server"] == "domino-companion"  # waitress, not the development server
             assert "SameSite=Lax" in r.headers["Set-Cookie"]
+        ctx = ssl.create_default_context()
+        ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+        with urllib.request.urlopen(f"https://127.0.0.1:{https_port}/", timeout=10, context=ctx) as r:
+            assert b"Start a table" in r.read()  # HTTPS beside HTTP, for the live camera
     finally:
         proc.terminate()
         out = proc.communicate(timeout=10)[0]
-    assert "Only this computer can connect" in out  # 127.0.0.1 is the default host
+    assert "Only this computer can connect (--local)" in out
+    assert f"Live camera on phones: https://127.0.0.1:{https_port}/" in out
     assert (tmp_path / "companion.sqlite").exists()
 
 
@@ -91,8 +96,9 @@ def test_https_server_has_a_bounded_pool_and_handshakes_off_the_accepting_thread
                      instance_path=str(tmp_path))
     cert, key = serve.self_signed_certificate(tmp_path, "127.0.0.1")
     port = free_port()
-    server = serve.PooledTLSServer(app, "127.0.0.1", port, cert, key, threads=2, timeout_s=5)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = serve.https_server(app, "127.0.0.1", port, cert, key, threads=2, timeout_s=5)
+    server.prepare()
+    threading.Thread(target=server.serve, daemon=True).start()
     ctx = ssl.create_default_context()
     ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
     idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(1)]  # says nothing: no handshake
@@ -109,4 +115,14 @@ def test_https_server_has_a_bounded_pool_and_handshakes_off_the_accepting_thread
     finally:
         for s in idle:
             s.close()
-        server.server.shutdown()
+        server.stop()
+
+
+def test_serve_listens_on_the_lan_by_default_and_local_is_loopback():
+    import argparse
+    p = argparse.ArgumentParser()
+    serve.add_arguments(p)
+    default = p.parse_args([])
+    assert default.host == "0.0.0.0" and not default.local and default.https_port == 5443
+    assert p.parse_args(["--local"]).local
+

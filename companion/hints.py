@@ -1,0 +1,400 @@
+"""The engine's hint in players' words, with what to draw on the photo, for all five games.
+
+:func:`present` turns a reading (``vision.layout.read(...).to_json()``: the hint's action as
+``action_json``, the layout with each tile's index in the photo) and the photo's tiles into::
+
+    {"text": "Play 6-6 crosswise on the 6 at the left end",      # one short sentence
+     "details": ["Chance to win from here: 85%", ...],            # shown on demand
+     "outline": [3, 7],          # photo tile indices to outline (pair to remove, tile to move)
+     "pairs": [[3, 7]],          # tiles removed together (a line is drawn between them)
+     "ghost": {"corners": [[x, y] * 4], "label": "6-6"} | None,   # the tile to play, at its place
+     "label": "play 6-6 here",   # the few words drawn beside the ghost or the outlined tiles
+     "anchor": [x, y]}           # px: the centre of what the hint points at
+
+Coordinates are photo pixels (the photo's ``width`` x ``height``). No engine notation reaches
+the player: open-end ids, cell coordinates, slot numbers and search limits are put in words.
+Problem messages get the same treatment (:func:`plain_problem`): "table tile 9" becomes
+"tile 10", the number drawn on the photo. The action shapes read are the engines'
+``action_to_json`` (engine/draw100/game.py, engine/tableaux/game.py, engine/good_neighbors.py,
+engine/big_clock.py, engine/luzon.py); the rules behind the words are in RULES.md.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+Point = list  # [x, y] px
+
+
+def _centre(tile: dict) -> np.ndarray:
+    return np.asarray(tile["corners"], float).mean(axis=0)
+
+
+def _axes(tile: dict) -> tuple[np.ndarray, float, np.ndarray, float]:
+    """``(long unit vector, length px, short unit vector, width px)`` of a tile's box."""
+    c = np.asarray(tile["corners"], float)
+    e1, e2 = c[1] - c[0], c[2] - c[1]
+    l1, l2 = float(np.linalg.norm(e1)), float(np.linalg.norm(e2))
+    if l1 >= l2:
+        return e1 / max(l1, 1e-6), l1, e2 / max(l2, 1e-6), l2
+    return e2 / max(l2, 1e-6), l2, e1 / max(l1, 1e-6), l1
+
+
+def _box(centre: np.ndarray, along: np.ndarray, length: float, width: float) -> list[Point]:
+    """Four corners px of a ``length`` x ``width`` box centred at ``centre``, long side ``along``."""
+    across = np.array([-along[1], along[0]])
+    h, w = along * length / 2, across * width / 2
+    return [[round(float(x), 1), round(float(y), 1)] for x, y in
+            (centre - h - w, centre + h - w, centre + h + w, centre - h + w)]
+
+
+def _where(vec: np.ndarray) -> str:
+    """A direction in the photo in words (image y points down)."""
+    x, y = float(vec[0]), float(vec[1])
+    if abs(x) >= abs(y):
+        return "right" if x > 0 else "left"
+    return "bottom" if y > 0 else "top"
+
+
+def _tile_text(t: Any) -> str:
+    if isinstance(t, (list, tuple)) and len(t) == 2:
+        a, b = sorted(int(v) for v in t)
+        return f"{a}-{b}"
+    return str(t)
+
+
+def _index_by_tile(layout_items: list[dict]) -> dict[str, int]:
+    return {str(it["tile"]): it["tile_index"] for it in layout_items
+            if isinstance(it, dict) and "tile" in it and isinstance(it.get("tile_index"), int)}
+
+
+def _win_details(hint: dict) -> list[str]:
+    out = []
+    if isinstance(hint.get("win_chance"), (int, float)):
+        out.append(f"Chance to win from here: {round(100 * hint['win_chance'])}%")
+    m = re.search(r"in ([\d.]+) of (\d+) sampled stock orders", hint.get("explanation") or "")
+    if m:
+        out.append(f"Tried on {m.group(2)} shuffles of the tiles you cannot see yet.")
+    m = re.search(r"round won in (\d+) of (\d+) sampled deals", hint.get("explanation") or "")
+    if m:
+        out.append(f"Wins the hand in {m.group(1)} of {m.group(2)} deals tried for the tiles you cannot see.")
+    m = re.search(r"average round margin ([+-]?[\d.]+) points", hint.get("explanation") or "")
+    if m:
+        out.append(f"On average {m.group(1).lstrip('+')} points ahead at the end of the hand.")
+    if "no move wins" in (hint.get("explanation") or ""):
+        out.append("No move wins from here any more; this one keeps the most tiles in play.")
+    return out
+
+
+def _alternatives(game: str, analysis: dict, tiles: list[dict]) -> list[str]:
+    """The next best moves of the hint's ranking, each in the hint's own words (lower case)."""
+    hint = analysis.get("hint") or {}
+    by_text = {m.get("text"): m.get("json") for m in analysis.get("legal_moves") or [] if isinstance(m, dict)}
+    out = []
+    for r in (hint.get("ranking") or [])[1:4]:
+        aj = by_text.get(r.get("action"))
+        if aj is None:
+            continue
+        words = move_words(game, analysis, tiles, {"json": aj, "text": r.get("action", "")})
+        words = words[:1].lower() + words[1:]
+        if words and words not in out:
+            out.append(words)
+    return out
+
+
+# --- draw to 100 --------------------------------------------------------------------------
+
+def _draw100(analysis: dict, tiles: list[dict], hint: dict) -> dict:
+    aj = hint.get("action_json") or {}
+    layout = analysis.get("layout") or {}
+    if aj.get("type") == "draw":
+        return {"text": "No tile of yours fits: draw one from the boneyard"}
+    if aj.get("type") == "pass":
+        return {"text": "No tile of yours fits and the boneyard is empty: pass"}
+    tile = [int(v) for v in aj["tile"]]
+    name = _tile_text(tile)
+    ends = {e.get("id"): e for e in layout.get("open_ends") or []}
+    end = ends.get(aj.get("end"))
+    if not layout.get("line") or end is None or not isinstance(end.get("tile_index"), int):
+        return {"text": f"Lead with the {name}" + (" (a double, laid crosswise)" if tile[0] == tile[1] else "")}
+    parent_i = end["tile_index"]
+    number = int(end.get("number", tile[0]))
+    ghost, direction = _draw100_ghost(layout, tiles, parent_i, number, tile)
+    side = "side of the spinner" if str(end.get("id", "")).split(".")[-1].startswith("side") else f"{_where(direction)} end"
+    cross = " crosswise" if tile[0] == tile[1] else ""
+    text = f"Play {name}{cross} on the {number} at the {side}"
+    out = {"text": text, "outline": [parent_i], "ghost": {"corners": ghost, "label": name}, "label": f"play {name} here"}
+    out["anchor"] = [float(v) for v in np.asarray(ghost).mean(axis=0)]
+    return out
+
+
+def _draw100_ghost(layout: dict, tiles: list[dict], parent_i: int, number: int,
+                   tile: list[int]) -> tuple[list[Point], np.ndarray]:
+    """Corners px of the tile to play laid at the open end of tile ``parent_i`` showing
+    ``number``, and the direction from the parent to it. The end is the side of the parent
+    away from the tiles joined to it (``layout.joins``); on a non-double the half showing
+    ``number``; a double played is laid crosswise (RULES.md section 4)."""
+    parent = tiles[parent_i]
+    c = _centre(parent)
+    along, length, across, width = _axes(parent)
+    neighbours = [b if a == parent_i else a for a, b in layout.get("joins") or [] if parent_i in (a, b)]
+    taken = [(_centre(tiles[n]) - c) / max(float(np.linalg.norm(_centre(tiles[n]) - c)), 1e-6)
+             for n in neighbours if 0 <= n < len(tiles)]
+    is_double = parent.get("pips") and parent["pips"][0] == parent["pips"][1]
+    if is_double:
+        candidates = [(across, width), (-across, width), (along, length), (-along, length)]
+    else:
+        halves = parent.get("halves")
+        candidates = [(along, length), (-along, length)]
+        if halves and parent.get("pips") and len(halves) == 2:
+            k = 0 if parent["pips"][0] == number else 1
+            toward = np.asarray(halves[k], float) - c
+            candidates.sort(key=lambda d: -float(np.dot(d[0], toward)))
+    free = [d for d in candidates if all(float(np.dot(d[0], t)) < 0.7 for t in taken)] or candidates
+    direction, extent = free[0]
+    gap = 0.04 * length
+    if tile[0] == tile[1]:  # a double lies across the line
+        centre = c + direction * (extent / 2 + gap + width / 2)
+        axis = np.array([-direction[1], direction[0]])
+    else:
+        centre = c + direction * (extent / 2 + gap + length / 2)
+        axis = direction
+    return _box(centre, axis, length, width), direction
+
+
+# --- Tableaux ----------------------------------------------------------------------------
+
+def _cell_to_pixel(layout: dict, tiles: list[dict]):
+    """An affine map (row, col) cell -> pixel fitted on the placed tiles' half centres, or None."""
+    src, dst = [], []
+    for p in layout.get("placed") or []:
+        i = p.get("tile_index")
+        if not isinstance(i, int) or not 0 <= i < len(tiles):
+            continue
+        t = tiles[i]
+        cells, pips = p.get("cells"), p.get("pips")
+        halves = t.get("halves")
+        if not cells or len(cells) != 2:
+            continue
+        if halves and t.get("pips") and pips and pips[0] != pips[1] and len(halves) == 2:
+            for cell, v in zip(cells, pips):
+                k = 0 if t["pips"][0] == v else 1
+                src.append(cell)
+                dst.append(halves[k])
+        else:
+            src.append([(cells[0][0] + cells[1][0]) / 2, (cells[0][1] + cells[1][1]) / 2])
+            dst.append(_centre(t).tolist())
+    if len(src) < 3:
+        return None
+    a = np.c_[np.asarray(src, float), np.ones(len(src))]
+    m, *_ = np.linalg.lstsq(a, np.asarray(dst, float), rcond=None)
+    if np.linalg.matrix_rank(a) < 3:
+        return None
+    return lambda rc: np.array([rc[0], rc[1], 1.0]) @ m
+
+
+def _tableaux(analysis: dict, tiles: list[dict], hint: dict) -> dict:
+    aj = hint.get("action_json") or {}
+    if aj.get("type") == "pass":
+        return {"text": "No tile of yours fits: pass (-3 points)"}
+    if aj.get("type") == "end_turn":
+        return {"text": "Stop here and end your turn"}
+    name = _tile_text(aj["tile"])
+    m = re.search(r"(\d+) pts", hint.get("action") or "")
+    pts = f" for {m.group(1)} points" if m and m.group(1) != "0" else ""
+    layout = analysis.get("layout") or {}
+    to_px = _cell_to_pixel(layout, tiles)
+    low, high = aj["low_cell"], aj["high_cell"]
+    if to_px is None:
+        return {"text": f"Play {name}{pts}"}
+    rows = [low[0], high[0]]
+    cols = [low[1], high[1]]
+    corners_rc = [(min(rows) - .5, min(cols) - .5), (min(rows) - .5, max(cols) + .5),
+                  (max(rows) + .5, max(cols) + .5), (max(rows) + .5, min(cols) - .5)]
+    ghost = [[round(float(v), 1) for v in to_px(rc)] for rc in corners_rc]
+    # the placed tile it touches, to name the place in words
+    mine = {tuple(low), tuple(high)}
+    near = None
+    for p in layout.get("placed") or []:
+        for cell in p.get("cells") or []:
+            if any(abs(cell[0] - r) + abs(cell[1] - c) == 1 for r, c in mine):
+                near = p
+                break
+        if near:
+            break
+    low_px, high_px = to_px(low), to_px(high)
+    lowv, highv = int(aj["tile"][0]), int(aj["tile"][1])
+    text = f"Play {name}{pts}"
+    if near is not None:
+        text += f" next to the {_tile_text(near['pips'])}"
+    text += f", the {lowv} toward the {_where(low_px - high_px)}" if lowv != highv else ""
+    out = {"text": text, "ghost": {"corners": ghost, "label": name}, "label": f"play {name} here",
+           "anchor": [float(v) for v in np.asarray(ghost).mean(axis=0)]}
+    if near is not None and isinstance(near.get("tile_index"), int):
+        out["outline"] = [near["tile_index"]]
+    return out
+
+
+# --- the solitaires ----------------------------------------------------------------------
+
+def _good_neighbors(analysis: dict, tiles: list[dict], hint: dict) -> dict:
+    idx = _index_by_tile((analysis.get("layout") or {}).get("cells") or [])
+    return _pairs([list(p) for p in (hint.get("action_json") or {}).get("pairs") or []], idx, tiles,
+                  "Remove the neighbours")
+
+
+def _luzon(analysis: dict, tiles: list[dict], hint: dict) -> dict:
+    layout = analysis.get("layout") or {}
+    items = [t for col in layout.get("columns") or [] for t in col] + list(layout.get("reserve") or [])
+    idx = _index_by_tile(items)
+    aj = hint.get("action_json") or {}
+    if "pair" in aj:
+        return _pairs([aj["pair"]], idx, tiles, "Remove together")
+    tile = str(aj.get("move"))
+    out = {"text": f"Move {tile} to start a new column", "label": f"move {tile}"}
+    if tile in idx:
+        out["outline"] = [idx[tile]]
+        out["anchor"] = _centre(tiles[idx[tile]]).tolist()
+    return out
+
+
+def _pairs(pairs: list[list[str]], idx: dict[str, int], tiles: list[dict], verb: str) -> dict:
+    words = " and ".join(f"{a} + {b}" for a, b in pairs)
+    out: dict[str, Any] = {"text": f"{verb}: {words}", "outline": [], "pairs": [], "label": "remove"}
+    for a, b in pairs:
+        if a in idx and b in idx:
+            out["pairs"].append([idx[a], idx[b]])
+            out["outline"] += [idx[a], idx[b]]
+    if out["outline"]:
+        out["anchor"] = np.mean([_centre(tiles[i]) for i in out["outline"]], axis=0).tolist()
+    return out
+
+
+def _clock(slot: Any) -> str:
+    return f"{slot} o'clock"
+
+
+def _big_clock(analysis: dict, tiles: list[dict], hint: dict) -> dict:
+    aj = hint.get("action_json") or {}
+    slots = (analysis.get("layout") or {}).get("slots") or {}
+    action = hint.get("action") or ""
+    drawn = re.search(r"(\d+-\d+)", action)
+    drawn = drawn.group(1) if drawn else "the drawn tile"
+    kind = aj.get("type")
+    if kind == "set_aside":
+        return {"text": f"Set {drawn} aside: it fits nowhere"}
+    if kind == "give_up":
+        return {"text": f"{drawn} can no longer come home: the game is lost"}
+    dst = slots.get(str(aj.get("dst" if kind == "move" else "slot")))
+    out: dict[str, Any] = {}
+    if kind == "move":
+        src = slots.get(str(aj.get("src"))) or {}
+        moving = src.get("tile", "the top tile")
+        onto = "home" if dst and dst.get("blank") else f"onto the {dst.get('tile')}" if dst else ""
+        out["text"] = f"Move the {moving} from {_clock(aj.get('src'))} {onto} at {_clock(aj.get('dst'))}".replace("  ", " ")
+        if isinstance(src.get("tile_index"), int):
+            out["outline"] = [src["tile_index"]]
+        label = moving
+        out["label"] = f"move {moving} here"
+    else:
+        if dst and dst.get("blank"):
+            out["text"] = f"Put {drawn} on the empty place at {_clock(aj.get('slot'))}"
+        elif dst:
+            out["text"] = f"Put {drawn} on the {dst.get('tile')} at {_clock(aj.get('slot'))}"
+        else:
+            out["text"] = f"Put {drawn} at {_clock(aj.get('slot'))}"
+        label = drawn
+        out["label"] = f"put {drawn} here"
+    if dst and isinstance(dst.get("tile_index"), int) and 0 <= dst["tile_index"] < len(tiles):
+        t = tiles[dst["tile_index"]]
+        along, length, _across, width = _axes(t)
+        out["ghost"] = {"corners": _box(_centre(t) + np.array([0.12, -0.12]) * width, along, length, width),
+                        "label": label}
+        out["anchor"] = _centre(t).tolist()
+    elif dst and dst.get("centre"):
+        c = np.asarray(dst["centre"], float)
+        size = np.median([_axes(t)[1] for t in tiles]) if tiles else 60.0
+        out["ghost"] = {"corners": _box(c, np.array([1.0, 0.0]), size, size / 2), "label": label}
+        out["anchor"] = c.tolist()
+    return out
+
+
+PRESENTERS = {"draw100": _draw100, "tableaux": _tableaux, "good-neighbors": _good_neighbors,
+              "big-clock": _big_clock, "luzon": _luzon}
+
+
+def move_words(game: str, analysis: dict, tiles: list[dict], move: dict) -> str:
+    """One legal move (``{"text", "json"}``) in players' words (the hint's sentence for it)."""
+    fn = PRESENTERS.get(game)
+    try:
+        return fn(analysis, tiles, {"action_json": move["json"], "action": move.get("text", "")})["text"]
+    except (KeyError, TypeError, ValueError, IndexError, np.linalg.LinAlgError):
+        return _plain_action(str(move.get("text", "")))
+
+
+def present(game: str, analysis: dict, tiles: list[dict], width: int | None = None,
+            height: int | None = None) -> dict | None:
+    """The hint of ``analysis`` in players' words with what to draw (see the module docstring).
+
+    Args:
+        game: one of the five game names.
+        analysis: the reading (``read_table`` output) with ``hint`` and ``layout``.
+        tiles: the photo's tiles (corrections applied): ``corners`` (4, 2) px, ``halves``, ``pips``.
+        width, height: the photo's size px; the label anchor is kept inside it.
+    Returns:
+        the presentation dict, or None when the reading has no hint. Never raises: a layout
+        it cannot place gets the sentence without a drawing.
+    """
+    hint = analysis.get("hint")
+    if not isinstance(hint, dict) or hint.get("action_json") is None or game not in PRESENTERS:
+        return None
+    try:
+        out = PRESENTERS[game](analysis, tiles, hint)
+    except (KeyError, TypeError, ValueError, IndexError, np.linalg.LinAlgError):
+        out = {"text": "Hint: " + _plain_action(hint.get("action") or "")}
+    out.setdefault("outline", [])
+    out.setdefault("pairs", [])
+    out.setdefault("ghost", None)
+    details = _win_details(hint)
+    others = _alternatives(game, analysis, tiles)
+    if others:
+        details.append("Also possible: " + "; ".join(others) + ".")
+    out["details"] = details
+    if out.get("anchor") is not None and width and height:
+        x, y = out["anchor"]
+        out["anchor"] = [min(max(float(x), 0.0), float(width)), min(max(float(y), 0.0), float(height))]
+    elif out.get("anchor") is None:
+        out["anchor"] = None
+    return out
+
+
+def _plain_action(text: str) -> str:
+    """An engine action string with its notation dropped (``[6.end_b]``, ``(2, 4)=2``)."""
+    text = re.sub(r"\[[^\]]*\]", "", text)
+    text = re.sub(r"\(-?\d+, -?\d+\)=\d+", "", text)
+    text = re.sub(r"slot (\d+)", lambda m: _clock(m.group(1)), text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def plain_problem(message: str, index: list[int] | None = None) -> tuple[str, list[int]]:
+    """A reader's problem message in players' words and the photo tile indices it names.
+
+    "table tile 9" -> "tile 10" (tiles are numbered from 1 on the photo), "slot 5" ->
+    "5 o'clock", "RULES.md section 5" dropped. ``index``: the photo index of each tile the
+    reader was given (when boxes marked "not a tile" were left out).
+    """
+    named: list[int] = []
+
+    def tile(m: re.Match) -> str:
+        k = int(m.group(1))
+        if index is not None and 0 <= k < len(index):
+            k = index[k]
+        named.append(k)
+        return f"tile {k + 1}"
+    text = re.sub(r"table tile (\d+)", tile, message)
+    text = re.sub(r"\bslot (\d+)", lambda m: _clock(m.group(1)), text)
+    text = re.sub(r"[;,]?\s*\(?(see )?RULES\.md[^)\.;]*\)?", "", text)
+    return text, named
+
