@@ -725,11 +725,14 @@ class _GoodNeighborsFollow(_SolitaireFollow):
     def on_stable(self, reading, stable, frame):
         from engine.good_neighbors import GoodNeighborsGame
 
-        if reading is None:
+        if reading is None:  # an empty table: every tile removed
+            if self.state is None:
+                return []
+            lay = {"grid": [], "max_pip": self.max_pip}
+        elif _unsure(reading) or not reading.layout.get("grid"):
             return []
-        if _unsure(reading) or not reading.layout.get("grid"):
-            return []
-        lay = reading.layout
+        else:
+            lay = reading.layout
         grid = [_tile(x) for row in lay["grid"] for x in row if x is not None]
         if self.state is None:
             if reading.state is None:
@@ -869,11 +872,14 @@ class _LuzonFollow(_SolitaireFollow):
         self.variant = variant
 
     def on_stable(self, reading, stable, frame):
-        if reading is None:
+        if reading is None:  # an empty table: every tile removed
+            if self.state is None:
+                return []
+            lay = {"columns": [], "reserve": []}
+        elif _unsure(reading):
             return []
-        if _unsure(reading):
-            return []
-        lay = reading.layout
+        else:
+            lay = reading.layout
         cols = [[_tile(x["tile"]) for x in col] for col in lay.get("columns", [])]
         res = [_tile(x["tile"]) for x in lay.get("reserve", [])]
         if self.state is None:
@@ -896,7 +902,7 @@ class _LuzonFollow(_SolitaireFollow):
                 if not tiles_pair(a, b, self.variant):
                     return [{"type": "flag", "tile": f"{a} {b}", "message": f"{a} and {b} do not "
                              f"total 12 pips" + (" end to end" if self.variant else "")}]
-            if reading.state is None:
+            if reading is None or reading.state is None:
                 return [{"type": "question", "message": "the columns changed in a way no legal play explains"}]
             removed = list(st.removed) + sorted(gone)
             self.state = reading.state

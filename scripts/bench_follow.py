@@ -61,8 +61,11 @@ def follow_game(script, rng: np.random.Generator, render: bool, steady_frames: i
                 and play_key(script.game, r) is not None]
     used = [False] * len(got)
     delays, missed = [], 0
-    for key, at in truth:
-        k = next((i for i, (g, fa) in enumerate(got) if not used[i] and g == key), None)
+    for j, (key, at) in enumerate(truth):
+        # the event of this play: the first unused one for the same key before that key's next
+        # play (the draw game plays every tile again each hand)
+        until = next((a for kk, a in truth[j + 1:] if kk == key), float("inf"))
+        k = next((i for i, (g, fa) in enumerate(got) if not used[i] and g == key and at <= fa < until), None)
         if k is None:
             missed += 1
             continue

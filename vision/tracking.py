@@ -6,8 +6,9 @@ put down is half there. :class:`Tracker` matches each frame's tiles to the previ
 (by value, since a set holds one of each tile, then by position and box) and changes its
 *stable state* only when a new reading has held: a tile counts when most of the last frames
 read it (``steady_frames`` of ``2 * steady_frames - 1``), and a tile has moved when most of them
-show it elsewhere relative to the other tiles (the median shift of all tiles is taken out first,
-so camera shake and a slowly drifting phone do not count as moves).
+show it elsewhere relative to the other tiles (the camera's own shift, turn and zoom between
+frames is fitted on all tiles and taken out first, so camera shake and a drifting phone do not
+count as moves).
 
 Public API:
 
@@ -39,8 +40,9 @@ class _Frame:
     """One frame's reading, keyed for matching.
 
     ``values``: ``{Tile: detection}`` of face-up tiles read with enough confidence;
-    ``others``: the remaining boxes (face down, unread, doubtful); ``repeated``: True when a value
-    was read on two boxes (a misread: a set holds one of each tile).
+    ``others``: the remaining boxes (face down, unread, doubtful, and both boxes of a value read
+    twice); ``repeated``: True when a value was read on two boxes (a misread: a set holds one of
+    each tile).
     """
 
     detections: list[TileDetection]
@@ -58,6 +60,7 @@ class _Frame:
 def _frame(detections: Sequence[TileDetection], min_pip_confidence: float) -> _Frame:
     values: dict[Tile, TileDetection] = {}
     others: list[TileDetection] = []
+    twice: set[Tile] = set()
     repeated = False
     for d in detections:
         if not isinstance(d, TileDetection):
@@ -68,25 +71,52 @@ def _frame(detections: Sequence[TileDetection], min_pip_confidence: float) -> _F
             others.append(d)
             continue
         t = Tile(int(d.pips[0]), int(d.pips[1]))
-        if t in values:
+        if t in values or t in twice:  # one of the two is misread: neither is trusted
             repeated = True
-            if d.confidence <= values[t].confidence:
-                others.append(d)
-                continue
-            others.append(values[t])
+            twice.add(t)
+            if t in values:
+                others.append(values.pop(t))
+            others.append(d)
+            continue
         values[t] = d
     return _Frame(list(detections), values, others, repeated)
 
 
+def _align(a: _Frame, b: _Frame) -> np.ndarray:
+    """``(2, 3) float64`` similarity transform (rotation, scale, shift) taking frame ``a``'s
+    pixels to frame ``b``'s, fitted robustly (least median) on the centres of the tiles both
+    read; a pure shift with fewer than 3 such tiles, the identity with none."""
+    import cv2
+
+    common = [t for t in a.values if t in b.values]
+    if not common:
+        return np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    src = np.array([a.values[t].centre for t in common], np.float64)
+    dst = np.array([b.values[t].centre for t in common], np.float64)
+    if len(common) >= 3:
+        m, _ = cv2.estimateAffinePartial2D(src, dst, method=cv2.LMEDS)
+        if m is not None and np.all(np.isfinite(m)):
+            return m
+    d = np.median(dst - src, axis=0)
+    return np.array([[1.0, 0.0, d[0]], [0.0, 1.0, d[1]]])
+
+
+def _apply(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Points ``(N, 2)`` mapped by the ``(2, 3)`` transform ``m``."""
+    pts = np.asarray(pts, np.float64).reshape(-1, 2)
+    return pts @ m[:, :2].T + m[:, 2]
+
+
 def _moved(a: _Frame, b: _Frame, tolerance: float) -> list[Tile]:
-    """Tiles of both frames that moved by more than ``tolerance`` widths relative to the rest."""
+    """Tiles of both frames that moved by more than ``tolerance`` widths relative to the rest
+    (the camera's own motion between the frames, :func:`_align`, is taken out first)."""
     common = [t for t in a.values if t in b.values]
     if not common:
         return []
-    shift = np.array([b.values[t].centre - a.values[t].centre for t in common], np.float64)
-    rest = shift - np.median(shift, axis=0)
+    m = _align(a, b)
     limit = tolerance * max(a.width, b.width)
-    return [t for t, r in zip(common, rest) if float(np.hypot(*r)) > limit]
+    return [t for t in common
+            if float(np.hypot(*(_apply(m, a.values[t].centre)[0] - b.values[t].centre))) > limit]
 
 
 def agree(a: _Frame, b: _Frame, tolerance: float = MOVE_TOLERANCE) -> bool:
@@ -208,30 +238,26 @@ class Tracker:
         return TrackUpdate(self.frame, steady, changed, self.stable, self._tracks(cur))
 
     def _smoothed(self, voted: set[Tile]) -> list[TileDetection]:
-        """One detection per voted tile: its latest reading, corners averaged with the earlier
-        readings of the window that agree with it (each frame's shift to the latest frame taken
-        out), plus the latest frame's boxes without a value that most voting frames also show
+        """One detection per voted tile: the reading nearest the median place of its readings,
+        corners averaged with the other readings of the window that agree with it (each frame mapped onto the latest one,
+        :func:`_align`), plus the latest frame's boxes without a value that most voting frames also show
         there."""
         last = self._frames[-1]
         out: list[TileDetection] = []
 
-        def shift(f: _Frame) -> np.ndarray:
-            common = [u for u in f.values if u in last.values]
-            if not common:
-                return np.zeros(2, np.float32)
-            return np.median([last.values[u].centre - f.values[u].centre for u in common], axis=0)
-
-        shifts = [shift(f) for f in self._frames]
+        maps = [_align(f, last) for f in self._frames]
         limit = self.move_tolerance * last.width
         for t in voted:
-            obs = [f.values[t].corners + d for f, d in zip(self._frames, shifts) if t in f.values]
-            ref = obs[-1]
+            obs = [_apply(m, f.values[t].corners) for f, m in zip(self._frames, maps) if t in f.values]
+            centres = np.array([o.mean(0) for o in obs])
+            mid = np.median(centres, axis=0)  # where most readings put it (not a stray one)
+            ref = obs[int(np.argmin(np.hypot(*(centres - mid).T)))]
             near = [o for o in obs if float(np.hypot(*(o.mean(0) - ref.mean(0)))) <= limit]
             d = next(f.values[t] for f in reversed(self._frames) if t in f.values)
             out.append(replace(d, corners=np.mean(near, axis=0).astype(np.float32)))
         for d in last.others:
-            votes = sum(any(float(np.hypot(*(o.centre + sh - d.centre))) <= limit for o in f.others)
-                        for f, sh in zip(self._frames, shifts))
+            votes = sum(any(float(np.hypot(*(_apply(m, o.centre)[0] - d.centre))) <= limit for o in f.others)
+                        for f, m in zip(self._frames, maps))
             if votes >= self.steady_frames:
                 out.append(d)
         return out

@@ -190,10 +190,10 @@ def _line_layout(line, seed: int) -> list[Placement]:
 
 
 def _row_apart(line_pl: list[Placement], tiles: list[Tile], rs: random.Random) -> list[Placement]:
-    """``tiles`` in a row beside the line, 2.5 tile widths below its lowest tile."""
+    """``tiles`` in a row beside the line, 5 tile widths below its lowest tile."""
     ys = [p.centre[1] for p in line_pl] or [0.0]
     xs = [p.centre[0] for p in line_pl] or [0.0]
-    y_down = -min(ys) + 3.0
+    y_down = -min(ys) + 5.0
     x0 = float(np.mean(xs)) - (len(tiles) - 1) * 1.25
     return [_jitter_place(t, x0 + k * 2.5, y_down, 0.0, rs.choice(t.ends), rs) for k, t in enumerate(tiles)]
 
@@ -242,7 +242,8 @@ def _play_draw100(rs: random.Random, players: int) -> TableScript:
             if not st.is_terminal():
                 steps.append(Step("tap", tap="player", player=st.player))
     return TableScript("draw100", {"players": players, "first_player": steps[0].player}, steps, plays,
-                       {"scores": list(st.scores)})
+                       {"scores": list(st.scores),
+                        "hands": [[r.kind, r.winner, r.points] for r in st.rounds]})
 
 
 # --- solitaires ------------------------------------------------------------------------------
@@ -383,7 +384,8 @@ def frames(script: TableScript, rng: np.random.Generator, render: bool = False,
     fill = float(rng.uniform(0.6, 0.8))
     gain, index = 1.0, 0
     W, H = image_size
-    for step in script.steps:
+    last_show = max(k for k, st in enumerate(script.steps) if st.kind == "show")
+    for k_step, step in enumerate(script.steps):
         if step.kind == "tap":
             yield Frame(index - 1, "tap", tap=step.tap, player=step.player)
             continue
@@ -405,6 +407,8 @@ def frames(script: TableScript, rng: np.random.Generator, render: bool = False,
         if rng.random() < p_shaken:
             events.append("shaken")
         events += ["steady"] * int(steady_frames + rng.integers(0, steady_frames + 1))
+        if k_step == last_show:  # the final position stays on the table
+            events += ["steady"] * (2 * steady_frames)
         first_steady = True
         for ev in events:
             gain = float(np.clip(gain + rng.normal(0, 0.02), 0.75, 1.25))
