@@ -442,6 +442,9 @@ class _TableauxFollow(_GameFollow):
 
 # --- the draw game ---------------------------------------------------------------------------
 
+#: Problem kinds of ``vision.layout.read`` that mean it changed a tile's reading to fit the layout.
+REPAIR_KINDS = frozenset({"corrected", "reread", "deduced"})
+
 #: A loose face-up tile closer than this many tile lengths to a tile of the line is taken as a
 #: play (flagged when it matches nothing); farther away it is a hand shown at the end.
 NEAR_LINE = 1.6
@@ -507,12 +510,25 @@ class _Draw100Follow(_GameFollow):
         if self.node and not any(t in line_tiles for t in self.node):
             out += self._cleared()
         if self.phase == "play" and not far:
+            # a new tile the reader changed to make the line join (``corrected``, ``reread``,
+            # ``deduced``) is a play that does not match as it lies: flagged as read
+            fixed = {p.tile_index for p in reading.problems if p.kind in REPAIR_KINDS and p.source == "table"}
+            for t, i in list(line_tiles.items()):
+                if i in fixed and t not in self.node and stable[i].pips is not None:
+                    del line_tiles[t]
+                    seen = Tile(*(int(v) for v in stable[i].pips))
+                    if seen not in self.flagged:
+                        self.flagged.add(seen)
+                        out.append({"type": "flag", "tile": str(seen),
+                                    "message": self._why_not(seen, by_index[i].centre, lay, by_index, exclude=i,
+                                                            seen_det=stable[i])})
             out += self._line_plays(lay, line_tiles, by_index, frame)
             for t, i in near:
                 if t in self.flagged or t in self.node:
                     continue
                 self.flagged.add(t)
-                out.append({"type": "flag", "tile": str(t), "message": self._why_not(t, by_index[i].centre, lay, by_index)})
+                out.append({"type": "flag", "tile": str(t),
+                            "message": self._why_not(t, by_index[i].centre, lay, by_index, seen_det=by_index[i])})
             return out
         # the end of the hand: the players show their remaining tiles apart from the line
         if self.phase == "play":
@@ -598,12 +614,25 @@ class _Draw100Follow(_GameFollow):
         self.player = (p + 1) % self.n
         return {"type": "play", "player": p, "tile": str(t), "action": text, "points": 0}
 
-    def _why_not(self, t: Tile, centre, lay, by_index) -> str:
-        ends = [(float(np.hypot(*(by_index[e["tile_index"]].centre - centre))), e) for e in lay["open_ends"]]
+    def _why_not(self, t: Tile, centre, lay, by_index, exclude: int | None = None,
+                 seen_det: TileDetection | None = None) -> str:
+        """The number of the open end of the followed line nearest to ``centre`` (pixels)."""
+        index_of = {it["tile"]: it["tile_index"] for it in lay["line"]}
+        ends = []
+        for e in self.line.open_ends():
+            i = index_of.get(str(self.line.node(e.node_id).tile))
+            if i is not None and i != exclude:
+                ends.append((float(np.hypot(*(by_index[i].centre - centre))), e.number, i))
         if not ends:
-            return f"{t} touches no open end"
-        _, e = min(ends, key=lambda x: x[0])
-        return f"{t} does not match the {e['number']} it touches"
+            return f"{t} touches no open end of the line"
+        _, number, at = min(ends, key=lambda x: x[0])
+        text = str(t)
+        det = by_index.get(at) if isinstance(at, int) else None
+        if det is not None and seen_det is not None and seen_det.pips is not None:
+            # name the tile with the half that touches first, as the players see it
+            near = int(np.argmin([float(np.hypot(*(h - det.centre))) for h in seen_det.halves]))
+            text = f"{seen_det.pips[near]}-{seen_det.pips[1 - near]}"
+        return f"{text} does not match the {number} it touches"
 
     def _close_group(self) -> list[dict]:
         seat = ((self.last_player if self.last_player is not None else -1) + 1 + len(self.groups)) % self.n
