@@ -107,7 +107,12 @@ class Follower:
         mp = self._max_pip if self.game in ("good-neighbors",) else None
         if self.game == "tableaux":
             mp = self._rules.max_pip
-        reading = read(stable, self.game, max_pip=mp, with_hint=False, **kwargs) if stable else None
+        if not stable:
+            reading = None
+        elif self.game == "draw100":
+            reading = _read_line(stable)
+        else:
+            reading = read(stable, self.game, max_pip=mp, with_hint=False, **kwargs)
         try:
             out += self._rules.on_stable(reading, stable, up.frame)
         except ValueError as e:  # a position the rules refuse: asked, never a crash
@@ -149,6 +154,21 @@ class Follower:
                 "flags": sum(e["type"] == "flag" for e in ev),
                 "questions": sum(e["type"] == "question" for e in ev),
                 **self._rules.summary()}
+
+
+def _read_line(stable: list[TileDetection]):
+    """The draw game's line as ``vision.layout.read`` reads it, without its repairs (trying
+    other values for tiles that do not join): the tracker already outvotes passing misreads, the
+    remaining tiles shown apart at the end of a hand would set off a search over the whole set at
+    every steady view, and a tile that does not join is a play to flag, not to mend."""
+    from vision.layout import ReadResult
+    from vision.layout.common import to_seen
+    from vision.layout.draw100 import read_draw100
+
+    problems: list = []
+    seen = to_seen(stable, 6, problems, 0.5, face_down_ok=True)
+    got = read_draw100(seen, problems)
+    return ReadResult("draw100", got.state, got.layout, got.problems)
 
 
 class _GameFollow:
@@ -509,6 +529,10 @@ class _Draw100Follow(_GameFollow):
         # a line that does not contain ours: a new hand begun without an empty table between
         if self.node and not any(t in line_tiles for t in self.node):
             out += self._cleared()
+        gone = [t for t in self.node if t not in line_tiles]
+        if gone and self.phase != "scored":  # a tile of the line hidden or misread: wait
+            return out + [{"type": "question", "message": f"{', '.join(map(str, gone))} no longer "
+                           "seen in the line"}]
         if self.phase == "play" and not far:
             # a new tile the reader changed to make the line join (``corrected``, ``reread``,
             # ``deduced``) is a play that does not match as it lies: flagged as read

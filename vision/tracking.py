@@ -49,6 +49,8 @@ class _Frame:
     values: dict[Tile, TileDetection]
     others: list[TileDetection]
     repeated: bool
+    moved_from: "_Frame | None" = None
+    moved: list = field(default_factory=list)
 
     @property
     def width(self) -> float:
@@ -211,7 +213,9 @@ class Tracker:
             return True
         moves: dict[Tile, int] = {}
         for f in self._frames:
-            for t in _moved(self._stable, f, self.move_tolerance):
+            if f.moved_from is not self._stable:  # each frame is compared once per stable state
+                f.moved_from, f.moved = self._stable, _moved(self._stable, f, self.move_tolerance)
+            for t in f.moved:
                 moves[t] = moves.get(t, 0) + 1
         return any(k >= self.steady_frames for k in moves.values())
 
