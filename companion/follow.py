@@ -74,6 +74,9 @@ class Follower:
         self.tracker = Tracker(steady_frames=steady_frames)
         self.events: list[dict] = []
         self.frame = -1
+        #: the tracker's answer to the latest frame (``vision.tracking.TrackUpdate``: ``steady``
+        #: and the per-tile ``tracks`` for drawing outlines on a live picture), None before one
+        self.last_update = None
         if name == "tableaux":
             self._rules: _GameFollow = _TableauxFollow(max_pip or 6, first_player)
         elif name == "draw100":
@@ -94,6 +97,7 @@ class Follower:
         from vision.layout import read
 
         up = self.tracker.update(detections)
+        self.last_update = up
         self.frame = up.frame
         if not up.changed or self._rules.over:
             out = self._rules.flush() if up.steady and self.tracker.settled else []
@@ -787,10 +791,10 @@ class _GoodNeighborsFollow(_SolitaireFollow):
         else:
             lay = reading.layout
         grid = [_tile(x) for row in lay["grid"] for x in row if x is not None]
-        if self.state is None:
-            if reading.state is None:
+        if self.state is None:  # the start of a game: a full grid, every other tile in the stock
+            if reading.state is None or len(grid) != reading.state.game.cells:
                 return []
-            self.state = reading.state
+            self.state = reading.state.game.state_from_position(_rows(grid, reading.state.game))
             self.total = len(self.state.game.domino_set)
             self.max_pip = self.state.game.max_pip
             return [{"type": "note", "message": f"following double-{self.max_pip} Good Neighbors"}]
@@ -812,11 +816,12 @@ class _GoodNeighborsFollow(_SolitaireFollow):
             if t in guessed:
                 guessed.discard(t)
                 st.removed.remove(t)
-                swap = next(u for u in st.stock if u not in set(grid))
-                st.stock.remove(swap)
+                swap = next((u for u in st.stock if u not in set(grid)), None)
                 st.stock.append(t)
-                st.removed.append(swap)
-                guessed.add(swap)
+                if swap is not None:
+                    st.stock.remove(swap)
+                    st.removed.append(swap)
+                    guessed.add(swap)
                 st._legal = None
         if grid[:len(kept)] != kept or any(t not in st.stock for t in fresh):
             return [{"type": "question", "message": "the grid is not closed up in reading order: the "
@@ -832,6 +837,10 @@ class _GoodNeighborsFollow(_SolitaireFollow):
                 return [{"type": "flag", "tile": " ".join(map(str, sorted(gone))),
                          "message": f"{', '.join(map(str, sorted(gone)))} are not good-neighbour pairs "
                          "(touching tiles that share a number, RULES.md section 1)"}]
+            if len(grid) < st.game.cells and len(st.stock) > len(fresh) + len(gone):
+                # empty cells while the stock surely has tiles: tiles hidden, not gone
+                return [{"type": "question", "message": "tiles missing from the grid while the "
+                         "stock still has tiles; the grid is filled after every turn"}]
             self._resync(st, grid, gone, fresh)
             return [{"type": "question", "message": "the grid changed by more than the turns the camera "
                      "saw; taken as seen (check it)"}] + self._progress()
