@@ -10,7 +10,8 @@ tiles modelled (fast).
 Per game kind it reports: games whose final score the follower got exactly right (Tableaux and
 the draw game: every seat's total; solitaires: won or lost and the tiles removed), plays missed
 and invented per game, the delay from a play's first steady frame to its event (frames, the
-first steady frame counting 1), flags and questions per game, and frames per second.
+first steady frame counting 1; 0 or less when the change was read through the frames with a
+hand over the table), flags and questions per game, and frames per second.
 
 Usage::
 
@@ -44,14 +45,16 @@ def follow_game(script, rng: np.random.Generator, render: bool, steady_frames: i
         opts = detect_options(script.game)
         detect = lambda img: _detect(img, model=model, **opts)  # noqa: E731
     f = Follower(script.game, steady_frames=steady_frames, **script.params)
-    truth: list[tuple[str, int]] = []
+    truth: list[tuple[str, int, int]] = []  # (key, first steady frame, first frame on the table)
+    start: dict[str, int] = {}
     got: list[tuple[str, int]] = []
     n_frames, busy = 0, 0.0
     for fr in frames(script, rng, render=render):
         if fr.kind == "tap":
             f.tap(fr.tap, fr.player)
             continue
-        truth += [(k, fr.index) for k in fr.plays]
+        start.update({k: fr.index for k in fr.shown})
+        truth += [(k, fr.index, start.get(k, fr.index)) for k in fr.plays]
         t0 = time.perf_counter()
         dets = detect(fr.image) if render else fr.labels
         recs = f.feed(dets)
@@ -61,11 +64,12 @@ def follow_game(script, rng: np.random.Generator, render: bool, steady_frames: i
                 and play_key(script.game, r) is not None]
     used = [False] * len(got)
     delays, missed = [], 0
-    for j, (key, at) in enumerate(truth):
-        # the event of this play: the first unused one for the same key before that key's next
-        # play (the draw game plays every tile again each hand)
-        until = next((a for kk, a in truth[j + 1:] if kk == key), float("inf"))
-        k = next((i for i, (g, fa) in enumerate(got) if not used[i] and g == key and at <= fa < until), None)
+    for j, (key, at, on_table) in enumerate(truth):
+        # the event of this play: the first unused one for the same key from the frame the play
+        # is on the table (maybe under a hand) to that key's next play (the draw game plays every
+        # tile again each hand)
+        until = next((a for kk, _, a in truth[j + 1:] if kk == key), float("inf"))
+        k = next((i for i, (g, fa) in enumerate(got) if not used[i] and g == key and on_table <= fa < until), None)
         if k is None:
             missed += 1
             continue

@@ -85,13 +85,18 @@ class TableScript:
 
 
 def play_key(game: str, record: dict) -> str | None:
-    """The key a follower ``play`` record is matched on: the tile (Tableaux, draw game) or the
-    action text (solitaires); None for a pass."""
+    """The key a follower ``play`` record is matched on: the tile (Tableaux, draw game), the
+    tiles removed (solitaires) or the action text (a Luzon move); None for a pass."""
     if record.get("action") == "pass":
         return None
     if game in ("tableaux", "draw100"):
         return record.get("tile")
-    return record.get("action")
+    text = str(record.get("action"))
+    if game == "good-neighbors" or text.startswith("remove "):
+        # the tiles taken away (two ways of pairing the same tiles are the same turn)
+        tiles = text.replace("remove ", "").replace(",", " + ").split(" + ")
+        return "remove " + " ".join(sorted(str(Tile.parse(t)) for t in tiles))
+    return text
 
 
 def _jitter_place(t: Tile, x: float, y_down: float, angle_down: float, first: int, rs: random.Random,
@@ -285,7 +290,7 @@ def _play_solitaire(rs: random.Random, game: str, max_pip: int | None) -> TableS
     plays: list[str] = []
     while not st.is_terminal():
         a = greedy_action(st) if rs.random() < 0.8 else rs.choice(st.legal_actions())
-        key = st.action_to_string(a)
+        key = play_key(game, {"action": st.action_to_string(a)})
         st.apply_action(a)
         plays.append(key)
         pl = place(st, seed)
@@ -332,7 +337,8 @@ class Frame:
         image: ``(H, W, 3) uint8`` BGR photo (``render=True``), else None.
         labels: the detections a detector would give (``render=False``), else None.
         steady: a clean frame (no hand, no shake).
-        plays: true plays first shown steadily in this frame.
+        plays: true plays first shown steadily (no hand, no shake) in this frame.
+        shown: true plays first on the table in this frame (perhaps under a hand).
         tap, player: the tap (``kind == "tap"``).
     """
 
@@ -342,6 +348,7 @@ class Frame:
     labels: list[TileDetection] | None = None
     steady: bool = True
     plays: list[str] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)
     tap: str = ""
     player: int | None = None
 
@@ -410,6 +417,7 @@ def frames(script: TableScript, rng: np.random.Generator, render: bool = False,
         if k_step == last_show:  # the final position stays on the table
             events += ["steady"] * (2 * steady_frames)
         first_steady = True
+        first_index = index
         for ev in events:
             gain = float(np.clip(gain + rng.normal(0, 0.02), 0.75, 1.25))
             shift = rng.normal(0, 0.004 * W, 2) * (5 if ev == "shaken" else 1)
@@ -419,6 +427,8 @@ def frames(script: TableScript, rng: np.random.Generator, render: bool = False,
             hand = _hand_polygon(at, tile_px * float(rng.uniform(1.4, 2.2)), float(rng.uniform(0, 2 * math.pi))) \
                 if ev == "hand" else None
             f = Frame(index, "frame", steady=ev == "steady")
+            if ev is events[0] and index == first_index:
+                f.shown = list(step.plays)
             if ev == "steady" and first_steady:
                 f.plays = list(step.plays)
                 first_steady = False
