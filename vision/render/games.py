@@ -115,19 +115,10 @@ def _tile_rng(seed: int, t: Tile) -> random.Random:
 # --- Tableaux --------------------------------------------------------------------------------
 
 def _tableaux_placements(board, seed: int) -> list[Placement]:
-    seen = set()
-    out = []
-    for cell, num in sorted(board.num.items()):
-        if cell in seen:
-            continue
-        other = board.partner[cell]
-        seen.update((cell, other))
-        t = Tile(num, board.num[other])
-        (r0, c0), (r1, c1) = cell, other
-        ang = math.degrees(math.atan2(r1 - r0, c1 - c0))
-        out.append(_jitter_place(t, (c0 + c1) / 2 * 1.03, (r0 + r1) / 2 * 1.03, ang, num,
-                                 _tile_rng(seed, t), 0.02, 1.5))
-    return out
+    from .layouts import board_tiles
+
+    return [_jitter_place(t, x, y, ang, num, _tile_rng(seed, t), 0.02, 1.5)
+            for t, x, y, ang, num in board_tiles(board)]
 
 
 def _tableaux_centre(low_cell, high_cell) -> tuple[float, float]:
