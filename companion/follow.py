@@ -787,7 +787,12 @@ class _GoodNeighborsFollow(_SolitaireFollow):
                 return []
             lay = {"grid": [], "max_pip": self.max_pip}
         elif _unsure(reading) or not reading.layout.get("grid"):
-            return []
+            values = {Tile(*(int(v) for v in d.pips)) for d in stable if not d.face_down and d.pips is not None}
+            if self.state is None or self.state.stock or not values <= set(self.state.grid):
+                return []
+            # with the stock out, a few tiles left may not show the grid's shape; nothing new can
+            # come, so the tiles still there keep their reading order
+            lay = {"grid": [[t for t in self.state.grid if t in values]], "max_pip": self.max_pip}
         else:
             lay = reading.layout
         grid = [_tile(x) for row in lay["grid"] for x in row if x is not None]
@@ -813,7 +818,7 @@ class _GoodNeighborsFollow(_SolitaireFollow):
             return [{"type": "question", "message": f"{', '.join(map(str, back))} had been removed; "
                      "it cannot come back"}]
         for t in fresh:  # a tile taken for removed unseen shows up: another one was
-            if t in guessed:
+            if t in guessed and t in st.removed:
                 guessed.discard(t)
                 st.removed.remove(t)
                 swap = next((u for u in st.stock if u not in set(grid)), None)
@@ -837,10 +842,10 @@ class _GoodNeighborsFollow(_SolitaireFollow):
                 return [{"type": "flag", "tile": " ".join(map(str, sorted(gone))),
                          "message": f"{', '.join(map(str, sorted(gone)))} are not good-neighbour pairs "
                          "(touching tiles that share a number, RULES.md section 1)"}]
-            if len(grid) < st.game.cells and len(st.stock) > len(fresh) + len(gone):
-                # empty cells while the stock surely has tiles: tiles hidden, not gone
-                return [{"type": "question", "message": "tiles missing from the grid while the "
-                         "stock still has tiles; the grid is filled after every turn"}]
+            if len(grid) < st.game.cells:
+                # empty cells that no run of turns explains: tiles hidden, not gone; wait
+                return [{"type": "question", "message": "tiles missing from the grid that no turn "
+                         "explains; the grid is filled after every turn while the stock lasts"}]
             self._resync(st, grid, gone, fresh)
             return [{"type": "question", "message": "the grid changed by more than the turns the camera "
                      "saw; taken as seen (check it)"}] + self._progress()
@@ -858,11 +863,7 @@ class _GoodNeighborsFollow(_SolitaireFollow):
         removed = list(st.removed) + [t for t in st.grid if t in gone]
         # tiles drawn and removed between two steady views are never seen: tiles go in pairs,
         # so an odd count means at least one such tile (which one is not known)
-        if len(grid) < st.game.cells:  # the grid is no longer filled: the stock is out
-            self.guessed = getattr(self, "guessed", set()) | set(stock)
-            removed += stock
-            stock = []
-        elif len(removed) % 2 and stock:
+        if len(removed) % 2 and stock:
             t = stock.pop()
             removed.append(t)
             self.guessed = getattr(self, "guessed", set()) | {t}

@@ -87,6 +87,25 @@ def follow_game(script, rng: np.random.Generator, render: bool, steady_frames: i
             "frames": n_frames, "seconds": busy}
 
 
+def report(results: dict[str, list[dict]]) -> None:
+    """Print the per-kind table of :func:`follow_game` results."""
+    print()
+    print(f"{'kind':<12} {'games':>5} {'score right':>12} {'plays':>6} {'missed/game':>11} "
+          f"{'invented/game':>13} {'median delay':>12} {'p90 delay':>9} {'flags/game':>10} "
+          f"{'questions/game':>14} {'frames/s':>8}")
+    for group, rs_ in results.items():
+        n = len(rs_)
+        right = sum(r["right"] for r in rs_)
+        delays = [d for r in rs_ for d in r["delays"]]
+        fps = sum(r["frames"] for r in rs_) / max(sum(r["seconds"] for r in rs_), 1e-9)
+        print(f"{group:<12} {n:>5} {right:>5} ({right / n:6.1%}) {sum(r['plays'] for r in rs_):>6} "
+              f"{sum(r['missed'] for r in rs_) / n:>11.3f} {sum(r['invented'] for r in rs_) / n:>13.3f} "
+              f"{(np.median(delays) if delays else float('nan')):>12.1f} "
+              f"{(np.percentile(delays, 90) if delays else float('nan')):>9.1f} "
+              f"{sum(r['flags'] for r in rs_) / n:>10.3f} {sum(r['questions'] for r in rs_) / n:>14.3f} "
+              f"{fps:>8.1f}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=50, help="games per kind (solitaires: split "
@@ -98,7 +117,18 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--model", default=None)
     ap.add_argument("--out", default=None, help="write one JSON line per game here")
+    ap.add_argument("--summarize", nargs="+", metavar="JSONL", help="only print the table of "
+                    "games saved with --out (solitaire games count as 'solitaires')")
     args = ap.parse_args(argv)
+    if args.summarize:
+        saved: dict[str, list[dict]] = {}
+        for path in args.summarize:
+            for line in Path(path).read_text().splitlines():
+                r = json.loads(line)
+                group = "solitaires" if r["game"] in ("good-neighbors", "luzon") else r["game"]
+                saved.setdefault(group, []).append(r)
+        report(saved)
+        return 0
     kinds = []
     for k in args.kinds.split(","):
         k = k.strip()
@@ -133,21 +163,7 @@ def main(argv=None) -> int:
             print(f"{game} {g - 1}: plays {r['plays']} missed {r['missed']} invented {r['invented']} "
                   f"right {r['right']} flags {r['flags']} questions {r['questions']} "
                   f"frames {r['frames']} ({r['frames'] / max(r['seconds'], 1e-9):.1f}/s)", flush=True)
-    print()
-    print(f"{'kind':<12} {'games':>5} {'score right':>12} {'plays':>6} {'missed/game':>11} "
-          f"{'invented/game':>13} {'median delay':>12} {'p90 delay':>9} {'flags/game':>10} "
-          f"{'questions/game':>14} {'frames/s':>8}")
-    for group, rs_ in results.items():
-        n = len(rs_)
-        right = sum(r["right"] for r in rs_)
-        delays = [d for r in rs_ for d in r["delays"]]
-        fps = sum(r["frames"] for r in rs_) / max(sum(r["seconds"] for r in rs_), 1e-9)
-        print(f"{group:<12} {n:>5} {right:>5} ({right / n:6.1%}) {sum(r['plays'] for r in rs_):>6} "
-              f"{sum(r['missed'] for r in rs_) / n:>11.3f} {sum(r['invented'] for r in rs_) / n:>13.3f} "
-              f"{(np.median(delays) if delays else float('nan')):>12.1f} "
-              f"{(np.percentile(delays, 90) if delays else float('nan')):>9.1f} "
-              f"{sum(r['flags'] for r in rs_) / n:>10.3f} {sum(r['questions'] for r in rs_) / n:>14.3f} "
-              f"{fps:>8.1f}")
+    report(results)
     if unlayable:
         print(f"deals skipped because the line could not be laid flat: {unlayable}")
     print(f"\nmode: {'photos through vision.pipeline.detect' if args.render else 'renderer labels'}, "
