@@ -534,7 +534,7 @@ class _Draw100Follow(_GameFollow):
         if self.node and not any(t in line_tiles for t in self.node):
             out += self._cleared()
         gone = [t for t in self.node if t not in line_tiles]
-        if gone and self.phase != "scored":  # a tile of the line hidden or misread: wait
+        if gone and self.phase == "play":  # a tile of the line hidden or misread: wait
             return out + [{"type": "question", "message": f"{', '.join(map(str, gone))} no longer "
                            "seen in the line"}]
         if self.phase == "play" and not far:
