@@ -967,9 +967,8 @@ class _LuzonFollow(_SolitaireFollow):
                              f"total 12 pips" + (" end to end" if self.variant else "")}]
             if reading is None or reading.state is None:
                 return [{"type": "question", "message": "the columns changed in a way no legal play explains"}]
-            removed = list(st.removed) + sorted(gone)
+            # Luzon has no stock: every tile not on the table was removed
             self.state = reading.state
-            self.state.removed = removed
             return [{"type": "question", "message": "the columns changed by more than the plays the "
                      "camera saw; taken as seen (check it)"}] + self._progress()
         out: list[dict] = []
