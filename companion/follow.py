@@ -531,7 +531,8 @@ class _Draw100Follow(_GameFollow):
             (near if dist < NEAR_LINE * length and self.phase == "play" else far).append((t, i))
         out: list[dict] = []
         # a line that does not contain ours: a new hand begun without an empty table between
-        if self.node and not any(t in line_tiles for t in self.node):
+        values = {Tile(*(int(v) for v in d.pips)) for d in stable if not d.face_down and d.pips is not None}
+        if self.node and not any(t in values for t in self.node) and len(line_tiles) == 1:
             out += self._cleared()
         gone = [t for t in self.node if t not in line_tiles]
         if gone and self.phase == "play":  # a tile of the line hidden or misread: wait
