@@ -466,9 +466,6 @@ class _TableauxFollow(_GameFollow):
 
 # --- the draw game ---------------------------------------------------------------------------
 
-#: Problem kinds of ``vision.layout.read`` that mean it changed a tile's reading to fit the layout.
-REPAIR_KINDS = frozenset({"corrected", "reread", "deduced"})
-
 #: A loose face-up tile closer than this many tile lengths to a tile of the line is taken as a
 #: play (flagged when it matches nothing); farther away it is a hand shown at the end.
 NEAR_LINE = 1.6
@@ -539,18 +536,6 @@ class _Draw100Follow(_GameFollow):
             return out + [{"type": "question", "message": f"{', '.join(map(str, gone))} no longer "
                            "seen in the line"}]
         if self.phase == "play" and not far:
-            # a new tile the reader changed to make the line join (``corrected``, ``reread``,
-            # ``deduced``) is a play that does not match as it lies: flagged as read
-            fixed = {p.tile_index for p in reading.problems if p.kind in REPAIR_KINDS and p.source == "table"}
-            for t, i in list(line_tiles.items()):
-                if i in fixed and t not in self.node and stable[i].pips is not None:
-                    del line_tiles[t]
-                    seen = Tile(*(int(v) for v in stable[i].pips))
-                    if seen not in self.flagged:
-                        self.flagged.add(seen)
-                        out.append({"type": "flag", "tile": str(seen),
-                                    "message": self._why_not(seen, by_index[i].centre, lay, by_index, exclude=i,
-                                                            seen_det=stable[i])})
             out += self._line_plays(lay, line_tiles, by_index, frame)
             for t, i in near:
                 if t in self.flagged or t in self.node:
