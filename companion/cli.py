@@ -15,6 +15,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("companion.commands.serve", "start the companion web server for phones"),
     "detect": ("companion.commands.detect", "find tiles in a photo and count their pips"),
     "read": ("companion.commands.read", "rebuild a game state from a photo"),
+    "follow": ("companion.commands.follow", "follow a game through photos or a video, keep score"),
     "play": ("companion.commands.play", "play a game in the terminal against the hint player"),
 }
 

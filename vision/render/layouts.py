@@ -210,6 +210,23 @@ def layout_draw100(rng: random.Random) -> LayoutSample:
     raise RuntimeError("could not lay out a line of play without overlaps in 50 tries")
 
 
+def board_tiles(board) -> list[tuple[Tile, float, float, float, int]]:
+    """The tiles of a Tableaux ``Board`` on the table plane, cells on a square grid of pitch 1.03
+    tile widths: ``(tile, x, y_down, angle_down_deg, number on half 0)`` per tile (y pointing
+    down, the angle from half 0 to half 1 clockwise from +x)."""
+    seen = set()
+    out = []
+    for cell, num in sorted(board.num.items()):
+        if cell in seen:
+            continue
+        other = board.partner[cell]
+        seen.update((cell, other))
+        (r0, c0), (r1, c1) = cell, other
+        ang = math.degrees(math.atan2(r1 - r0, c1 - c0))
+        out.append((Tile(num, board.num[other]), (c0 + c1) / 2 * 1.03, (r0 + r1) / 2 * 1.03, ang, num))
+    return out
+
+
 def layout_tableaux(rng: random.Random, max_pip: int | None = None) -> LayoutSample:
     """Tableaux: the tableau's half-tile cells on a square grid of pitch 1.03 tile widths."""
     from engine.tableaux import TableauxGame
@@ -218,18 +235,7 @@ def layout_tableaux(rng: random.Random, max_pip: int | None = None) -> LayoutSam
     st = _random_play(TableauxGame(n).new_initial_state(rng.randrange(10**9)), rng,
                       rng.randint(0, 12))
     b = st.board
-    seen = set()
-    pl = []
-    for cell, num in sorted(b.num.items()):
-        if cell in seen:
-            continue
-        other = b.partner[cell]
-        seen.update((cell, other))
-        t = Tile(num, b.num[other])
-        (r0, c0), (r1, c1) = cell, other
-        ang = math.degrees(math.atan2(r1 - r0, c1 - c0))
-        x, y = (c0 + c1) / 2 * 1.03, (r0 + r1) / 2 * 1.03
-        pl.append(_place(t, x, y, ang, num, (0.02, 1.5), rng))
+    pl = [_place(t, x, y, ang, num, (0.02, 1.5), rng) for t, x, y, ang, num in board_tiles(b)]
     cells = {f"{r},{c}": v for (r, c), v in b.num.items()}
     p = st.current_player()
     hand = list(st.hands[p]) if p is not None and p >= 0 else None

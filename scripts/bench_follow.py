@@ -1,0 +1,175 @@
+"""Follow whole rendered games and score the follower (docs/follow.md).
+
+Each game is played by the engine (``vision.render.games.play_game``), turned into a camera
+stream (``vision.render.games.frames``) and fed, frame by frame with the players' taps, to
+``companion.follow.Follower``, the code behind ``domino-companion follow``. With ``--render``
+the frames are photos and go through ``vision.pipeline.detect`` first, as in ``follow``; without
+it they are the renderer's labels with a hand over the table, shaken frames, missed and misread
+tiles modelled (fast).
+
+Per game kind it reports: games whose final score the follower got exactly right (Tableaux and
+the draw game: every seat's total; solitaires: won or lost and the tiles removed), plays missed
+and invented per game, the delay from a play's first steady frame to its event (frames, the
+first steady frame counting 1; 0 or less when the change was read through the frames with a
+hand over the table), flags and questions per game, and frames per second.
+
+Usage::
+
+    python scripts/bench_follow.py --games 50                    # labels, 50 games per kind
+    python scripts/bench_follow.py --games 2 --render --kinds luzon   # photos through detect
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from companion.follow import Follower  # noqa: E402
+from vision.render.games import GAME_KINDS, Unlayable, frames, play_game, play_key  # noqa: E402
+
+
+def follow_game(script, rng: np.random.Generator, render: bool, steady_frames: int, model=None) -> dict:
+    """Feed one script's stream to a Follower; return the game's measures."""
+    detect = None
+    if render:
+        from vision.layout import detect_options
+        from vision.pipeline import detect as _detect
+
+        opts = detect_options(script.game)
+        detect = lambda img: _detect(img, model=model, **opts)  # noqa: E731
+    f = Follower(script.game, steady_frames=steady_frames, **script.params)
+    truth: list[tuple[str, int, int]] = []  # (key, first steady frame, first frame on the table)
+    start: dict[str, int] = {}
+    got: list[tuple[str, int]] = []
+    n_frames, busy = 0, 0.0
+    for fr in frames(script, rng, render=render):
+        if fr.kind == "tap":
+            f.tap(fr.tap, fr.player)
+            continue
+        start.update({k: fr.index for k in fr.shown})
+        truth += [(k, fr.index, start.get(k, fr.index)) for k in fr.plays]
+        t0 = time.perf_counter()
+        dets = detect(fr.image) if render else fr.labels
+        recs = f.feed(dets)
+        busy += time.perf_counter() - t0
+        n_frames += 1
+        got += [(play_key(script.game, r), r["frame"]) for r in recs if r["type"] == "play"
+                and play_key(script.game, r) is not None]
+    used = [False] * len(got)
+    delays, missed = [], 0
+    for j, (key, at, on_table) in enumerate(truth):
+        # the event of this play: the first unused one for the same key from the frame the play
+        # is on the table (maybe under a hand) to that key's next play (the draw game plays every
+        # tile again each hand)
+        until = next((a for kk, _, a in truth[j + 1:] if kk == key), float("inf"))
+        k = next((i for i, (g, fa) in enumerate(got) if not used[i] and g == key and on_table <= fa < until), None)
+        if k is None:
+            missed += 1
+            continue
+        used[k] = True
+        delays.append(got[k][1] - at + 1)
+    s = f.summary()
+    if script.game in ("tableaux", "draw100"):
+        right = s["scores"] == script.final["scores"]
+    else:
+        right = s["won"] == script.final["won"] and s["removed"] == script.final["removed"]
+    return {"game": script.game, "params": script.params, "plays": len(truth), "missed": missed,
+            "invented": used.count(False), "delays": delays, "right": bool(right),
+            "flags": s["flags"], "questions": s["questions"], "final": script.final,
+            "followed": {k: s.get(k) for k in ("scores", "won", "removed")},
+            "frames": n_frames, "seconds": busy}
+
+
+def report(results: dict[str, list[dict]]) -> None:
+    """Print the per-kind table of :func:`follow_game` results."""
+    print()
+    print(f"{'kind':<12} {'games':>5} {'score right':>12} {'plays':>6} {'missed/game':>11} "
+          f"{'invented/game':>13} {'median delay':>12} {'p90 delay':>9} {'flags/game':>10} "
+          f"{'questions/game':>14} {'frames/s':>8}")
+    for group, rs_ in results.items():
+        n = len(rs_)
+        right = sum(r["right"] for r in rs_)
+        delays = [d for r in rs_ for d in r["delays"]]
+        fps = sum(r["frames"] for r in rs_) / max(sum(r["seconds"] for r in rs_), 1e-9)
+        print(f"{group:<12} {n:>5} {right:>5} ({right / n:6.1%}) {sum(r['plays'] for r in rs_):>6} "
+              f"{sum(r['missed'] for r in rs_) / n:>11.3f} {sum(r['invented'] for r in rs_) / n:>13.3f} "
+              f"{(np.median(delays) if delays else float('nan')):>12.1f} "
+              f"{(np.percentile(delays, 90) if delays else float('nan')):>9.1f} "
+              f"{sum(r['flags'] for r in rs_) / n:>10.3f} {sum(r['questions'] for r in rs_) / n:>14.3f} "
+              f"{fps:>8.1f}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=50, help="games per kind (solitaires: split "
+                    "between Good Neighbors and Luzon)")
+    ap.add_argument("--kinds", default="tableaux,draw100,solitaires",
+                    help="comma list of tableaux, draw100, solitaires, good-neighbors, luzon")
+    ap.add_argument("--render", action="store_true", help="photos through the detector (slow)")
+    ap.add_argument("--steady-frames", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--model", default=None)
+    ap.add_argument("--out", default=None, help="write one JSON line per game here")
+    ap.add_argument("--summarize", nargs="+", metavar="JSONL", help="only print the table of "
+                    "games saved with --out (solitaire games count as 'solitaires')")
+    args = ap.parse_args(argv)
+    if args.summarize:
+        saved: dict[str, list[dict]] = {}
+        for path in args.summarize:
+            for line in Path(path).read_text().splitlines():
+                r = json.loads(line)
+                group = "solitaires" if r["game"] in ("good-neighbors", "luzon") else r["game"]
+                saved.setdefault(group, []).append(r)
+        report(saved)
+        return 0
+    kinds = []
+    for k in args.kinds.split(","):
+        k = k.strip()
+        if k == "solitaires":
+            kinds += [("solitaires", "good-neighbors"), ("solitaires", "luzon")]
+        elif k in GAME_KINDS:
+            kinds.append((k, k))
+        else:
+            ap.error(f"unknown kind {k!r}")
+    out = open(args.out, "a") if args.out else None
+    results: dict[str, list[dict]] = {}
+    unlayable: dict[str, int] = {}
+    for group, game in kinds:
+        n = args.games if group == game else (args.games + 1) // 2 if game == "good-neighbors" else args.games // 2
+        g = tries = 0
+        while g < n:
+            rs = random.Random(f"{args.seed}-{game}-{tries}")
+            tries += 1
+            try:
+                script = play_game(game, rs)
+            except Unlayable as e:  # counted and reported; another deal is played
+                unlayable[game] = unlayable.get(game, 0) + 1
+                print(f"{game}: skipped a deal: {e}", flush=True)
+                continue
+            g += 1
+            r = follow_game(script, np.random.default_rng(rs.randrange(2**32)), args.render,
+                            args.steady_frames, args.model)
+            results.setdefault(group, []).append(r)
+            if out:
+                out.write(json.dumps(r) + "\n")
+                out.flush()
+            print(f"{game} {g - 1}: plays {r['plays']} missed {r['missed']} invented {r['invented']} "
+                  f"right {r['right']} flags {r['flags']} questions {r['questions']} "
+                  f"frames {r['frames']} ({r['frames'] / max(r['seconds'], 1e-9):.1f}/s)", flush=True)
+    report(results)
+    if unlayable:
+        print(f"deals skipped because the line could not be laid flat: {unlayable}")
+    print(f"\nmode: {'photos through vision.pipeline.detect' if args.render else 'renderer labels'}, "
+          f"steady frames {args.steady_frames}, seed {args.seed}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,245 @@
+"""Following a game from camera frames: tracking, plays, flags, automatic scores, the CLI."""
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from companion.follow import Follower
+from engine.draw100.line import LineOfPlay
+from engine.tiles import Tile
+from vision.render.layouts import _line_placements
+from vision.render.scene import Placement, make_camera
+from vision.tracking import Tracker
+from vision.types import TileDetection
+
+
+def _labels(placements: list[Placement], seed: int = 0, size=(1024, 768)) -> list[TileDetection]:
+    cam = make_camera(np.random.default_rng(seed), placements or [Placement(Tile(0, 0))], size,
+                      fill=0.7, rotation_deg=10.0, tilt=0.05)
+    return [TileDetection(cam.project(p.plane_corners()).astype(np.float32), 0.9, pips=p.shown(),
+                          pip_confidence=0.95) for p in placements]
+
+
+def _shaken(dets: list[TileDetection], rng: np.random.Generator, px: float = 3.0) -> list[TileDetection]:
+    d = rng.normal(0, px, 2).astype(np.float32)
+    return [TileDetection(t.corners + d, t.confidence, pips=t.pips, pip_confidence=t.pip_confidence) for t in dets]
+
+
+def _grid_placements(tiles: list[Tile]) -> list[Placement]:
+    return [Placement(t, False, ((k % 4) * 2.4, -(k // 4) * 1.4), 0.0, False) for k, t in enumerate(tiles)]
+
+
+def test_tracker_ignores_a_hand_over_the_table():
+    rng = np.random.default_rng(1)
+    tiles = [Tile(a, b) for a, b in ((0, 1), (2, 3), (4, 5), (1, 6), (3, 3), (2, 5), (0, 6), (4, 4))]
+    base = _labels(_grid_placements(tiles))
+    tr = Tracker(steady_frames=3)
+    changes = [tr.update(_shaken(base, rng)).changed for _ in range(4)]
+    assert changes == [False, False, True, False]
+    assert {Tile(*d.pips) for d in tr.stable} == set(tiles)
+    # a hand hides three tiles for two frames, then a frame misreads one tile and misses another
+    hidden = [d for d in base if Tile(*d.pips) not in {Tile(0, 1), Tile(2, 3), Tile(4, 5)}]
+    glitch = [TileDetection(d.corners, 0.9, pips=(6, 6) if Tile(*d.pips) == Tile(3, 3) else d.pips,
+                            pip_confidence=0.95) for d in base[:3] + base[4:]]
+    for frame in (hidden, hidden, glitch, base, base):
+        up = tr.update(_shaken(frame, rng))
+        assert not up.changed
+    assert {Tile(*d.pips) for d in tr.stable} == set(tiles)
+    # a tile really removed is gone after three frames
+    gone = [d for d in base if Tile(*d.pips) != Tile(4, 4)]
+    assert [tr.update(_shaken(gone, rng)).changed for _ in range(3)] == [False, False, True]
+    assert Tile(4, 4) not in {Tile(*d.pips) for d in tr.stable}
+
+
+def test_tracker_takes_a_moved_tile_but_not_camera_motion():
+    tiles = [Tile(0, 1), Tile(2, 3), Tile(4, 5), Tile(1, 6), Tile(3, 3), Tile(2, 5)]
+    pl = _grid_placements(tiles)
+    tr = Tracker(steady_frames=2)
+    for _ in range(2):
+        tr.update(_labels(pl))
+    # the whole view turns, shifts and zooms (the phone moved): no change
+    cam2 = make_camera(np.random.default_rng(0), pl, (1024, 768), fill=0.6, rotation_deg=25.0, tilt=0.05)
+    turned = [TileDetection(cam2.project(p.plane_corners()).astype(np.float32), 0.9, pips=p.shown(),
+                            pip_confidence=0.95) for p in pl]
+    assert not any(tr.update(turned).changed for _ in range(3))
+    # one tile slides two tile widths: a change
+    pl[2] = Placement(pl[2].tile, False, (pl[2].centre[0], pl[2].centre[1] - 3.0), 0.0, False)
+    moved = _labels(pl)
+    assert [tr.update(moved).changed for _ in range(2)] == [False, True]
+
+
+def _feed(f: Follower, dets, n: int = 3) -> list[dict]:
+    out = []
+    for _ in range(n):
+        out += f.feed(dets)
+    return out
+
+
+def test_tableaux_play_found_and_scored():
+    # starter 2-3 upright on cells (0,0)=2 (1,0)=3; 1-4 lies alongside, its 1... a side play
+    # needs the touching number equal: 3-5 with its 3 beside the 3 (side play, 0 points), then
+    # 2-6 closing the corner over the 2 and the 3's neighbour
+    from engine.tableaux.board import Board
+
+    b = Board()
+    b.place((0, 0), 2, (1, 0), 3)
+    side = next(m for m in b.placements([Tile(3, 5)]) if m.kind == "side")
+    b.place(side.low_cell, 3, side.high_cell, 5)
+    corner = next((m for t in (Tile(a, c) for a in range(7) for c in range(a, 7))
+                   if t not in (Tile(2, 3), Tile(3, 5)) for m in b.placements([t]) if m.kind == "corner"), None)
+    assert corner is not None
+
+    def place(tile: Tile, c_low, c_high) -> Placement:
+        (r0, q0), (r1, q1) = c_low, c_high
+        ang = float(np.degrees(np.arctan2(-(r1 - r0), q1 - q0)))
+        return Placement(tile, False, ((q0 + q1) / 2 * 1.03, -(r0 + r1) / 2 * 1.03), ang, False)
+
+    pl = [place(Tile(2, 3), (0, 0), (1, 0))]
+    f = Follower("tableaux", first_player=1)
+    assert _feed(f, _labels(pl))[-1]["type"] == "hand_start"
+    pl.append(place(Tile(3, 5), side.low_cell, side.high_cell))
+    got = [r for r in _feed(f, _labels(pl)) if r["type"] == "play"]
+    assert [(r["player"], r["tile"], r["kind"], r["points"]) for r in got] == [(1, "3-5", "side", 0)]
+    pl.append(place(corner.tile, corner.low_cell, corner.high_cell))
+    recs = _feed(f, _labels(pl))
+    play = next(r for r in recs if r["type"] == "play")
+    score = next(r for r in recs if r["type"] == "score")
+    assert (play["player"], play["tile"], play["kind"]) == (0, str(corner.tile), "corner")
+    assert score == {**score, "source": "camera", "player": 0, "points": corner.points}
+    assert f.summary()["scores"] == [corner.points, 0]
+
+
+def test_draw_game_illegal_play_is_flagged_not_accepted():
+    line = LineOfPlay()
+    line.place_first(Tile(5, 5))
+    line.attach(Tile(5, 1), "0.end_a")
+    pl = _line_placements(line, random.Random(3), bend=0.0)
+    lead, legal_spot = pl
+    f = Follower("draw100", players=2, first_player=0)
+    assert [r["tile"] for r in _feed(f, _labels([lead])) if r["type"] == "play"] == ["5-5"]
+    # 6-3 put where 5-1 would go: its 6 touches the 5
+    wrong = Placement(Tile(6, 3), False, legal_spot.centre, legal_spot.angle_deg, True)
+    recs = _feed(f, _labels([lead, wrong]), 4)
+    assert not [r for r in recs if r["type"] == "play"]
+    flags = [r for r in recs if r["type"] == "flag"]
+    assert [r["message"] for r in flags] == ["6-3 does not match the 5 it touches"]
+    # taken back and the right tile played: accepted, by the next player
+    recs = _feed(f, _labels([lead, legal_spot]), 4)
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(1, "1-5")]
+
+
+def _first_blocked_hand(players: int):
+    """An engine game whose first hand ends blocked: (final line, hands, last player, result)."""
+    from engine.draw100 import Draw100Game
+    from engine.draw100.game import Draw, Play
+
+    for seed in range(3000):  # about one deal in 200 blocks with 4 players and random play
+        st = Draw100Game(num_players=players).new_initial_state(seed)
+        rs = random.Random(seed)
+        line, hands, last = st.line.copy(), [list(h) for h in st.hands], None
+        while st.round_no == 1 and not st.is_terminal():
+            a, p = rs.choice(st.legal_actions()), st.player
+            drawn = st.boneyard[-1] if isinstance(a, Draw) else None
+            st.apply_action(a)
+            if isinstance(a, Play):
+                line.place_first(a.tile) if a.end is None else line.attach(a.tile, a.end)
+                hands[p].remove(a.tile)
+                last = p
+            elif isinstance(a, Draw):
+                hands[p].append(drawn)
+        if st.rounds[0].kind == "blocked" and st.rounds[0].winner is not None:
+            return line, hands, last, st.rounds[0]
+    raise AssertionError("no blocked hand in 3000 deals")
+
+
+def test_draw_game_blocked_hand_scored_from_the_shown_tiles():
+    line, hands, last, result = _first_blocked_hand(4)
+    f = Follower("draw100", players=4)
+    r = f._rules
+    r.line, r.node, r.last_player, r.phase = line, {n.tile: n.id for n in line.nodes}, last, "reveal"
+    out = []
+    for k in range(1, 5):  # each player shows the tiles left, from the left of the last player
+        r.group = set(hands[(last + k) % 4])
+        out += r._close_group()
+    assert [e["player"] for e in out if e["type"] == "hand_shown"] == [(last + k) % 4 for k in (1, 2, 3, 4)]
+    scored = next(e for e in out if e["type"] == "hand_scored")
+    assert (scored["kind"], scored["winner"], scored["points"]) == ("blocked", result.winner, result.points)
+    assert scored["hand_pips"] == list(result.hand_pips)
+    want = [0, 0, 0, 0]
+    want[result.winner] = result.points
+    assert f.summary()["scores"] == want
+    assert [e for e in out if e["type"] == "score"][0]["source"] == "camera"
+
+
+def test_luzon_pair_removed_and_illegal_pair_flagged():
+    from engine.luzon import LuzonGame
+    from vision.render.games import _luzon_placements
+
+    st = LuzonGame().new_initial_state(7)
+    f = Follower("luzon")
+    _feed(f, _labels(_luzon_placements(st, 1)))
+    legal = next(a for a in st.legal_actions() if hasattr(a, "a"))
+    after = st.clone()
+    after.apply_action(legal)
+    recs = _feed(f, _labels(_luzon_placements(after, 1)))
+    assert [r["action"] for r in recs if r["type"] == "play"] == [str(legal)]
+    assert next(r for r in recs if r["type"] == "progress")["removed"] == 2
+    # two free tiles that do not total 12 taken away
+    free = after.free_tiles()
+    a, b = next((x, y) for i, x in enumerate(free) for y in free[i + 1:] if x.pips + y.pips != 12)
+    bad = after.clone()
+    for t in (a, b):
+        col = next(c for c in bad.columns if c and c[-1] == t)
+        col.pop()
+    bad.columns = [c for c in bad.columns if c]
+    recs = _feed(f, _labels(_luzon_placements(bad, 1)))
+    assert not [r for r in recs if r["type"] == "play"]
+    assert [r["message"] for r in recs if r["type"] == "flag"] == [f"{min(a, b)} and {max(a, b)} do not total 12 pips"]
+
+
+def test_follow_rejects_unknown_game_and_taps():
+    with pytest.raises(ValueError):
+        Follower("big-clock")
+    f = Follower("draw100", players=3)
+    with pytest.raises(ValueError):
+        f.tap("player", 5)
+    with pytest.raises(ValueError):
+        f.tap("shout")
+
+
+def test_cli_follows_a_short_rendered_sequence(tmp_path, capsys):
+    import cv2
+
+    from companion.cli import main
+    from engine.luzon import LuzonGame
+    from vision.render.games import _luzon_placements
+    from vision.render.scene import render_scene
+    from vision.render.styles import random_style
+
+    st = LuzonGame().new_initial_state(11)
+    action = next(a for a in st.legal_actions() if hasattr(a, "a"))
+    after = st.clone()
+    after.apply_action(action)
+    rng = np.random.default_rng(5)
+    style = random_style(rng, max_pip=6)
+    paths = []
+    for k, pos in enumerate((st, after)):
+        pl = _luzon_placements(pos, 2)
+        cam = make_camera(rng, pl, (1024, 768), fill=0.75, rotation_deg=5.0, tilt=0.03)
+        img = render_scene(pl, rng, style, (1024, 768), camera=cam, clutter=0, effects=0.3).image
+        for j in range(2):
+            p = tmp_path / f"f{k}{j}.png"
+            cv2.imwrite(str(p), np.roll(img, j * 2, axis=1))
+            paths.append(str(p))
+    assert main(["follow", *paths, "--game", "luzon", "--steady-frames", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    plays = [e for e in out["events"] if e["type"] == "play"]
+    assert [e["action"] for e in plays] == [str(action)]
+    progress = [e for e in out["events"] if e["type"] == "progress"]
+    assert progress and progress[-1]["removed"] == out["summary"]["removed"] >= 2
+    assert out["summary"]["frames"] == 4
+    # a bad file is a clear error, not a trace
+    assert main(["follow", str(tmp_path / "missing.png"), "--game", "luzon"]) == 1

@@ -1,0 +1,281 @@
+"""Frame-to-frame tracking of tiles with smoothing: a table state that holds still.
+
+A live camera gives a reading (``list[TileDetection]``) several times a second. Single readings
+flicker: a hand over the table hides tiles, motion blur makes a tile unreadable, a tile being
+put down is half there. :class:`Tracker` matches each frame's tiles to the previous frames'
+(by value, since a set holds one of each tile, then by position and box) and changes its
+*stable state* only when a new reading has held: a tile counts when most of the last frames
+read it (``steady_frames`` of ``2 * steady_frames - 1``), and a tile has moved when most of them
+show it elsewhere relative to the other tiles (the camera's own shift, turn and zoom between
+frames is fitted on all tiles and taken out first, so camera shake and a drifting phone do not
+count as moves).
+
+Public API:
+
+- :class:`Tracker` ``(steady_frames=3, move_tolerance=0.5, min_pip_confidence=0.5)``
+- :meth:`Tracker.update` ``(detections) -> TrackUpdate``: one frame in; says whether the view is
+  steady and, when the stable state changed, gives the new one.
+- :class:`TrackUpdate`: ``frame``, ``steady``, ``changed``, ``stable`` (``list[TileDetection]``
+  with smoothed corners), ``tracks`` (per-tile overlay records for a live picture).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Sequence
+
+import numpy as np
+
+from engine.tiles import Tile
+from vision.types import TileDetection
+
+#: Frames a new reading must hold before it becomes the stable state (at a few readings a second,
+#: about one second of stillness).
+STEADY_FRAMES = 3
+#: Largest move of a tile relative to the others, in tile widths, still taken as the same place.
+MOVE_TOLERANCE = 0.5
+
+
+@dataclass
+class _Frame:
+    """One frame's reading, keyed for matching.
+
+    ``values``: ``{Tile: detection}`` of face-up tiles read with enough confidence;
+    ``others``: the remaining boxes (face down, unread, doubtful, and both boxes of a value read
+    twice); ``repeated``: True when a value was read on two boxes (a misread: a set holds one of
+    each tile).
+    """
+
+    detections: list[TileDetection]
+    values: dict[Tile, TileDetection]
+    others: list[TileDetection]
+    repeated: bool
+    moved_from: "_Frame | None" = None
+    moved: list = field(default_factory=list)
+
+    @property
+    def width(self) -> float:
+        """Median box width in pixels (1.0 for an empty frame)."""
+        ws = [d.size[1] for d in self.detections]
+        return float(np.median(ws)) if ws else 1.0
+
+
+def _frame(detections: Sequence[TileDetection], min_pip_confidence: float) -> _Frame:
+    values: dict[Tile, TileDetection] = {}
+    others: list[TileDetection] = []
+    twice: set[Tile] = set()
+    repeated = False
+    for d in detections:
+        if not isinstance(d, TileDetection):
+            raise ValueError(f"expected TileDetection, got {type(d).__name__}")
+        usable = (not d.face_down and d.pips is not None
+                  and (d.pip_confidence is None or d.pip_confidence >= min_pip_confidence))
+        if not usable:
+            others.append(d)
+            continue
+        t = Tile(int(d.pips[0]), int(d.pips[1]))
+        if t in values or t in twice:  # one of the two is misread: neither is trusted
+            repeated = True
+            twice.add(t)
+            if t in values:
+                others.append(values.pop(t))
+            others.append(d)
+            continue
+        values[t] = d
+    return _Frame(list(detections), values, others, repeated)
+
+
+def _align(a: _Frame, b: _Frame) -> np.ndarray:
+    """``(2, 3) float64`` similarity transform (rotation, scale, shift) taking frame ``a``'s
+    pixels to frame ``b``'s, fitted robustly (least median) on the centres of the tiles both
+    read; a pure shift with fewer than 3 such tiles, the identity with none."""
+    import cv2
+
+    common = [t for t in a.values if t in b.values]
+    if not common:
+        return np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    src = np.array([a.values[t].centre for t in common], np.float64)
+    dst = np.array([b.values[t].centre for t in common], np.float64)
+    if len(common) >= 3:
+        m, _ = cv2.estimateAffinePartial2D(src, dst, method=cv2.LMEDS)
+        if m is not None and np.all(np.isfinite(m)):
+            return m
+    d = np.median(dst - src, axis=0)
+    return np.array([[1.0, 0.0, d[0]], [0.0, 1.0, d[1]]])
+
+
+def _apply(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Points ``(N, 2)`` mapped by the ``(2, 3)`` transform ``m``."""
+    pts = np.asarray(pts, np.float64).reshape(-1, 2)
+    return pts @ m[:, :2].T + m[:, 2]
+
+
+def _moved(a: _Frame, b: _Frame, tolerance: float) -> list[Tile]:
+    """Tiles of both frames that moved by more than ``tolerance`` widths relative to the rest
+    (the camera's own motion between the frames, :func:`_align`, is taken out first)."""
+    common = [t for t in a.values if t in b.values]
+    if not common:
+        return []
+    m = _align(a, b)
+    limit = tolerance * max(a.width, b.width)
+    return [t for t in common
+            if float(np.hypot(*(_apply(m, a.values[t].centre)[0] - b.values[t].centre))) > limit]
+
+
+def agree(a: _Frame, b: _Frame, tolerance: float = MOVE_TOLERANCE) -> bool:
+    """True when two frames show the same table: same values, same count of boxes without a
+    value, no tile moved relative to the others."""
+    if a.repeated or b.repeated:
+        return False
+    if set(a.values) != set(b.values) or len(a.others) != len(b.others):
+        return False
+    return not _moved(a, b, tolerance)
+
+
+@dataclass
+class TrackUpdate:
+    """What one frame did to the tracker.
+
+    Attributes:
+        frame: 0-based frame number.
+        steady: the last ``steady_frames`` frames agree (the view holds still).
+        changed: the stable state changed with this frame.
+        stable: the stable state (``list[TileDetection]``, corners averaged over the frames that
+            agreed), or None before the first one.
+        tracks: overlay records of this frame's tiles: ``{"tile": "3-5" or None, "corners":
+            [[x, y] * 4], "status": "stable" | "new" | "unsure"}`` (``new``: not in the stable
+            state; ``unsure``: no value).
+    """
+
+    frame: int
+    steady: bool
+    changed: bool
+    stable: list[TileDetection] | None
+    tracks: list[dict] = field(default_factory=list)
+
+
+class Tracker:
+    """Tiles matched frame to frame by vote; a stable state that changes only when a new
+    reading holds.
+
+    The last ``2 * steady_frames - 1`` frames vote: a tile (a value: a set holds one of each) is
+    on the table when read in at least ``steady_frames`` of them, so a tile hidden by a hand, lost
+    to blur or misread for fewer frames than that neither vanishes nor appears. A tile has moved
+    when, in ``steady_frames`` of the voting frames, it lies more than ``move_tolerance`` tile
+    widths from its stable place relative to the other tiles (camera shake and a drifting phone
+    move all tiles together and are taken out). The stable state changes when the voted tiles
+    differ from it or a tile has moved.
+
+    Args:
+        steady_frames: votes a tile needs (>= 1); also the delay, in frames, of a change.
+        move_tolerance: tile widths a tile may move relative to the others and stay the same.
+        min_pip_confidence: pip readings under this count as boxes without a value.
+    Raises:
+        ValueError: ``steady_frames`` < 1 or a negative tolerance.
+    """
+
+    def __init__(self, steady_frames: int = STEADY_FRAMES, move_tolerance: float = MOVE_TOLERANCE,
+                 min_pip_confidence: float = 0.5):
+        if int(steady_frames) < 1:
+            raise ValueError(f"steady_frames must be at least 1, got {steady_frames!r}")
+        if move_tolerance < 0:
+            raise ValueError(f"move_tolerance must be >= 0, got {move_tolerance!r}")
+        self.steady_frames = int(steady_frames)
+        self.window = 2 * self.steady_frames - 1
+        self.move_tolerance = float(move_tolerance)
+        self.min_pip_confidence = float(min_pip_confidence)
+        self.frame = -1
+        self._frames: list[_Frame] = []
+        self._stable: _Frame | None = None
+        self.stable: list[TileDetection] | None = None
+
+    @property
+    def settled(self) -> bool:
+        """True when the voting frames show the stable state (no change is under way)."""
+        return self._stable is not None and bool(self._frames) and not self._change()
+
+    @property
+    def last_values(self) -> set[Tile]:
+        """The face-up values read in any of the last ``steady_frames`` frames."""
+        return {t for f in self._frames[-self.steady_frames:] for t in f.values}
+
+    def _voted(self) -> set[Tile]:
+        counts: dict[Tile, int] = {}
+        for f in self._frames:
+            for t in f.values:
+                counts[t] = counts.get(t, 0) + 1
+        return {t for t, k in counts.items() if k >= self.steady_frames}
+
+    def _change(self) -> bool:
+        voted = self._voted()
+        if self._stable is None:
+            return bool(self._frames) and len(self._frames) >= self.steady_frames
+        if voted != set(self._stable.values):
+            return True
+        moves: dict[Tile, int] = {}
+        for f in self._frames:
+            if f.moved_from is not self._stable:  # each frame is compared once per stable state
+                f.moved_from, f.moved = self._stable, _moved(self._stable, f, self.move_tolerance)
+            for t in f.moved:
+                moves[t] = moves.get(t, 0) + 1
+        return any(k >= self.steady_frames for k in moves.values())
+
+    def update(self, detections: Sequence[TileDetection]) -> TrackUpdate:
+        """Take one frame's detections.
+
+        Args:
+            detections: the frame's tiles (``vision.pipeline.detect``), any order.
+        Returns:
+            :class:`TrackUpdate` (``steady``: the latest frame shows exactly the voted tiles).
+        Raises:
+            ValueError: an item that is not a ``TileDetection``.
+        """
+        self.frame += 1
+        cur = _frame(detections, self.min_pip_confidence)
+        self._frames = (self._frames + [cur])[-self.window:]
+        changed = False
+        if self._change():
+            voted = self._voted()
+            self.stable = self._smoothed(voted)
+            self._stable = _frame(self.stable, 0.0)
+            changed = True
+        steady = set(cur.values) == set(self._stable.values) if self._stable is not None else False
+        return TrackUpdate(self.frame, steady, changed, self.stable, self._tracks(cur))
+
+    def _smoothed(self, voted: set[Tile]) -> list[TileDetection]:
+        """One detection per voted tile: the reading nearest the median place of its readings,
+        corners averaged with the other readings of the window that agree with it (each frame mapped onto the latest one,
+        :func:`_align`), plus the latest frame's boxes without a value that most voting frames also show
+        there."""
+        last = self._frames[-1]
+        out: list[TileDetection] = []
+
+        maps = [_align(f, last) for f in self._frames]
+        limit = self.move_tolerance * last.width
+        for t in voted:
+            obs = [_apply(m, f.values[t].corners) for f, m in zip(self._frames, maps) if t in f.values]
+            centres = np.array([o.mean(0) for o in obs])
+            mid = np.median(centres, axis=0)  # where most readings put it (not a stray one)
+            ref = obs[int(np.argmin(np.hypot(*(centres - mid).T)))]
+            near = [o for o in obs if float(np.hypot(*(o.mean(0) - ref.mean(0)))) <= limit]
+            d = next(f.values[t] for f in reversed(self._frames) if t in f.values)
+            out.append(replace(d, corners=np.mean(near, axis=0).astype(np.float32)))
+        for d in last.others:
+            votes = sum(any(float(np.hypot(*(_apply(m, o.centre)[0] - d.centre))) <= limit for o in f.others)
+                        for f, m in zip(self._frames, maps))
+            if votes >= self.steady_frames:
+                out.append(d)
+        return out
+
+    def _tracks(self, cur: _Frame) -> list[dict]:
+        known = set(self._stable.values) if self._stable is not None else set()
+        out = []
+        for t, d in cur.values.items():
+            out.append({"tile": str(t), "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in d.corners],
+                        "status": "stable" if t in known else "new"})
+        for d in cur.others:
+            out.append({"tile": None, "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in d.corners],
+                        "status": "unsure"})
+        return out
+
+
+__all__ = ["Tracker", "TrackUpdate", "STEADY_FRAMES", "MOVE_TOLERANCE", "agree"]
