@@ -63,7 +63,9 @@ def run_task(job: tuple) -> dict:
     """Play one deal with one policy. ``job`` = (game name, params, seed, policy, hint samples
     or None, solver node limit). Returns ``{"seed", "policy", "won"}`` plus, for the solver,
     ``"solver"`` (True / False / None when the node limit was hit) and ``"solver_ms"``, and for
-    the hint, ``"hint_ms"`` (the time of every hint call, ms)."""
+    the hint, ``"hint_ms"`` (the time of every hint call, ms) and ``"quotes"``: for every hint
+    call that searched a choice, ``[raw rate or None, shown win chance or None]`` (what
+    ``scripts/calibrate_solitaires.py`` reads)."""
     name, params, seed, policy, samples, node_limit = job
     mod = import_module(GAMES[name].partition(":")[0])
     deal = make_game(name, **params).new_initial_state(seed)
@@ -79,14 +81,18 @@ def run_task(job: tuple) -> dict:
         out.update(won=r is True, solver=r, solver_ms=(time.perf_counter() - t0) * 1000)
     elif policy == "hint":
         times: list[float] = []
+        quotes: list = []
         kw = {} if samples is None else {"samples": samples}
 
         def policy_fn(s):
             h = mod.hint(s, seed=seed * 1000 + len(s.history), **kw)
             times.append(h.elapsed_ms)
+            search = getattr(h, "search", None)
+            if search is not None:  # a real choice was searched: [raw rate, shown chance]
+                quotes.append([search["raw"], h.win_chance])
             return h.action
 
-        out.update(won=play_out(deal, policy_fn), hint_ms=times)
+        out.update(won=play_out(deal, policy_fn), hint_ms=times, quotes=quotes)
     else:
         raise ValueError(f"unknown policy {policy!r}; choose from {POLICIES}")
     return out
@@ -147,7 +153,7 @@ def policy_config(mod, policy: str, samples: int | None, node_limit: int,
         key = (params or {}).get("max_pip")
         if isinstance(table, dict) and key in table:
             table = table[key]
-        return {"samples": samples, "settings": repr(table)}
+        return {"samples": samples, "settings": repr(table), "record": "quotes"}
     return {}
 
 
