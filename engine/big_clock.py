@@ -579,7 +579,10 @@ class BigClockGame(Game):
             stock: tiles still face down, any order (shuffled with ``seed``); None means every
                 tile not seen elsewhere (0-0 excluded). With an explicit stock, tiles found
                 nowhere are counted as set aside.
-            drawn: the tile drawn and not yet placed; None draws the next one from the stock.
+            drawn: the tile drawn and not yet placed. None: the drawn tile is unknown; a tile
+                is drawn from the (seed-shuffled) stock so that the state is complete, but
+                ``state.drawn_known`` is False and :func:`hint` gives no advice: the hint is
+                about the drawn tile, so it needs it.
             set_aside: tiles set aside for good.
             seed: seed of the stock order and of later chance.
             shuffle: False keeps ``stock`` in the given order (next draw first), e.g. to
@@ -648,6 +651,7 @@ class BigClockGame(Game):
             state._drawn = ds.index(drawn_t)
         elif not _all_home(state._tab, state._piles):
             state._draw()
+            state.drawn_known = False
         return state
 
     def __repr__(self) -> str:
@@ -662,7 +666,9 @@ class BigClockState(State):
     :meth:`doubles_in_trouble`, :attr:`moves_used` (moves since the last draw),
     :attr:`rescuing` (True once a move was made while the drawn double matched no top tile:
     moves may then go on until the drawn tile is placed, even when a move made it match a wrong
-    pile; docs/big-clock.md, choice 4).
+    pile; docs/big-clock.md, choice 4), :attr:`drawn_known` (False when a position was given
+    without its drawn tile: the one shown is a stand-in drawn from the stock, until it is
+    placed).
     """
 
     def __init__(self, game: BigClockGame, seed: int | None, deal: bool = True):
@@ -674,6 +680,7 @@ class BigClockState(State):
         self._set_aside: list[int] = []
         self.moves_used = 0
         self.rescuing = False
+        self.drawn_known = True
         self._gave_up = False
         self._legal: list | None = None
         if deal:
@@ -743,6 +750,7 @@ class BigClockState(State):
         self._drawn = self._stock.pop(0) if self._stock else -1
         self.moves_used = 0
         self.rescuing = False
+        self.drawn_known = True
 
     def current_player(self) -> int:
         return TERMINAL if self.is_terminal() else 0
@@ -804,7 +812,7 @@ class BigClockState(State):
         c._tab, c._piles, c._stock = self._tab, self._piles, list(self._stock)
         c._drawn, c._set_aside = self._drawn, list(self._set_aside)
         c.moves_used, c._gave_up, c._legal = self.moves_used, self._gave_up, self._legal
-        c.rescuing = self.rescuing
+        c.rescuing, c.drawn_known = self.rescuing, self.drawn_known
         return c
 
     def determinize(self, rng: random.Random) -> "BigClockState":
@@ -1042,15 +1050,26 @@ def hint(state: BigClockState, samples: int | None = None, seed: int | None = 0,
          node_limit: int | None = None) -> Hint:
     """Best action by determinized Monte Carlo (see ``engine.solitaire.determinized_hint``):
     each candidate action is tried on sampled stock orders with the perfect-information
-    search (``node_limit`` nodes per try; an unfinished search counts as half a win), the same
-    orders for every candidate. Defaults per size in :data:`HINT_SETTINGS`: double-12 4 samples
-    of 150 nodes (at most 400 nodes per sample shared by the live candidates; all candidates
-    get 2 samples, the best 2 the rest), double-9 4 samples of 200 nodes (600 per sample,
-    screen 2, keep 2), double-6 10 samples of 400 nodes (screen 3, keep 2).
-    ``win_chance`` is the best action's win rate over its samples. Only the actions of
-    :func:`_candidates` are ranked; when there is only one, it is returned at once with
-    ``win_chance=None`` (nothing to choose).
+    search (``node_limit`` nodes per try; an unfinished search is left out of the rate, not
+    counted as a win), the same orders for every candidate. Defaults per size in
+    :data:`HINT_SETTINGS`: double-12 4 samples of 150 nodes (at most 400 nodes per sample
+    shared by the live candidates; all candidates get 2 samples, the best 2 the rest),
+    double-9 4 samples of 200 nodes (600 per sample, screen 2, keep 2), double-6 10 samples of
+    400 nodes (screen 3, keep 2).
+
+    ``win_chance`` is the calibrated chance (``engine.calibration``, table
+    ``big-clock/double-N``) of the best action's raw rate, or None where that tenth of raw
+    rates is not calibrated (the explanation then says how the search went and that no chance
+    is shown); exact (1.0 / 0.0) once at most one stock tile is left. ``Hint.search`` holds the
+    raw counts. Only the actions of :func:`_candidates` are ranked; when there is only one, it
+    is returned at once with ``win_chance=None`` (nothing to choose). A position given without
+    its drawn tile (``state.drawn_known`` False) gets no advice: ``Hint(None)`` whose
+    explanation asks for the drawn tile.
     """
+    if not state.drawn_known and not state.is_terminal():
+        return Hint(None, [], "win_rate", None,
+                    "Which tile did you draw? The hint is about the drawn tile, so it needs it: "
+                    "type it (or photograph it) and ask again.", 0.0)
     cands = _candidates(state)
     if len(cands) == 1:
         return Hint(cands[0], [(cands[0], float("nan"))], "win_rate", None,

@@ -538,3 +538,19 @@ def test_random_play_keeps_rules_tiles_and_replays(seed, max_pip, greedy_share):
     assert replay.returns() == state.returns()
     assert state.returns()[0] == (1.0 if all(
         state.top(k) == Tile(k, k) for k in game.slots) else 0.0)
+
+
+def test_a_position_without_its_drawn_tile_gets_no_advice():
+    piles = {1: ["1-3"], 2: ["2-6"], 3: ["0-3"], 4: ["0-2"], 5: ["4-5"], 6: ["0-6"]}
+    unknown = BigClockGame(6).state_from_position(piles, seed=3)
+    assert not unknown.drawn_known and unknown.drawn is not None  # a stand-in from the stock
+    h = bc.hint(unknown)
+    assert h.action is None and h.win_chance is None and "which tile did you draw" in \
+        h.explanation.lower()
+    given = BigClockGame(6).state_from_position(piles, seed=3, drawn="1-2")
+    assert given.drawn_known and given.drawn == T("1-2")
+    h = bc.hint(given)
+    assert h.action in given.legal_actions()
+    # once the stand-in is placed, the next tile is a real draw of the sampled stock
+    unknown.apply_action(unknown.legal_actions()[0])
+    assert unknown.is_terminal() or unknown.drawn_known
