@@ -930,7 +930,7 @@ FIRST_RESTART_NODES = 1_000
 
 #: What the solver's answers depend on besides the deal and the node limit (the benchmark
 #: reuses stored results only while this is unchanged).
-SOLVER_SETTINGS = {"version": 3, "rescue_depth": RESCUE_DEPTH, "rescue_layouts": RESCUE_LAYOUTS,
+SOLVER_SETTINGS = {"version": 4, "rescue_depth": RESCUE_DEPTH, "rescue_layouts": RESCUE_LAYOUTS,
                    "first_restart_nodes": FIRST_RESTART_NODES}
 
 
