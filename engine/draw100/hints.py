@@ -14,8 +14,8 @@ tile showing any number open at that moment (``state.slots``, see
    plays its heaviest playable tile (the usual "dump the points" rule; a non-double that fits
    both ways exposes the number the player holds more of), draws until able and passes on an
    empty boneyard;
-4. ranks the candidates by the **race to 100** (``race=True``, the default): each sampled round
-   result is scored by :func:`race_value` of the game totals it leaves (1 when the player
+4. ranks the candidates by the **race to 100** (``race=True``, the default, once a seat is
+   within :data:`RACE_WINDOW` points of the target): each sampled round result is scored by :func:`race_value` of the game totals it leaves (1 when the player
    reaches the target, 0 when an opponent does, else a share that falls with the points the
    player still needs against the others'), averaged over the samples; ties broken by the
    round's average point margin. So near 100 it prefers the play that keeps an opponent from
@@ -109,6 +109,9 @@ def _blocked_result(hands: list[list[int]]) -> tuple[int | None, int]:
 #: Points of need that weigh one ``e`` in :func:`race_value` (a round's winner scores about
 #: 10-25 points in a two-player game).
 RACE_SCALE = 20.0
+#: The race is weighed once some seat is within this many points of the target (about two
+#: rounds' scores); before that every round matters alike and the round margin ranks the plays.
+RACE_WINDOW = 30
 
 
 def race_value(scores: list[int], me: int, target: int, scale: float = RACE_SCALE) -> float:
@@ -169,8 +172,9 @@ def hint(state: Draw100State, samples: int = 32, seed: int | None = None,
             rolled out once per sample. 32 samples take about 1-2 ms per hint on one core
             (see docs/draw100.md for measured timings).
         seed: seed of the sampling (same seed and state, same hint).
-        race: rank by the race to the target (:func:`race_value`, the default) or, False, by
-            the round's average point margin alone.
+        race: rank by the race to the target (:func:`race_value`, the default) once a seat is
+            within :data:`RACE_WINDOW` points of it, else (and always with False) by the
+            round's average point margin.
 
     Returns:
         :class:`engine.game.Hint` with ``ranking`` ``[(action, value)]`` best first: with
@@ -189,6 +193,7 @@ def hint(state: Draw100State, samples: int = 32, seed: int | None = None,
     t0 = time.perf_counter()
     if state.is_terminal():
         return Hint(None, [], "points", None, "the game is over", 0.0)
+    race = race and max(state.scores) >= state.game.target - RACE_WINDOW
     actions = state.legal_actions()
     me = state.player
     # group plays by effect: (tile, number of the open end)
@@ -267,7 +272,7 @@ def hint(state: Draw100State, samples: int = 32, seed: int | None = None,
     best = groups[keys[best_k]][0]
     text = (f"{state.action_to_string(best)}: average round margin {total[best_k] / samples:+.1f} "
             f"points, round won in {wins[best_k]} of {samples} sampled deals")
-    if race and any(x >= target - 30 for x in state.scores):
+    if race:
         text += f"; weighed for the race to {target} (totals {'-'.join(map(str, state.scores))})"
     return Hint(best, ranking, "race" if race else "points", None, text,
                 (time.perf_counter() - t0) * 1000)
