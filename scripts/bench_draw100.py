@@ -4,7 +4,8 @@
 Plays ``--games`` games to 100 with ``--players`` seats (2-4; game ``i`` uses seed
 ``--seed + i``; the hint player sits in seat ``i % players``, so seats rotate) between
 :func:`engine.draw100.hints.hint` with ``--samples`` samples (``--hint race``, the default: ranked
-by the race to 100; ``--hint margin``: by the round's point margin) and ``--opponent`` in every
+by the race to 100 near the end, ``race=True``; ``--hint margin``: by the round's point margin,
+the engine's default) and ``--opponent`` in every
 other seat: ``random`` legal actions, ``greedy`` (heaviest playable tile first) or ``margin`` (the
 round-margin hint). Prints the hint player's game win rate with its 95% Wilson interval (a fair
 share is 1 / players), the time per hint (ms, only hints with a real choice, i.e. more than one
@@ -111,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
                         "hint ranking by the round's point margin)")
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="seats (default 2)")
     p.add_argument("--hint", choices=["race", "margin"], default="race",
-                   help="the benchmarked hint: race to 100 (default) or the round's margin")
+                   help="the benchmarked hint: race=True (the race to 100 near the end; the "
+                        "default here) or margin (the engine's default, race=False)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     args = p.parse_args(argv)
     if args.games < 1 or args.samples < 1 or args.selfplay_games < 1:

@@ -14,14 +14,15 @@ tile showing any number open at that moment (``state.slots``, see
    plays its heaviest playable tile (the usual "dump the points" rule; a non-double that fits
    both ways exposes the number the player holds more of), draws until able and passes on an
    empty boneyard;
-4. ranks the candidates by the **race to 100** (``race=True``, the default, once a seat is
-   within :data:`RACE_WINDOW` points of the target): each sampled round result is scored by :func:`race_value` of the game totals it leaves (1 when the player
-   reaches the target, 0 when an opponent does, else a share that falls with the points the
-   player still needs against the others'), averaged over the samples; ties broken by the
-   round's average point margin. So near 100 it prefers the play that keeps an opponent from
-   going out (or blocks) over one that scores more but lets the leader finish. ``race=False``
-   ranks by the average point margin of the round alone (points the player scores minus the
-   points the opponents score), ties broken by round win rate.
+4. ranks the candidates by the round's average point margin (points the player scores minus
+   the points the opponents score), ties broken by round win rate. With ``race=True`` (an
+   option: measured no better, docs/draw100.md), once a seat is within :data:`RACE_WINDOW`
+   points of the target, by the **race to 100** instead: each sampled round result is scored
+   by :func:`race_value` of the game totals it leaves (1 when the player reaches the target, 0
+   when an opponent does, else a share that falls with the points the player still needs
+   against the others'), averaged over the samples; ties broken by the round's average point
+   margin. So near 100 it prefers the play that keeps an opponent from
+   going out (or blocks) over one that scores more but lets the leader finish.
 
 Never reads the opponents' real hands or the boneyard order. Rules: RULES.md section 4.
 """
@@ -163,7 +164,7 @@ def _sample_unseen(state: Draw100State, me: int, unseen: list[int], rng: random.
 
 
 def hint(state: Draw100State, samples: int = 32, seed: int | None = None,
-         race: bool = True) -> Hint:
+         race: bool = False) -> Hint:
     """Recommend an action for the player to move, using only what that player knows.
 
     Args:
@@ -172,8 +173,8 @@ def hint(state: Draw100State, samples: int = 32, seed: int | None = None,
             rolled out once per sample. 32 samples take about 1-2 ms per hint on one core
             (see docs/draw100.md for measured timings).
         seed: seed of the sampling (same seed and state, same hint).
-        race: rank by the race to the target (:func:`race_value`, the default) once a seat is
-            within :data:`RACE_WINDOW` points of it, else (and always with False) by the
+        race: rank by the race to the target (:func:`race_value`) once a seat is within
+            :data:`RACE_WINDOW` points of it; else (and always with the default False) by the
             round's average point margin.
 
     Returns:
@@ -279,6 +280,6 @@ def hint(state: Draw100State, samples: int = 32, seed: int | None = None,
 
 
 def hint_action(state: Draw100State, samples: int = 32, seed: int | None = None,
-                race: bool = True):
+                race: bool = False):
     """Just the recommended action of :func:`hint` (for bots and benchmarks)."""
     return hint(state, samples=samples, seed=seed, race=race).action
