@@ -6,12 +6,13 @@ wins when the order is known. For a game with hidden tiles that rate is optimist
 search knows the sampled order; the player does not). What the phone shows is therefore not the
 raw rate but what hints quoting that raw rate led to on benchmark deals:
 
-- ``scripts/calibrate_solitaires.py`` plays the hint on seeded deals, records every hint's raw
-  rate and whether the game was then won, groups the hints by tenth of the raw rate (0-10%,
-  ..., 90-100%), and writes :data:`TABLE_PATH`. Deals with an even seed **fit** the chance of
-  each tenth (its realised win rate); deals with an odd seed **check** it. A tenth is *shown*
-  only when both halves hold at least :data:`MIN_HINTS` hints and the checked rate lies within
-  :data:`TOLERANCE` (5 points) of the fitted one.
+- ``scripts/bench_solitaires.py`` plays the hint on seeded deals and records every hint's raw
+  rate and whether the game was then won; ``scripts/calibrate_solitaires.py`` groups the hints
+  by tenth of the raw rate (0-10%, ..., 90-100%) and writes :data:`TABLE_PATH`. Deals with an
+  even seed **fit** the chance of each tenth (its realised win rate); deals with an odd seed
+  **check** it. A tenth is *shown* only when both halves hold at least :data:`MIN_HINTS` hints
+  from at least :data:`MIN_DEALS` deals and the checked rate lies within :data:`TOLERANCE`
+  (5 points) of the fitted one.
 - :func:`shown_chance` maps a raw rate to the fitted chance of its tenth when that tenth is
   shown, else None: the hint then says how the search went but quotes no chance.
 
@@ -28,6 +29,9 @@ from typing import NamedTuple
 TABLE_PATH = Path(__file__).resolve().parent / "data" / "calibration.json"
 #: Fewest hints a tenth needs in each half (fit, check) before its chance is shown.
 MIN_HINTS = 40
+#: Fewest deals those hints must come from in each half (the hints of one deal share its
+#: outcome, so they are far from independent).
+MIN_DEALS = 20
 #: Largest gap (as a fraction, 0.05 = 5 points) between the fitted and checked realised rate.
 TOLERANCE = 0.05
 #: Number of bins of the raw rate.
@@ -36,12 +40,15 @@ BINS = 10
 
 class Chance(NamedTuple):
     """A shown win chance: ``chance`` in [0, 1] (the realised win rate of the fit hints of this
-    tenth), its 95% Wilson interval ``low``/``high`` and ``hints``, the number of fit hints."""
+    tenth), a 95% Wilson interval ``low``/``high`` taken over ``deals`` (the number of fit deals
+    those ``hints`` came from: hints of one deal share its outcome, so counting deals rather
+    than hints keeps the interval from being too narrow)."""
 
     chance: float
     low: float
     high: float
     hints: int
+    deals: int
 
 
 def bin_of(raw: float) -> int:
@@ -87,10 +94,10 @@ def shown_chance(key: str, raw: float | None, settings: str | None = None,
     if not b.get("shown"):
         return None
     from .game import wilson_interval
-    n, k = b["fit_n"], b["fit_won"]
-    lo, hi = wilson_interval(k, n)
-    return Chance(k / n, lo, hi, n)
+    n, k, d = b["fit_n"], b["fit_won"], b["fit_deals"]
+    lo, hi = wilson_interval(round(d * k / n), d)
+    return Chance(k / n, lo, hi, n, d)
 
 
-__all__ = ["Chance", "TABLE_PATH", "MIN_HINTS", "TOLERANCE", "BINS", "bin_of", "table",
+__all__ = ["Chance", "TABLE_PATH", "MIN_HINTS", "MIN_DEALS", "TOLERANCE", "BINS", "bin_of", "table",
            "shown_chance"]

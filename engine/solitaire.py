@@ -225,7 +225,7 @@ def determinized_hint(state: State, *, evaluate: Evaluator, samples: int = 20,
             if shown is not None:
                 why += (f"; hints like this led to a win {100 * shown.chance:.0f}% of the time "
                         f"(95% interval {100 * shown.low:.0f}-{100 * shown.high:.0f}%, "
-                        f"{shown.hints} benchmark hints)")
+                        f"{shown.hints} hints on {shown.deals} benchmark deals)")
             else:
                 why += "; win chance not shown: quotes like this are not calibrated"
     text = f"{state.action_to_string(best)}: {why}"

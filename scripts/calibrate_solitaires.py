@@ -8,8 +8,9 @@ and, for every hint call that searched a choice, pairs its **raw rate** (share o
 orders, among finished searches, where the best action wins knowing the order) with whether the
 game was then won. Hints are grouped by tenth of the raw rate. Deals with an even seed *fit*
 each tenth's chance (its realised win rate), deals with an odd seed *check* it; a tenth is
-**shown** when both halves hold at least ``engine.calibration.MIN_HINTS`` hints and the checked
-rate lies within ``engine.calibration.TOLERANCE`` (5 points) of the fitted one.
+**shown** when both halves hold at least ``engine.calibration.MIN_HINTS`` hints from at least
+``MIN_DEALS`` deals and the checked rate lies within ``engine.calibration.TOLERANCE`` (5 points)
+of the fitted one.
 
 Prints, per game and size, the reliability table (tenth, hints and realised rate with 95%
 Wilson intervals in each half, shown or not) and Brier scores on the check deals: of the raw
@@ -33,7 +34,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import GAMES, wilson_interval  # noqa: E402
-from engine.calibration import BINS, MIN_HINTS, TABLE_PATH, TOLERANCE, bin_of  # noqa: E402
+from engine.calibration import (BINS, MIN_DEALS, MIN_HINTS, TABLE_PATH, TOLERANCE,  # noqa: E402
+                                bin_of)
 
 SOLITAIRES = ("good-neighbors", "big-clock", "luzon")
 
@@ -80,7 +82,8 @@ def reliability(rows: list[dict]) -> dict:
             b[f"{half}_deals"].add(r["seed"])
     for b in bins:
         b["fit_deals"], b["check_deals"] = len(b["fit_deals"]), len(b["check_deals"])
-        ok = b["fit_n"] >= MIN_HINTS and b["check_n"] >= MIN_HINTS
+        ok = (min(b["fit_n"], b["check_n"]) >= MIN_HINTS
+              and min(b["fit_deals"], b["check_deals"]) >= MIN_DEALS)
         b["shown"] = bool(ok and abs(b["fit_won"] / b["fit_n"] - b["check_won"] / b["check_n"])
                           <= TOLERANCE + 1e-12)
     return {"bins": bins}

@@ -38,10 +38,15 @@ def _table(tmp_path, bins, settings="S"):
 def test_shown_chance_only_for_shown_tenths_and_matching_settings(tmp_path):
     bins = [{"fit_n": 0, "fit_won": 0, "check_n": 0, "check_won": 0, "shown": False}
             for _ in range(10)]
-    bins[9] = {"fit_n": 200, "fit_won": 130, "check_n": 180, "check_won": 120, "shown": True}
+    bins[9] = {"fit_n": 200, "fit_won": 130, "fit_deals": 40, "check_n": 180, "check_won": 120,
+               "check_deals": 40, "shown": True}
     path = _table(tmp_path, bins)
     got = shown_chance("g/s", 0.95, "S", path=path)
-    assert got.chance == pytest.approx(0.65) and got.low < 0.65 < got.high and got.hints == 200
+    assert got.chance == pytest.approx(0.65) and got.low < 0.65 < got.high
+    assert (got.hints, got.deals) == (200, 40)
+    # the interval counts deals, not hints: as wide as 26 of 40
+    from engine.game import wilson_interval
+    assert (got.low, got.high) == pytest.approx(wilson_interval(26, 40))
     assert shown_chance("g/s", 0.5, "S", path=path) is None  # tenth not shown
     assert shown_chance("g/s", 0.95, "other settings", path=path) is None
     assert shown_chance("nothing/here", 0.95, path=path) is None
@@ -68,6 +73,8 @@ def test_reliability_splits_by_seed_and_checks_the_gap():
     assert (mid["fit_won"], mid["check_won"]) == (50, 30) and not mid["shown"]  # 20 apart
     few = mod.reliability(_rows(0.95, 10, 10, n=calibration.MIN_HINTS - 1))
     assert not few["bins"][9]["shown"]  # too few hints to tell
+    one_deal = [{"seed": s, "won": True, "quotes": [[0.95, None]] * 60} for s in (0, 1)]
+    assert not mod.reliability(one_deal)["bins"][9]["shown"]  # many hints, too few deals
     sc = mod.brier(_rows(0.95, 60, 62), mod.reliability(_rows(0.95, 60, 62)))
     assert sc["hints"] == sc["hints_shown"] == 100
     assert sc["raw"] == pytest.approx((62 * 0.05 ** 2 + 38 * 0.95 ** 2) / 100)
