@@ -221,7 +221,8 @@ def determinized_hint(state: State, *, evaluate: Evaluator, samples: int = 20,
                    "(the node limit cut them): win chance unknown")
         else:
             why = (f"with the stock order known it would win in {wins[b]} of {done[b]} sampled "
-                   "orders" + (f" ({unknown} more searches unfinished)" if unknown else ""))
+                   "orders" + (f" ({unknown} more search{'es' if unknown > 1 else ''} unfinished)"
+                      if unknown else ""))
             if shown is not None:
                 why += (f"; hints like this led to a win {100 * shown.chance:.0f}% of the time "
                         f"(95% interval {100 * shown.low:.0f}-{100 * shown.high:.0f}%, "
