@@ -50,8 +50,9 @@ def hint_settings(mod, params: dict) -> str:
 
 
 def load_hints(path: Path, settings_repr: str | None) -> list[dict]:
-    """The hint results of ``path`` that carry quotes (and, when given, were made with
-    the bench config ``settings_repr``), one per seed (the last line wins)."""
+    """The hint results of ``path`` that carry quotes, made with the hint's default settings
+    (and, when given, the module settings ``settings_repr``), one per seed (the last line
+    wins)."""
     rows: dict[int, dict] = {}
     if not path.exists():
         return []
@@ -63,6 +64,8 @@ def load_hints(path: Path, settings_repr: str | None) -> list[dict]:
         cfg = r.get("config", {})
         if "quotes" not in r or (settings_repr is not None and cfg.get("settings") != settings_repr):
             continue
+        if cfg.get("samples") is not None or cfg.get("hint_node_limit") is not None:
+            continue  # a hint run with other than the default settings
         rows[r["seed"]] = r
     return [rows[k] for k in sorted(rows)]
 
