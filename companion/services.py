@@ -408,7 +408,7 @@ def read_table(tiles: list[dict], corrections: dict[str, list[int]], game: str,
             raise Unavailable("vision.layout has no read() yet")
         dets, index = _detections_and_index(tiles, corrections)
         kwargs = dict(params)
-        if hand and game in ("draw100", "tableaux"):
+        if hand and game in ("draw100", "tableaux", "big-clock"):  # big-clock: the drawn tile
             kwargs["hand"] = list(hand)
         result = read(dets, game, **kwargs)
         data = result.to_json() if hasattr(result, "to_json") else dict(result)

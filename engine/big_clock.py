@@ -167,6 +167,11 @@ def _matches_none(tab: _Tables, piles: Piles, drawn: int) -> bool:
     return True
 
 
+def _drawn_in_trouble(tab: _Tables, piles: Piles, drawn: int) -> bool:
+    """Is the drawn tile a double that matches no top tile (a rescue for it may begin)?"""
+    return drawn >= 0 and tab.dbl[drawn] and _matches_none(tab, piles, drawn)
+
+
 def _place_targets(tab: _Tables, piles: Piles, drawn: int) -> list[int]:
     """Slots where the drawn tile may be placed now (RULES.md 2 and the blank-slot rule)."""
     blanks = [k for k in tab.slots if not piles[k]]
@@ -227,7 +232,8 @@ RESCUE_LAYOUTS = 400
 
 
 @lru_cache(maxsize=50_000)
-def _rescue_search(max_pip: int, piles: Piles, drawn_double: int, max_depth: int) -> tuple:
+def _rescue_search(max_pip: int, piles: Piles, drawn_double: int, max_depth: int,
+                   rescuing: bool = False) -> tuple:
     """Move sequences that bring a double home, shortest first, and what they depend on.
 
     Returns ``(rescues, dep)``: ``rescues`` is ``((moves, layout), ...)`` and ``dep[k]`` (per slot,
@@ -238,12 +244,16 @@ def _rescue_search(max_pip: int, piles: Piles, drawn_double: int, max_depth: int
     moves and :data:`RESCUE_LAYOUTS` layouts. A goal layout has one more double home than
     ``piles`` (a wrong-slot double moved home) or lets ``drawn_double`` (-1: none) go home when
     it could not go home in ``piles``. The search stops at goal layouts (no moves after a rescue
-    within the same sequence).
+    within the same sequence). Moves continue from any layout while a double is in trouble, and
+    from every layout once the drawn double was in trouble (``rescuing``, or it matches no top
+    in ``piles``): the seed's "continue making as many such moves as necessary" (a rescue of the
+    drawn double goes on until it can go home, docs/big-clock.md).
     """
     tab = _tables(max_pip)
     dof, dbl, share, lo, hi = tab.double_of, tab.dbl, tab.share, tab.lo, tab.hi
     slots = tab.slots
     n = nd = lo[drawn_double] if drawn_double >= 0 else 0
+    rescuing = rescuing or (nd > 0 and _matches_none(tab, piles, drawn_double))
     if n and (not piles[n] or _accepts(tab, piles, n, drawn_double)):
         n = 0  # the drawn double can already go home: only another double home is progress
     dep = [1] * (max_pip + 1)
@@ -286,7 +296,7 @@ def _rescue_search(max_pip: int, piles: Piles, drawn_double: int, max_depth: int
                     break
             elif c >= 0 and nd and (lo[c] == nd or hi[c] == nd):
                 shows_n = True
-        if not trouble and not (nd and not shows_n and layout[nd]):
+        if not rescuing and not trouble and not (nd and not shows_n and layout[nd]):
             continue
         last = len(path) + 1 == max_depth
         for i in slots:
@@ -352,10 +362,11 @@ def _rescue_possible(tab: _Tables, piles: Piles, n: int, max_depth: int, dep: li
     return False
 
 
-def _rescues(max_pip: int, piles: Piles, drawn_double: int, max_depth: int) -> tuple:
+def _rescues(max_pip: int, piles: Piles, drawn_double: int, max_depth: int,
+             rescuing: bool = False) -> tuple:
     """The rescue sequences of :func:`_rescue_search`: ``((moves, layout), ...)``, shortest
     first."""
-    return _rescue_search(max_pip, piles, drawn_double, max_depth)[0]
+    return _rescue_search(max_pip, piles, drawn_double, max_depth, rescuing)[0]
 
 
 def _path_depth(path: tuple, dep: tuple) -> list:
@@ -457,7 +468,7 @@ class _Search:
         cut = tuple(p[-d:] if d > 1 else () for d, p in zip(dep, piles))
         self.memo.setdefault(key, []).append((dep, cut, win))
 
-    def episode(self, piles: Piles, pos: int, used: int = 0) -> tuple:
+    def episode(self, piles: Piles, pos: int, used: int = 0, rescuing: bool = False) -> tuple:
         tab, stock = self.tab, self.stock
         if _all_home(tab, piles):
             return True, self.base
@@ -490,13 +501,14 @@ class _Search:
                 dep, win = list(d), True
             else:
                 dep = [max(a, b) for a, b in zip(dep, d)]
-        if not win and used < MAX_MOVES_PER_DRAW and _in_trouble(tab, piles, drawn):
+        if not win and used < MAX_MOVES_PER_DRAW and (rescuing or _in_trouble(tab, piles, drawn)):
             dd = drawn if tab.dbl[drawn] else -1
+            rescuing = rescuing or _drawn_in_trouble(tab, piles, drawn)
             found, bfs = _rescue_search(tab.n, piles, dd,
-                                        min(RESCUE_DEPTH, MAX_MOVES_PER_DRAW - used))
+                                        min(RESCUE_DEPTH, MAX_MOVES_PER_DRAW - used), rescuing)
             dep = [max(a, b) for a, b in zip(dep, bfs)]
             for path, layout in found:
-                w, d = self.episode(layout, pos, used + len(path))
+                w, d = self.episode(layout, pos, used + len(path), rescuing)
                 pd = _path_depth(path, d)
                 if w:
                     dep = [max(a, b) for a, b in zip(bfs, pd)]
@@ -567,7 +579,10 @@ class BigClockGame(Game):
             stock: tiles still face down, any order (shuffled with ``seed``); None means every
                 tile not seen elsewhere (0-0 excluded). With an explicit stock, tiles found
                 nowhere are counted as set aside.
-            drawn: the tile drawn and not yet placed; None draws the next one from the stock.
+            drawn: the tile drawn and not yet placed. None: the drawn tile is unknown; a tile
+                is drawn from the (seed-shuffled) stock so that the state is complete, but
+                ``state.drawn_known`` is False and :func:`hint` gives no advice: the hint is
+                about the drawn tile, so it needs it.
             set_aside: tiles set aside for good.
             seed: seed of the stock order and of later chance.
             shuffle: False keeps ``stock`` in the given order (next draw first), e.g. to
@@ -636,6 +651,7 @@ class BigClockGame(Game):
             state._drawn = ds.index(drawn_t)
         elif not _all_home(state._tab, state._piles):
             state._draw()
+            state.drawn_known = False
         return state
 
     def __repr__(self) -> str:
@@ -647,7 +663,12 @@ class BigClockState(State):
 
     Read it through :attr:`piles` (slot -> tiles bottom to top), :attr:`drawn`, :attr:`stock`
     (draw order, next first), :attr:`set_aside`, :meth:`home_slots`, :meth:`blank_slots`,
-    :meth:`doubles_in_trouble`, :attr:`moves_used` (moves since the last draw).
+    :meth:`doubles_in_trouble`, :attr:`moves_used` (moves since the last draw),
+    :attr:`rescuing` (True once a move was made while the drawn double matched no top tile:
+    moves may then go on until the drawn tile is placed, even when a move made it match a wrong
+    pile; docs/big-clock.md, choice 4), :attr:`drawn_known` (False when a position was given
+    without its drawn tile: the one shown is a stand-in drawn from the stock, until it is
+    placed).
     """
 
     def __init__(self, game: BigClockGame, seed: int | None, deal: bool = True):
@@ -658,6 +679,8 @@ class BigClockState(State):
         self._drawn = -1
         self._set_aside: list[int] = []
         self.moves_used = 0
+        self.rescuing = False
+        self.drawn_known = True
         self._gave_up = False
         self._legal: list | None = None
         if deal:
@@ -726,6 +749,8 @@ class BigClockState(State):
     def _draw(self) -> None:
         self._drawn = self._stock.pop(0) if self._stock else -1
         self.moves_used = 0
+        self.rescuing = False
+        self.drawn_known = True
 
     def current_player(self) -> int:
         return TERMINAL if self.is_terminal() else 0
@@ -746,7 +771,8 @@ class BigClockState(State):
         if not placed and not tab.dbl[drawn]:
             out.append(SET_ASIDE)
         moves = []
-        if self.moves_used < MAX_MOVES_PER_DRAW and _in_trouble(tab, piles, drawn):
+        if self.moves_used < MAX_MOVES_PER_DRAW and (self.rescuing
+                                                     or _in_trouble(tab, piles, drawn)):
             moves = [Move(i, j) for i, j in _moves(tab, piles)]
         out.extend(moves)
         if not placed and tab.dbl[drawn] and moves:
@@ -765,6 +791,8 @@ class BigClockState(State):
             self._set_aside.append(self._drawn)
             self._draw()
         elif isinstance(action, Move):
+            if _drawn_in_trouble(tab, self._piles, self._drawn):
+                self.rescuing = True
             self._piles = _move(self._piles, action.src, action.dst)
             self.moves_used += 1
         else:
@@ -784,6 +812,7 @@ class BigClockState(State):
         c._tab, c._piles, c._stock = self._tab, self._piles, list(self._stock)
         c._drawn, c._set_aside = self._drawn, list(self._set_aside)
         c.moves_used, c._gave_up, c._legal = self.moves_used, self._gave_up, self._legal
+        c.rescuing, c.drawn_known = self.rescuing, self.drawn_known
         return c
 
     def determinize(self, rng: random.Random) -> "BigClockState":
@@ -850,9 +879,11 @@ class BigClockState(State):
 
 # --- module interface -----------------------------------------------------------------------
 
-def _rescue_path(tab: _Tables, piles: Piles, drawn: int, max_depth: int) -> list | None:
+def _rescue_path(tab: _Tables, piles: Piles, drawn: int, max_depth: int,
+                 rescuing: bool = False) -> list | None:
     """Shortest list of moves (see :func:`_rescues`) that brings a double home, or None."""
-    found = _rescues(tab.n, piles, drawn if drawn >= 0 and tab.dbl[drawn] else -1, max_depth)
+    found = _rescues(tab.n, piles, drawn if drawn >= 0 and tab.dbl[drawn] else -1, max_depth,
+                     rescuing)
     return list(found[0][0]) if found else None
 
 
@@ -877,7 +908,9 @@ def greedy_action(state: BigClockState) -> BigClockAction:
     if tab.dbl[drawn] and Place(tab.lo[drawn]) in acts:
         return Place(tab.lo[drawn])
     if any(isinstance(a, Move) for a in acts):
-        path = _rescue_path(tab, piles, drawn, min(RESCUE_DEPTH, MAX_MOVES_PER_DRAW - state.moves_used))
+        path = _rescue_path(tab, piles, drawn,
+                            min(RESCUE_DEPTH, MAX_MOVES_PER_DRAW - state.moves_used),
+                            state.rescuing)
         if path:
             return Move(*path[0])
     places = [a.slot for a in acts if isinstance(a, Place)]
@@ -897,11 +930,12 @@ FIRST_RESTART_NODES = 1_000
 
 #: What the solver's answers depend on besides the deal and the node limit (the benchmark
 #: reuses stored results only while this is unchanged).
-SOLVER_SETTINGS = {"version": 3, "rescue_depth": RESCUE_DEPTH, "rescue_layouts": RESCUE_LAYOUTS,
+SOLVER_SETTINGS = {"version": 4, "rescue_depth": RESCUE_DEPTH, "rescue_layouts": RESCUE_LAYOUTS,
                    "first_restart_nodes": FIRST_RESTART_NODES}
 
 
-def _solve_restarts(search: _Search, piles: Piles, used: int, node_limit: int) -> bool | None:
+def _solve_restarts(search: _Search, piles: Piles, used: int, node_limit: int,
+                    rescuing: bool = False) -> bool | None:
     """Run ``search`` from ``piles`` (stock position 0) with restarts; None when
     ``node_limit`` nodes in all were spent first. Every run is a complete depth-first search
     but for its node cap, and proven results stay in the shared memo, so each restart starts
@@ -912,7 +946,7 @@ def _solve_restarts(search: _Search, piles: Piles, used: int, node_limit: int) -
         search.budget = NodeBudget(this)
         search.rng = random.Random(attempt) if attempt else None
         try:
-            return search.episode(piles, 0, used)[0]
+            return search.episode(piles, 0, used, rescuing)[0]
         except SearchLimit:
             pass
         left -= this
@@ -934,7 +968,7 @@ def solve(state: BigClockState, node_limit: int = 100_000) -> bool | None:
     if state.is_terminal():
         return state.is_won()
     search = _search_for(state, {}, node_limit)
-    return _solve_restarts(search, state._piles, state.moves_used, node_limit)
+    return _solve_restarts(search, state._piles, state.moves_used, node_limit, state.rescuing)
 
 
 def solve_line(state: BigClockState, node_limit: int = 100_000) -> list[BigClockAction] | None:
@@ -972,7 +1006,9 @@ def _evaluate(det: BigClockState, actions: Sequence[BigClockAction], node_limit:
             elif isinstance(a, SetAside):
                 out.append(search.episode(piles, 1)[0])
             elif isinstance(a, Move):
-                out.append(search.episode(_move(piles, a.src, a.dst), 0, det.moves_used + 1)[0])
+                rescuing = det.rescuing or _drawn_in_trouble(tab, piles, drawn)
+                out.append(search.episode(_move(piles, a.src, a.dst), 0, det.moves_used + 1,
+                                          rescuing)[0])
             else:
                 out.append(False)
         except SearchLimit:
@@ -996,7 +1032,7 @@ def _candidates(state: BigClockState) -> list[BigClockAction]:
     if any(isinstance(a, Move) for a in acts):
         dd = drawn if tab.dbl[drawn] else -1
         depth = min(RESCUE_DEPTH, MAX_MOVES_PER_DRAW - state.moves_used)
-        for path, _ in _rescues(tab.n, piles, dd, depth):
+        for path, _ in _rescues(tab.n, piles, dd, depth, state.rescuing):
             m = Move(*path[0])
             if m not in out:
                 out.append(m)
@@ -1014,22 +1050,36 @@ def hint(state: BigClockState, samples: int | None = None, seed: int | None = 0,
          node_limit: int | None = None) -> Hint:
     """Best action by determinized Monte Carlo (see ``engine.solitaire.determinized_hint``):
     each candidate action is tried on sampled stock orders with the perfect-information
-    search (``node_limit`` nodes per try; an unfinished search counts as half a win), the same
-    orders for every candidate. Defaults per size in :data:`HINT_SETTINGS`: double-12 4 samples
-    of 150 nodes (at most 400 nodes per sample shared by the live candidates; all candidates
-    get 2 samples, the best 2 the rest), double-9 4 samples of 200 nodes (600 per sample,
-    screen 2, keep 2), double-6 10 samples of 400 nodes (screen 3, keep 2).
-    ``win_chance`` is the best action's win rate over its samples. Only the actions of
-    :func:`_candidates` are ranked; when there is only one, it is returned at once with
-    ``win_chance=None`` (nothing to choose).
+    search (``node_limit`` nodes per try; an unfinished search is left out of the rate, not
+    counted as a win), the same orders for every candidate. Defaults per size in
+    :data:`HINT_SETTINGS`: double-12 4 samples of 150 nodes (at most 400 nodes per sample
+    shared by the live candidates; all candidates get 2 samples, the best 2 the rest),
+    double-9 4 samples of 200 nodes (600 per sample, screen 2, keep 2), double-6 10 samples of
+    400 nodes (screen 3, keep 2).
+
+    ``win_chance`` is the calibrated chance (``engine.calibration``, table
+    ``big-clock/double-N``) of the best action's raw rate, or None where that tenth of raw
+    rates is not calibrated (the explanation then says how the search went and that no chance
+    is shown); exact (1.0 / 0.0) once at most one stock tile is left. ``Hint.search`` holds the
+    raw counts. Only the actions of :func:`_candidates` are ranked; when there is only one, it
+    is returned at once with ``win_chance=None`` (nothing to choose). A position given without
+    its drawn tile (``state.drawn_known`` False) gets no advice: ``Hint(None)`` whose
+    explanation asks for the drawn tile.
     """
+    if not state.drawn_known and not state.is_terminal():
+        return Hint(None, [], "win_rate", None,
+                    "Which tile did you draw? The hint is about the drawn tile, so it needs it: "
+                    "type it (or photograph it) and ask again.", 0.0)
     cands = _candidates(state)
     if len(cands) == 1:
         return Hint(cands[0], [(cands[0], float("nan"))], "win_rate", None,
                     f"{state.action_to_string(cands[0])}: the only sensible move", 0.0)
     d_samples, d_limit, screen, keep, budget = HINT_SETTINGS[state.game.max_pip]
-    return determinized_hint(state, evaluate=_evaluate,
-                             samples=d_samples if samples is None else samples, seed=seed,
-                             node_limit=d_limit if node_limit is None else node_limit,
-                             actions=cands, screen_samples=screen, keep=keep,
-                             sample_node_budget=budget)
+    samples = d_samples if samples is None else samples
+    node_limit = d_limit if node_limit is None else node_limit
+    return determinized_hint(state, evaluate=_evaluate, samples=samples, seed=seed,
+                             node_limit=node_limit, actions=cands, screen_samples=screen, keep=keep,
+                             sample_node_budget=budget,
+                             perfect_information=len(state._stock) <= 1,
+                             calibration_key=f"big-clock/double-{state.game.max_pip}",
+                             settings=repr((samples, node_limit, screen, keep, budget)))

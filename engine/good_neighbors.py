@@ -424,14 +424,18 @@ def hint(state: GoodNeighborsState, samples: int | None = None, seed: int | None
     double-12 and double-9 use 16 samples and 300 nodes per search (fewer when there are many
     candidates: 20,000 nodes per sample shared among them), all candidates get 2 samples and the
     best 4 get the rest; double-6 uses 24 samples, 1,000 nodes, 60,000 per sample, 3 and 6.
-    ``win_chance`` is the best turn's win rate over its samples.
+    ``win_chance``: the calibrated chance (``engine.calibration``) or None; exact (1.0 / 0.0)
+    once at most one stock tile is left (nothing hidden in its order).
     """
     d_samples, d_limit, screen, keep, budget = HINT_SETTINGS[state.game.max_pip]
-    return determinized_hint(state, evaluate=_evaluate,
-                             samples=d_samples if samples is None else samples, seed=seed,
-                             node_limit=d_limit if node_limit is None else node_limit,
-                             actions=_candidates(state), screen_samples=screen, keep=keep,
-                             sample_node_budget=budget)
+    samples = d_samples if samples is None else samples
+    node_limit = d_limit if node_limit is None else node_limit
+    return determinized_hint(state, evaluate=_evaluate, samples=samples, seed=seed,
+                             node_limit=node_limit, actions=_candidates(state),
+                             screen_samples=screen, keep=keep, sample_node_budget=budget,
+                             perfect_information=len(state.stock) <= 1,
+                             calibration_key=f"good-neighbors/double-{state.game.max_pip}",
+                             settings=repr((samples, node_limit, screen, keep, budget)))
 
 
 def menu_actions(state: GoodNeighborsState) -> list[RemovePairs]:

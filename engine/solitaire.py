@@ -125,14 +125,23 @@ def determinized_hint(state: State, *, evaluate: Evaluator, samples: int = 20,
                       actions: Sequence[Action] | None = None,
                       perfect_information: bool = False, screen_samples: int = 4,
                       keep: int = 6, sample_node_budget: int | None = None,
-                      min_node_limit: int = 50) -> Hint:
+                      min_node_limit: int = 50, calibration_key: str | None = None,
+                      settings: str | None = None) -> Hint:
     """Determinized Monte Carlo hint: rank the actions by their win rate over sampled stocks.
 
     For ``samples`` orders of the unseen stock (``state.determinize(rng)``, the same orders for
-    every action), ``evaluate`` tells whether each action still wins; an unknown answer (the
-    solver hit ``node_limit``) counts as half a win. Ties keep the order of ``actions`` (games
-    pass their greedy preference first). With ``perfect_information=True`` (nothing hidden, e.g.
-    Luzon) one sample is enough and the rates are exact up to the node limit.
+    every action), ``evaluate`` tells whether each action still wins. An unknown answer (the
+    solver hit ``node_limit``) is **not** a win: it is left out of the rate (rate = wins /
+    finished searches) and reported. Ranking uses ``(wins + 0.5) / (finished + 1)`` so that an
+    action whose searches never finished sits at one half, not at a win; ties keep the order
+    of ``actions`` (games pass their greedy preference first). With ``perfect_information=True``
+    (nothing hidden, e.g. Luzon) one sample is enough and the answer is exact when it finished.
+
+    The quoted chance (``Hint.win_chance``) is not the raw rate: with hidden tiles the search
+    knows each sampled order, so its rate is optimistic. It is the calibrated chance of
+    ``engine.calibration.shown_chance(calibration_key, raw, settings)`` (what hints with that
+    raw rate led to on benchmark deals), or None where that tenth is not calibrated. For a
+    perfect-information game a finished search is exact: chance 1.0 or 0.0.
 
     Args:
         state: the position; not modified.
@@ -147,11 +156,16 @@ def determinized_hint(state: State, *, evaluate: Evaluator, samples: int = 20,
         sample_node_budget: when set, the per-action limit is at most this many nodes divided
             by the number of live candidates (but at least ``min_node_limit``), so a position
             with hundreds of candidate actions stays fast.
+        calibration_key, settings: the calibration entry (``"<game>/<size>"``) and the hint
+            settings it must have been measured with; None: no chance is quoted.
 
     Returns:
-        :class:`engine.game.Hint` with ``ranking`` ``[(action, win_rate)]`` best first,
-        ``value_unit="win_rate"``, ``win_chance`` the best rate, ``elapsed_ms`` in ms. For a
-        terminal state: ``Hint(None, win_chance=returns()[0])``.
+        :class:`engine.game.Hint` with ``ranking`` ``[(action, win_rate)]`` best first
+        (``value_unit="win_rate"``, the raw rate over finished searches; nan when none
+        finished), ``win_chance`` the calibrated chance or None, ``elapsed_ms`` in ms, and
+        ``Hint.search`` a dict ``{"won", "finished", "unknown", "raw"}`` for the best action
+        (``raw`` None when no search finished). For a terminal state:
+        ``Hint(None, win_chance=returns()[0])``.
 
     Raises:
         ValueError: ``samples`` < 1.
@@ -166,40 +180,60 @@ def determinized_hint(state: State, *, evaluate: Evaluator, samples: int = 20,
     cands = list(state.legal_actions() if actions is None else actions)
     n = 1 if perfect_information else samples
     rng = random.Random(seed)
-    score = [0.0] * len(cands)
+    wins = [0] * len(cands)
+    done = [0] * len(cands)
     tried = [0] * len(cands)
     live = list(range(len(cands)))
-    unknown = 0
+
+    def rank_score(i: int) -> float:
+        return (wins[i] + 0.5) / (done[i] + 1)
+
     for k in range(n):
         if k == screen_samples and len(live) > keep:
             # successive halving: only the best ``keep`` candidates get the remaining samples
-            live = sorted(live, key=lambda i: (-score[i], i))[:keep]
+            live = sorted(live, key=lambda i: (-rank_score(i), i))[:keep]
         det = state.determinize(random.Random(rng.getrandbits(64)))
         limit = node_limit
         if sample_node_budget is not None:
             limit = max(min_node_limit, min(node_limit, sample_node_budget // len(live)))
         for i, r in zip(live, evaluate(det, [cands[i] for i in live], limit)):
             tried[i] += 1
-            if r is None:
-                score[i] += 0.5
-                unknown += 1
-            elif r:
-                score[i] += 1.0
-    rates = [score[i] / tried[i] for i in range(len(cands))]
-    order = sorted(range(len(cands)), key=lambda i: (-tried[i], -rates[i], i))
-    ranking = [(cands[i], rates[i]) for i in order]
-    best, rate = ranking[0]
+            if r is not None:
+                done[i] += 1
+                wins[i] += bool(r)
+    order = sorted(range(len(cands)), key=lambda i: (-tried[i], -rank_score(i), i))
+    ranking = [(cands[i], wins[i] / done[i] if done[i] else float("nan")) for i in order]
+    b = order[0]
+    best = cands[b]
+    unknown = tried[b] - done[b]
+    raw = wins[b] / done[b] if done[b] else None
     if perfect_information:
-        why = ("this move keeps a winning line" if rate == 1.0 else
+        chance = raw
+        why = ("this move keeps a winning line" if raw == 1.0 else
                "no move wins from here any more (this one follows the simple rule)"
-               if rate == 0.0 else "the search was cut short")
+               if raw == 0.0 else "the search was cut short: win chance unknown")
     else:
-        why = (f"it won in {score[order[0]]:g} of {tried[order[0]]} sampled stock orders "
-               f"({100 * rate:.0f}%)")
-    if unknown:
-        why += f"; {unknown} searches hit the node limit and count as half"
+        from .calibration import shown_chance
+        shown = shown_chance(calibration_key, raw, settings) if calibration_key else None
+        chance = None if shown is None else shown.chance
+        if raw is None:
+            why = (f"no search finished on its {tried[b]} sampled stock orders "
+                   "(the node limit cut them): win chance unknown")
+        else:
+            why = (f"with the stock order known it would win in {wins[b]} of {done[b]} sampled "
+                   "orders" + (f" ({unknown} more search{'es' if unknown > 1 else ''} unfinished)"
+                      if unknown else ""))
+            if shown is not None:
+                why += (f"; hints like this led to a win {100 * shown.chance:.0f}% of the time "
+                        f"(95% interval {100 * shown.low:.0f}-{100 * shown.high:.0f}%, "
+                        f"{shown.hints} hints on {shown.deals} benchmark deals)")
+            else:
+                why += "; win chance not shown: quotes like this are not calibrated"
     text = f"{state.action_to_string(best)}: {why}"
-    return Hint(best, ranking, "win_rate", rate, text, (time.perf_counter() - t0) * 1000)
+    h = Hint(best, ranking, "win_rate", chance, text, (time.perf_counter() - t0) * 1000)
+    h.search = {"won": wins[b], "finished": done[b], "unknown": unknown,  # type: ignore[attr-defined]
+                "raw": raw}
+    return h
 
 
 def play_out(state: State, policy: Callable[[State], Action], max_turns: int = 10_000) -> bool:

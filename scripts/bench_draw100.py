@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""Benchmark of the double-six draw game (RULES.md section 4): hint player vs random player.
+"""Benchmark of the double-six draw game (RULES.md section 4): the hint player against baselines.
 
-``--opponent greedy`` pits the hint player against a heaviest-tile-first player instead.
-
-Plays ``--games`` two-player games to 100 (game ``i`` uses seed ``--seed + i``; the hint player
-sits in seat ``i % 2``, so seats alternate) between :func:`engine.draw100.hints.hint` with
-``--samples`` samples and a player choosing uniformly among the legal actions. Prints the hint
-player's game win rate with its 95% Wilson interval, the time per hint (ms, only hints with a
-real choice, i.e. more than one distinct play), and the speed of random self-play (games/s).
+Plays ``--games`` games to 100 with ``--players`` seats (2-4; game ``i`` uses seed
+``--seed + i``; the hint player sits in seat ``i % players``, so seats rotate) between
+:func:`engine.draw100.hints.hint` with ``--samples`` samples (``--hint race``, the default: ranked
+by the race to 100 near the end, ``race=True``; ``--hint margin``: by the round's point margin,
+the engine's default) and ``--opponent`` in every
+other seat: ``random`` legal actions, ``greedy`` (heaviest playable tile first) or ``margin`` (the
+round-margin hint). Prints the hint player's game win rate with its 95% Wilson interval (a fair
+share is 1 / players), the time per hint (ms, only hints with a real choice, i.e. more than one
+distinct play), and the speed of random self-play (games/s).
 
     nice -n 10 .venv/bin/python scripts/bench_draw100.py            # 4,000 games
+    nice -n 10 .venv/bin/python scripts/bench_draw100.py --players 3 --opponent margin --games 1000
     .venv/bin/python scripts/bench_draw100.py --games 200 --selfplay-games 200   # quick
 """
 from __future__ import annotations
@@ -37,10 +40,13 @@ def greedy_action(state):
     return max(plays, key=lambda a: a.tile.pips) if plays else actions[0]
 
 
-def hint_vs_random(games: int, samples: int, seed: int, opponent: str = "random") -> dict:
-    """Play ``games`` games hint vs ``opponent`` ("random" legal actions or "greedy", see
-    :func:`greedy_action`); returns counts and hint timings (ms)."""
-    game = Draw100Game(num_players=2)
+def hint_vs_random(games: int, samples: int, seed: int, opponent: str = "random",
+                   players: int = 2, race: bool = True) -> dict:
+    """Play ``games`` games of ``players`` seats: the hint (``race`` or the round-margin hint)
+    in seat ``i % players``, every other seat ``opponent``: "random" legal actions, "greedy"
+    (:func:`greedy_action`) or "margin" (the hint ranking by the round's point margin,
+    ``race=False``, with the same samples). Returns counts and hint timings (ms)."""
+    game = Draw100Game(num_players=players)
     wins = 0
     rounds = 0
     times: list[float] = []
@@ -48,15 +54,17 @@ def hint_vs_random(games: int, samples: int, seed: int, opponent: str = "random"
     for i in range(games):
         state = game.new_initial_state(seed + i)
         rng = random.Random(10**9 + seed + i)
-        hint_seat = i % 2
+        hint_seat = i % players
         while not state.is_terminal():
             if state.player == hint_seat:
-                h = hint(state, samples=samples, seed=rng.getrandbits(32))
+                h = hint(state, samples=samples, seed=rng.getrandbits(32), race=race)
                 if "sampled deals" in h.explanation:  # a real choice (not a forced move)
                     times.append(h.elapsed_ms)
                 action = h.action
             elif opponent == "greedy":
                 action = greedy_action(state)
+            elif opponent == "margin":
+                action = hint(state, samples=samples, seed=rng.getrandbits(32), race=False).action
             else:
                 action = rng.choice(state.legal_actions())
             state.apply_action(action)
@@ -66,7 +74,8 @@ def hint_vs_random(games: int, samples: int, seed: int, opponent: str = "random"
     lo, hi = wilson_interval(wins, games)
     times.sort()
     return {
-        "games": games, "opponent": opponent, "samples": samples, "hint_wins": wins, "win_rate": wins / games,
+        "games": games, "players": players, "hint": "race" if race else "margin",
+        "opponent": opponent, "samples": samples, "hint_wins": wins, "win_rate": wins / games,
         "wilson95": [lo, hi], "rounds_per_game": rounds / games, "hints_timed": len(times),
         "hint_ms_mean": statistics.fmean(times) if times else float("nan"),
         "hint_ms_median": times[len(times) // 2] if times else float("nan"),
@@ -98,13 +107,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--selfplay-games", type=int, default=1000,
                    help="random self-play games per player count (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
-    p.add_argument("--opponent", choices=["random", "greedy"], default="random",
-                   help="the hint player's opponent (default random legal moves)")
+    p.add_argument("--opponent", choices=["random", "greedy", "margin"], default="random",
+                   help="the hint player's opponents (default random legal moves; margin: the "
+                        "hint ranking by the round's point margin)")
+    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="seats (default 2)")
+    p.add_argument("--hint", choices=["race", "margin"], default="race",
+                   help="the benchmarked hint: race=True (the race to 100 near the end; the "
+                        "default here) or margin (the engine's default, race=False)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     args = p.parse_args(argv)
     if args.games < 1 or args.samples < 1 or args.selfplay_games < 1:
         p.error("--games, --samples and --selfplay-games must be positive")
-    duel = hint_vs_random(args.games, args.samples, args.seed, args.opponent)
+    duel = hint_vs_random(args.games, args.samples, args.seed, args.opponent, args.players,
+                          args.hint == "race")
     selfplay = [random_selfplay(args.selfplay_games, n, args.seed) for n in (2, 4)]
     result = {"date_utc": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
               "python": platform.python_version(), "hint_vs_random": duel,
@@ -114,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     lo, hi = duel["wilson95"]
     print(f"date: {result['date_utc']}  python {result['python']}")
-    print(f"hint ({duel['samples']} samples) vs {duel['opponent']}, 2 players, {duel['games']} games, "
+    print(f"{duel['hint']} hint ({duel['samples']} samples) vs {duel['opponent']}, "
+          f"{duel['players']} players, {duel['games']} games, "
           f"seats alternate: hint wins {duel['hint_wins']} = {100 * duel['win_rate']:.1f}% "
           f"(95% Wilson {100 * lo:.1f}-{100 * hi:.1f}%), {duel['rounds_per_game']:.2f} rounds/game")
     print(f"hint time over {duel['hints_timed']} hints with a real choice: mean "

@@ -63,8 +63,11 @@ def run_task(job: tuple) -> dict:
     """Play one deal with one policy. ``job`` = (game name, params, seed, policy, hint samples
     or None, solver node limit). Returns ``{"seed", "policy", "won"}`` plus, for the solver,
     ``"solver"`` (True / False / None when the node limit was hit) and ``"solver_ms"``, and for
-    the hint, ``"hint_ms"`` (the time of every hint call, ms)."""
-    name, params, seed, policy, samples, node_limit = job
+    the hint, ``"hint_ms"`` (the time of every hint call, ms) and ``"quotes"``: for every hint
+    call that searched a choice, ``[raw rate or None, shown win chance or None]`` (what
+    ``scripts/calibrate_solitaires.py`` reads)."""
+    name, params, seed, policy, samples, node_limit = job[:6]
+    hint_nodes = job[6] if len(job) > 6 else None
     mod = import_module(GAMES[name].partition(":")[0])
     deal = make_game(name, **params).new_initial_state(seed)
     out: dict = {"seed": seed, "policy": policy}
@@ -79,14 +82,20 @@ def run_task(job: tuple) -> dict:
         out.update(won=r is True, solver=r, solver_ms=(time.perf_counter() - t0) * 1000)
     elif policy == "hint":
         times: list[float] = []
+        quotes: list = []
         kw = {} if samples is None else {"samples": samples}
+        if hint_nodes is not None:
+            kw["node_limit"] = hint_nodes
 
         def policy_fn(s):
             h = mod.hint(s, seed=seed * 1000 + len(s.history), **kw)
             times.append(h.elapsed_ms)
+            search = getattr(h, "search", None)
+            if search is not None:  # a real choice was searched: [raw rate, shown chance]
+                quotes.append([search["raw"], h.win_chance])
             return h.action
 
-        out.update(won=play_out(deal, policy_fn), hint_ms=times)
+        out.update(won=play_out(deal, policy_fn), hint_ms=times, quotes=quotes)
     else:
         raise ValueError(f"unknown policy {policy!r}; choose from {POLICIES}")
     return out
@@ -135,7 +144,7 @@ class ResultLog:
 
 
 def policy_config(mod, policy: str, samples: int | None, node_limit: int,
-                  params: dict | None = None) -> dict:
+                  params: dict | None = None, hint_nodes: int | None = None) -> dict:
     """What a stored result of ``policy`` depends on besides game, size and seed: the command's
     settings and the module's ``SOLVER_SETTINGS`` / ``HINT_SETTINGS`` (the entry of this size
     when the table is keyed by ``max_pip``); change those and the old results are no longer
@@ -147,7 +156,10 @@ def policy_config(mod, policy: str, samples: int | None, node_limit: int,
         key = (params or {}).get("max_pip")
         if isinstance(table, dict) and key in table:
             table = table[key]
-        return {"samples": samples, "settings": repr(table)}
+        out = {"samples": samples, "settings": repr(table), "record": "quotes"}
+        if hint_nodes is not None:
+            out["hint_node_limit"] = hint_nodes
+        return out
     return {}
 
 
@@ -189,6 +201,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--samples", type=int, default=None,
                     help="hint samples (sampled stock orders); default: the module's default")
     ap.add_argument("--node-limit", type=int, default=500_000, help="solver node limit per deal")
+    ap.add_argument("--hint-node-limit", type=int, default=None,
+                    help="hint nodes per search (default: the module's default); with --samples "
+                         "this makes a costlier reference hint")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes")
     ap.add_argument("--sizes", default=None, help="comma list of size labels to run (default all)")
     ap.add_argument("--json", default=None, help="also write the summaries to this JSON file")
@@ -216,8 +231,10 @@ def main(argv: list[str] | None = None) -> int:
             for pol in POLICIES:
                 n_pol = hint_deals if pol == "hint" else args.deals
                 logs[pol] = ResultLog(Path(args.out_dir), name, label, pol,
-                                      policy_config(mod, pol, args.samples, args.node_limit, params))
-                jobs += [(name, params, seed, pol, args.samples, args.node_limit)
+                                      policy_config(mod, pol, args.samples, args.node_limit, params,
+                                                    args.hint_node_limit))
+                jobs += [(name, params, seed, pol, args.samples, args.node_limit,
+                          args.hint_node_limit)
                          for seed in range(n_pol) if seed not in logs[pol].done]
             # the hint last: when a long run has to be cut, the other policies are complete and
             # the hint rows done so far are kept for the next run

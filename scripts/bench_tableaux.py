@@ -8,6 +8,11 @@ and p95, milliseconds) over every position where the hint player moved.
 
     nice -n 10 .venv/bin/python scripts/bench_tableaux.py --games 1000
     .venv/bin/python scripts/bench_tableaux.py --games 50 --max-pip 9 --defence 0
+    .venv/bin/python scripts/bench_tableaux.py --games 1000 --wins-out new.json --compare old.json
+
+``--wins-out`` stores the per-game results (a JSON list, True where the hint player won, game
+``i`` at index ``i``); ``--compare`` pairs them with such a list from another version of the
+engine on the same seeds and prints the exact two-sided McNemar test on the discordant games.
 
 Numbers are written into docs/tableaux-rules.md by hand, with the command and date.
 """
@@ -21,6 +26,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from math import comb  # noqa: E402
 
 from engine.game import wilson_interval  # noqa: E402
 from engine.tableaux import TableauxGame, greedy_action, hint  # noqa: E402
@@ -42,6 +49,21 @@ def play_game(game: TableauxGame, seed: int, hint_seat: int, defence: float, nod
             "hands": s.hand_number, "actions": len(s.history)}
 
 
+def mcnemar(before: list[bool], after: list[bool]) -> tuple[int, int, float]:
+    """Exact two-sided McNemar test of paired wins: ``(won only before, won only after, p)``.
+
+    Raises:
+        ValueError: the lists differ in length.
+    """
+    if len(before) != len(after):
+        raise ValueError(f"{len(before)} against {len(after)} games: not the same seeds")
+    b = sum(1 for x, y in zip(before, after) if x and not y)
+    c = sum(1 for x, y in zip(before, after) if y and not x)
+    m = b + c
+    p = min(1.0, 2 * sum(comb(m, i) for i in range(min(b, c) + 1)) / 2 ** m) if m else 1.0
+    return b, c, p
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
@@ -51,6 +73,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="hint search nodes (placements tried)")
     ap.add_argument("--seed-base", type=int, default=0, help="seed of game 0")
     ap.add_argument("--json", type=Path, default=None, help="also write the summary here")
+    ap.add_argument("--wins-out", type=Path, default=None,
+                    help="write the per-game results (JSON list of hint-player wins)")
+    ap.add_argument("--compare", type=Path, default=None,
+                    help="per-game results of another engine version on the same seeds: "
+                         "print the exact McNemar test")
     a = ap.parse_args(argv)
     if a.games < 1:
         ap.error("--games must be at least 1")
@@ -85,6 +112,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  hint time over {len(times)} positions: median {summary['hint_ms_median']:.2f} ms, "
           f"p95 {summary['hint_ms_p95']:.2f} ms, max {summary['hint_ms_max']:.1f} ms")
     print(f"  {summary['mean_hands_per_game']:.1f} hands per game, wall {summary['wall_s']:.0f} s")
+    won = [r["winner"] == r["hint_seat"] for r in records]
+    if a.wins_out:
+        a.wins_out.write_text(json.dumps(won))
+    if a.compare:
+        other = json.loads(a.compare.read_text())
+        b, c, p = mcnemar(other, won)
+        summary["mcnemar"] = {"other_wins": sum(other), "only_other": b, "only_this": c, "p": p}
+        print(f"  paired with {a.compare}: {sum(other)} wins there; won only there {b}, only "
+              f"here {c}; exact McNemar p = {p:.3f}")
     if a.json:
         a.json.write_text(json.dumps(summary, indent=2))
     return 0

@@ -168,7 +168,9 @@ def table_hand(row, raw) -> list[str]:
         raise store.ApiError(400, str(exc)) from None
 
 
-HAND_GAMES = ("draw100", "tableaux")
+#: Games whose reading takes the player's own tiles: the hand (draw to 100, Tableaux) or the tile
+#: just drawn from the stock (The Big Clock).
+HAND_GAMES = ("draw100", "tableaux", "big-clock")
 
 
 def request_player(row) -> int:

@@ -19,7 +19,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("image", help="photo of the table (JPEG/PNG)")
     p.add_argument("--game", required=True, choices=GAMES, help="which game is on the table")
     p.add_argument("--hand", default=None, help="photo of your own hand, tiles face up "
-                   "(needed for draw100 and tableaux moves)")
+                   "(needed for draw100 and tableaux moves; big-clock: the tile you drew)")
+    p.add_argument("--drawn", default=None, help="big-clock: the tile you drew, e.g. 3-5 "
+                   "(the hint needs it; or photograph it with --hand)")
     p.add_argument("--max-pip", type=int, default=None, choices=(6, 9, 12),
                    help="set size (default: the game's, or read from the photo)")
     p.add_argument("--players", type=int, default=2, help="draw100: players at the table (2-4)")
@@ -35,11 +37,22 @@ def run(args: argparse.Namespace) -> int:
     from vision.layout import detect_options, read
     from vision.pipeline import detect, load_image
 
+    drawn = None
+    if args.drawn is not None:
+        if args.game != "big-clock":
+            raise ValueError("--drawn is for big-clock (the tile you drew)")
+        if args.hand:
+            raise ValueError("give the drawn tile once: --drawn or --hand, not both")
+        from engine.tiles import Tile
+        drawn = Tile.parse(args.drawn)
+
     table = detect(load_image(args.image), model=args.model, **detect_options(args.game))
     hand = None
     if args.hand:  # the player photographs the own hand face up
         hand = detect(load_image(args.hand), model=args.model, read_backs=True)
     params = {"seed": args.seed}
+    if drawn is not None:
+        params["drawn"] = drawn
     if args.game == "draw100":
         if not 2 <= args.players <= 4:
             raise ValueError(f"--players must be 2-4, got {args.players}")

@@ -42,13 +42,13 @@ from cheroot.ssl.builtin import BuiltinSSLAdapter
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
 
 #: demo table per game: (game, players, photo under sample_images/, engine set, hand of the
-#: first seat or None). The draw game is a real photo of a line of play; the solitaires and
+#: first seat, or the Big Clock's drawn tile, or None). The draw game is a real photo of a line of play; the solitaires and
 #: Tableaux are rendered layouts (scripts/render_demo_photos.py prints the Tableaux hand).
 DEMOS = [
     ("draw100", ["Ana", "Ben", "Cleo"], "vintage-games-game-night.jpg", None, ["6-6", "2-6", "1-2", "0-3"]),
     ("tableaux", ["Ana", "Ben"], "rendered/tableaux.jpg", 6, ["3-3", "1-5", "3-4"]),
     ("good-neighbors", ["You"], "rendered/good-neighbors.jpg", 6, None),
-    ("big-clock", ["You"], "rendered/big-clock.jpg", 6, None),
+    ("big-clock", ["You"], "rendered/big-clock.jpg", 6, ["0-3"]),  # the tile drawn from the stock
     ("luzon", ["You"], "rendered/luzon.jpg", None, None),
 ]
 

@@ -7,7 +7,7 @@
   const code = boot.code, maxPip = boot.max_pip, MAX_SIDE = 1600;
   const $ = (id) => document.getElementById(id);
   const SVG = 'http://www.w3.org/2000/svg';
-  const HAND_GAMES = ['draw100', 'tableaux'];
+  const HAND_GAMES = ['draw100', 'tableaux', 'big-clock'];  // big-clock: the tile you drew
 
   function el(tag, attrs, text) {
     const e = document.createElement(tag);

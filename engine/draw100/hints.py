@@ -14,8 +14,15 @@ tile showing any number open at that moment (``state.slots``, see
    plays its heaviest playable tile (the usual "dump the points" rule; a non-double that fits
    both ways exposes the number the player holds more of), draws until able and passes on an
    empty boneyard;
-4. ranks the candidates by their average point margin for the round (points the player scores
-   minus points the opponents score), ties broken by round win rate.
+4. ranks the candidates by the round's average point margin (points the player scores minus
+   the points the opponents score), ties broken by round win rate. With ``race=True`` (an
+   option: measured no better, docs/draw100.md), once a seat is within :data:`RACE_WINDOW`
+   points of the target, by the **race to 100** instead: each sampled round result is scored
+   by :func:`race_value` of the game totals it leaves (1 when the player reaches the target, 0
+   when an opponent does, else a share that falls with the points the player still needs
+   against the others'), averaged over the samples; ties broken by the round's average point
+   margin. So near 100 it prefers the play that keeps an opponent from
+   going out (or blocks) over one that scores more but lets the leader finish.
 
 Never reads the opponents' real hands or the boneyard order. Rules: RULES.md section 4.
 """
@@ -100,6 +107,30 @@ def _blocked_result(hands: list[list[int]]) -> tuple[int | None, int]:
     return w, sum(totals) - 2 * low
 
 
+#: Points of need that weigh one ``e`` in :func:`race_value` (a round's winner scores about
+#: 10-25 points in a two-player game).
+RACE_SCALE = 20.0
+#: The race is weighed once some seat is within this many points of the target (about two
+#: rounds' scores); before that every round matters alike and the round margin ranks the plays.
+RACE_WINDOW = 30
+
+
+def race_value(scores: list[int], me: int, target: int, scale: float = RACE_SCALE) -> float:
+    """How well seat ``me`` stands in the race to ``target`` with these game totals, in [0, 1].
+
+    1 when ``me`` reached ``target``, 0 when another seat did; else the share of ``me`` in
+    ``exp(-need_i / scale)`` over the seats (``need_i = target - scores[i]``, points). A model
+    score for ranking plays, not a calibrated chance (RULES.md section 4: first to 100 wins).
+    """
+    if scores[me] >= target:
+        return 1.0
+    if any(x >= target for x in scores):
+        return 0.0
+    from math import exp
+    w = [exp(-(target - x) / scale) for x in scores]
+    return w[me] / sum(w)
+
+
 def _sample_unseen(state: Draw100State, me: int, unseen: list[int], rng: random.Random,
                    ) -> tuple[list[list[int]], list[int]]:
     """Deal ``unseen`` tile indices to the other seats (hand sizes, known lacks) and the
@@ -132,7 +163,8 @@ def _sample_unseen(state: Draw100State, me: int, unseen: list[int], rng: random.
     raise AssertionError("unreachable: an unconstrained deal always succeeds")
 
 
-def hint(state: Draw100State, samples: int = 32, seed: int | None = None) -> Hint:
+def hint(state: Draw100State, samples: int = 32, seed: int | None = None,
+         race: bool = False) -> Hint:
     """Recommend an action for the player to move, using only what that player knows.
 
     Args:
@@ -141,11 +173,16 @@ def hint(state: Draw100State, samples: int = 32, seed: int | None = None) -> Hin
             rolled out once per sample. 32 samples take about 1-2 ms per hint on one core
             (see docs/draw100.md for measured timings).
         seed: seed of the sampling (same seed and state, same hint).
+        race: rank by the race to the target (:func:`race_value`) once a seat is within
+            :data:`RACE_WINDOW` points of it; else (and always with the default False) by the
+            round's average point margin.
 
     Returns:
-        :class:`engine.game.Hint` with ``ranking`` ``[(action, mean point margin)]`` best first
-        (``value_unit="points"``: the round points the player scores minus those the opponents
-        score, averaged over the samples), ``win_chance`` None, ``elapsed_ms`` in ms. A forced
+        :class:`engine.game.Hint` with ``ranking`` ``[(action, value)]`` best first: with
+        ``race`` the mean :func:`race_value` after the round (``value_unit="race"``, a model
+        score in [0, 1], not a chance), else the mean point margin (``value_unit="points"``:
+        the round points the player scores minus those the opponents score, averaged over the
+        samples); ``win_chance`` None, ``elapsed_ms`` in ms. A forced
         action (the lead, a draw, a pass, or one play) is returned at once with value 0.0.
         For a terminal state: ``Hint(None)``.
 
@@ -157,6 +194,7 @@ def hint(state: Draw100State, samples: int = 32, seed: int | None = None) -> Hin
     t0 = time.perf_counter()
     if state.is_terminal():
         return Hint(None, [], "points", None, "the game is over", 0.0)
+    race = race and max(state.scores) >= state.game.target - RACE_WINDOW
     actions = state.legal_actions()
     me = state.player
     # group plays by effect: (tile, number of the open end)
@@ -175,7 +213,8 @@ def hint(state: Draw100State, samples: int = 32, seed: int | None = None) -> Hin
             "the only tile you can play (its open ends all show the same number)")
         if isinstance(a, Play) and a.end is None:
             why = "the highest double leads"
-        return Hint(a, [(x, 0.0) for x in actions], "points", None, f"{state.action_to_string(a)}: {why}",
+        return Hint(a, [(x, 0.0) for x in actions], "race" if race else "points", None,
+                    f"{state.action_to_string(a)}: {why}",
                     (time.perf_counter() - t0) * 1000)
 
     rng = random.Random(seed)
@@ -189,6 +228,9 @@ def hint(state: Draw100State, samples: int = 32, seed: int | None = None) -> Hin
     keys = list(groups)
     total = [0.0] * len(keys)
     wins = [0] * len(keys)
+    standing = [0.0] * len(keys)
+    scores = list(state.scores)
+    target = state.game.target
     nxt = (me + 1) % n
     for _ in range(samples):
         opp_hands, bone = _sample_unseen(state, me, unseen, rng)
@@ -211,18 +253,33 @@ def hint(state: Draw100State, samples: int = 32, seed: int | None = None) -> Hin
                 wins[k] += 1
             elif winner is not None:
                 total[k] -= points
-    order = sorted(range(len(keys)), key=lambda k: (-total[k], -wins[k], k))
+            if race:
+                if winner is not None:
+                    scores[winner] += points
+                standing[k] += race_value(scores, me, target)
+                if winner is not None:
+                    scores[winner] -= points
+    if race:
+        order = sorted(range(len(keys)), key=lambda k: (-standing[k], -total[k], k))
+        value = [x / samples for x in standing]
+    else:
+        order = sorted(range(len(keys)), key=lambda k: (-total[k], -wins[k], k))
+        value = [x / samples for x in total]
     ranking = []
     for k in order:
         for a in groups[keys[k]]:
-            ranking.append((a, total[k] / samples))
+            ranking.append((a, value[k]))
     best_k = order[0]
     best = groups[keys[best_k]][0]
     text = (f"{state.action_to_string(best)}: average round margin {total[best_k] / samples:+.1f} "
             f"points, round won in {wins[best_k]} of {samples} sampled deals")
-    return Hint(best, ranking, "points", None, text, (time.perf_counter() - t0) * 1000)
+    if race:
+        text += f"; weighed for the race to {target} (totals {'-'.join(map(str, state.scores))})"
+    return Hint(best, ranking, "race" if race else "points", None, text,
+                (time.perf_counter() - t0) * 1000)
 
 
-def hint_action(state: Draw100State, samples: int = 32, seed: int | None = None):
+def hint_action(state: Draw100State, samples: int = 32, seed: int | None = None,
+                race: bool = False):
     """Just the recommended action of :func:`hint` (for bots and benchmarks)."""
-    return hint(state, samples=samples, seed=seed).action
+    return hint(state, samples=samples, seed=seed, race=race).action

@@ -141,7 +141,7 @@ def best_turn(state: TableauxState, *, defence: float = 0.5, node_limit: int = 5
     hand = list(state.hands[p])
     unseen = state.unseen_tiles(p)
     opp_n = len(state.hands[1 - p])
-    base_score = state.scores[p]
+    base_score = state.scores[p]  # the game total, this turn's points so far included
     target = state.tgame.target
     nodes = [0]
     placed: list[tuple[Tile, tuple, tuple]] = []
@@ -152,7 +152,7 @@ def best_turn(state: TableauxState, *, defence: float = 0.5, node_limit: int = 5
 
     def leaf(points: int) -> float:
         v = points - defence * cur_threat[0]
-        if base_score + state.turn_points + points >= target and points > 0:
+        if base_score + points >= target and points > 0:
             v += WIN_BONUS
         return v
 
@@ -180,7 +180,7 @@ def best_turn(state: TableauxState, *, defence: float = 0.5, node_limit: int = 5
         placed.append((t, m.low_cell, m.high_cell))
         pts = points + m.points
         try:
-            if base_score + state.turn_points + pts >= target and m.points > 0:
+            if base_score + pts >= target and m.points > 0:
                 return leaf(pts), []
             if not m.continues or not hand:
                 # turn over, or the whole hand played out (redraw if the boneyard has tiles:

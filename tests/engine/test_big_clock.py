@@ -124,9 +124,35 @@ def test_drawn_double_in_trouble_moves_home():
     assert bc.greedy_action(state) in (Move(5, 4), Move(5, 2))   # 2-4 onto 0-2 or 2-6
     state.apply_action(Move(5, 4))
     assert state.piles[5] == [T("4-5")] and state.piles[4] == [T("0-2"), T("2-4")]
-    assert places(state) == {5} and not moves(state)     # 5 shows now: no longer in trouble
+    # 5 shows now; the rescue begun for 5-5 may go on until 5-5 is placed (choice 4)
+    assert places(state) == {5} and state.rescuing and moves(state)
     state.apply_action(Place(5))
-    assert state.home_slots() == [5] and state.moves_used == 0
+    assert state.home_slots() == [5] and state.moves_used == 0 and not state.rescuing
+
+
+def test_rescue_goes_on_until_the_drawn_double_is_home():
+    # 3-3 drawn, no top shows a 3. Moving 5-6 onto 2-6 uncovers 3-5 on slot 5 (a wrong slot):
+    # 3-3 matches again, but the seed says to "continue making as many such moves as necessary
+    # in order to bring any double in trouble to its correct time slot": 1-4 off slot 3 onto
+    # 1-5 uncovers 3-4, and 3-3 goes home instead of onto the wrong slot 5.
+    state = six({1: ["1-5"], 2: ["0-2"], 3: ["3-4", "1-4"], 4: ["0-4"], 5: ["3-5", "5-6"],
+                 6: ["2-6"]}, stock=["1-2", "1-1"], drawn="3-3")
+    assert state.doubles_in_trouble() == [T("3-3")] and places(state) == set()
+    state.apply_action(Move(5, 6))
+    assert places(state) == {5} and state.doubles_in_trouble() == []
+    assert (3, 1) in moves(state) and state.rescuing
+    state.apply_action(Move(3, 1))
+    assert places(state) == {3, 5}
+    state.apply_action(Place(3))
+    assert state.home_slots() == [3] and not state.rescuing and not moves(state)
+    # the solver finds the two-move rescue: from the start the line goes through 3-3 home
+    start = six({1: ["1-5"], 2: ["0-2"], 3: ["3-4", "1-4"], 4: ["0-4"], 5: ["3-5", "5-6"],
+                 6: ["2-6"]}, stock=[], drawn="3-3")
+    after = start.clone()
+    after.apply_action(Move(5, 6))
+    rescues = bc._rescues(6, after._piles, after._drawn, 2, True)
+    assert rescues and rescues[0][0] == ((3, 1),)
+    assert bc._rescues(6, after._piles, after._drawn, 2, False) == ()
 
 
 def test_give_up_and_stuck_double_lose():
@@ -316,8 +342,8 @@ def test_memo_on_pile_tops_gives_the_plain_search_answer():
         stock = (state._drawn,) + tuple(state._stock)
         fast = bc._Search(state._tab, stock, {}, bc.NodeBudget(10 ** 6))
         plain = _PlainSearch(state._tab, stock, {}, bc.NodeBudget(10 ** 6))
-        win = fast.episode(state._piles, 0, state.moves_used)[0]
-        assert win == plain.episode(state._piles, 0, state.moves_used)[0]
+        win = fast.episode(state._piles, 0, state.moves_used, state.rescuing)[0]
+        assert win == plain.episode(state._piles, 0, state.moves_used, state.rescuing)[0]
         assert bc.solve(state) == win
         checked[win] += 1
     assert checked[True] >= 10 and checked[False] >= 10
@@ -512,3 +538,19 @@ def test_random_play_keeps_rules_tiles_and_replays(seed, max_pip, greedy_share):
     assert replay.returns() == state.returns()
     assert state.returns()[0] == (1.0 if all(
         state.top(k) == Tile(k, k) for k in game.slots) else 0.0)
+
+
+def test_a_position_without_its_drawn_tile_gets_no_advice():
+    piles = {1: ["1-3"], 2: ["2-6"], 3: ["0-3"], 4: ["0-2"], 5: ["4-5"], 6: ["0-6"]}
+    unknown = BigClockGame(6).state_from_position(piles, seed=3)
+    assert not unknown.drawn_known and unknown.drawn is not None  # a stand-in from the stock
+    h = bc.hint(unknown)
+    assert h.action is None and h.win_chance is None and "which tile did you draw" in \
+        h.explanation.lower()
+    given = BigClockGame(6).state_from_position(piles, seed=3, drawn="1-2")
+    assert given.drawn_known and given.drawn == T("1-2")
+    h = bc.hint(given)
+    assert h.action in given.legal_actions()
+    # once the stand-in is placed, the next tile is a real draw of the sampled stock
+    unknown.apply_action(unknown.legal_actions()[0])
+    assert unknown.is_terminal() or unknown.drawn_known

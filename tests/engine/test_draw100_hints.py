@@ -4,7 +4,7 @@ import random
 import pytest
 
 from engine.draw100 import DRAW, PASS, Draw100Game, LineOfPlay, Play
-from engine.draw100.hints import _rollout, hint
+from engine.draw100.hints import _rollout, hint, race_value
 from engine.tiles import Tile
 
 T = Tile.parse
@@ -70,13 +70,33 @@ def test_hint_finds_the_blocking_play():
     line = [{"tile": t, "parent": p, "direction": d} for t, p, d in BLOCKING_LINE]
     s = g.state_from_position(line, ["0-4", "3-3"], 0, [1], seed=0)
     assert s.hands[1] == [T("4-4")]
-    h = hint(s, samples=4, seed=0)
-    assert h.action == Play(T("0-4"), "24.end_b")
+    h = hint(s, samples=4, seed=0, race=False)
+    assert h.action == Play(T("0-4"), "24.end_b") and h.value_unit == "points"
     values = dict(h.ranking)
     assert values[h.action] == pytest.approx(2.0)
     assert all(v == pytest.approx(-6.0) for a, v in values.items() if a != h.action)
     s.apply_action(h.action)
     assert s.rounds[-1].kind == "blocked" and s.scores == [2, 0]
+
+
+def test_race_value_and_the_race_near_100():
+    assert race_value([100, 40], 0, 100) == 1.0 and race_value([40, 101], 0, 100) == 0.0
+    assert race_value([50, 50, 50], 1, 100) == pytest.approx(1 / 3)
+    assert race_value([80, 50], 0, 100) > race_value([60, 50], 0, 100) > 0.5
+    # the blocking position with P1 at 95: every play but the block lets P1 go out to 101
+    g = Draw100Game(num_players=2)
+    line = [{"tile": t, "parent": p, "direction": d} for t, p, d in BLOCKING_LINE]
+    s = g.state_from_position(line, ["0-4", "3-3"], 0, [1], scores=[60, 95], seed=0)
+    h = hint(s, samples=4, seed=0, race=True)
+    values = dict(h.ranking)
+    assert h.action == Play(T("0-4"), "24.end_b") and h.value_unit == "race"
+    assert values[h.action] == pytest.approx(race_value([62, 95], 0, 100))
+    assert all(v == 0.0 for a, v in values.items() if a != h.action)
+    assert "race to 100" in h.explanation
+    # far from 100 the race is not weighed yet: the round margin ranks (2 against -6 points)
+    s = g.state_from_position(line, ["0-4", "3-3"], 0, [1], scores=[10, 20], seed=0)
+    h = hint(s, samples=4, seed=0, race=True)
+    assert h.value_unit == "points" and dict(h.ranking)[h.action] == pytest.approx(2.0)
 
 
 def test_rollout_domino_and_blocked_results():

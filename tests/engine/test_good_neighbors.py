@@ -180,7 +180,8 @@ def test_hint_on_a_deal_is_legal_and_reproducible():
     h2 = gn.hint(state, samples=6, seed=3)
     assert h1.action in state.legal_actions()
     assert h1.action == h2.action and h1.ranking == h2.ranking
-    assert 0.0 <= h1.win_chance <= 1.0 and h1.value_unit == "win_rate"
+    assert h1.value_unit == "win_rate" and 0.0 <= h1.search["raw"] <= 1.0
+    assert h1.win_chance is None or 0.0 <= h1.win_chance <= 1.0
 
 
 def test_menu_and_combined_input():

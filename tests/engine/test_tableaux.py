@@ -9,6 +9,7 @@ from engine import make_game
 from engine.game import IllegalActionError
 from engine.tableaux import (END_TURN, PASS, Board, Place, TableauxGame, best_turn,
                              greedy_action, hint, threat)
+from engine.tableaux.hint import WIN_BONUS
 from engine.tiles import Tile
 
 T = Tile.parse
@@ -397,6 +398,46 @@ def test_mid_turn_hint_ranks_stopping_against_going_on():
     assert END_TURN in ranked and set(ranked) == set(s.legal_actions())
     # 0-6 at Y still scores 6 and the opponent could take it otherwise: the hint goes on
     assert h.action in (Place(T("0-6"), (-1, 1), (0, 1)), Place(T("0-6"), (0, 2), (0, 1)))
+
+
+def _replay(state, actions):
+    """Apply ``actions`` of the player to move to a clone; the clone."""
+    c = state.clone()
+    p = c.player
+    for a in actions:
+        if c.is_terminal() or c.player != p:
+            break
+        c.apply_action(a)
+    return c
+
+
+def test_mid_turn_hint_counts_this_turns_points_once():
+    # 107 before the turn, 1-5 at X scores 5 (112, turn points 5); 0-6 at Y alone reaches 118
+    # only, 0-6 then 2-2 reaches 122: the target (121) needs both
+    s = position(STAGGERED, ["1-5", "0-6", "1-1", "2-2"], scores=(107, 40))
+    s.apply_action(Place(T("1-5"), (3, 0), (2, 0)))
+    assert (s.scores[0], s.turn_points) == (112, 5)
+    plan, _ = best_turn(s)
+    after = _replay(s, plan.actions)
+    assert plan.value > WIN_BONUS and after.winner == 0 and after.scores[0] == 112 + plan.points
+    assert [str(a.tile) for a in plan.actions if isinstance(a, Place)] == ["0-6", "2-2"]
+
+
+def test_a_planned_win_is_a_real_win_on_mid_turn_positions():
+    g = TableauxGame()
+    checked = 0
+    for seed in range(6):
+        s = g.new_initial_state(seed)
+        s.scores = [100, 100]  # near the target, so that many turns can reach it
+        while not s.is_terminal():
+            if s.plays_this_turn and s.turn_points > 0:
+                plan, _ = best_turn(s, node_limit=100_000)
+                assert plan.complete
+                after = _replay(s, plan.actions)
+                assert (plan.value > WIN_BONUS / 2) == (after.winner == s.player), seed
+                checked += 1
+            s.apply_action(greedy_action(s))
+    assert checked >= 3
 
 
 def test_clone_is_independent_and_actions_read_as_json():

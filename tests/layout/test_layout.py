@@ -201,9 +201,17 @@ def test_big_clock_home_and_trouble_flags():
 
 def test_solitaire_state_gives_moves_and_hint():
     s = _sample("big-clock", 4, rot=0.0, max_pip=9)
+    # without the drawn tile: a note (not blocking) and no advice, the hint asks for it
     r = read(s.labels, "big-clock", max_pip=9, hint_kwargs={"samples": 2})
-    assert r.ok and r.legal_moves
-    assert r.hint is not None and r.hint.action in r.state.legal_actions()
+    assert r.ok and [p.kind for p in r.problems] == ["no_drawn"]
+    assert r.hint is not None and r.hint.action is None and "draw" in r.hint.explanation
+    drawn = str(r.state.stock[0])  # a tile that is on no pile
+    for kw in ({"drawn": drawn}, {"hand": [drawn]}):
+        r = read(s.labels, "big-clock", max_pip=9, hint_kwargs={"samples": 2}, **kw)
+        assert r.ok and r.legal_moves and not r.problems and str(r.state.drawn) == drawn
+        assert r.hint is not None and r.hint.action in r.state.legal_actions()
+    with pytest.raises(ValueError, match="one tile you drew"):
+        read(s.labels, "big-clock", max_pip=9, hand=[drawn, str(r.state.stock[1])])
 
 
 # --- problems ---------------------------------------------------------------------------------
@@ -321,6 +329,18 @@ def test_read_command_bad_file(capsys):
 
     rc = main(["read", "/nonexistent/photo.jpg", "--game", "luzon"])
     assert rc == 1 and "error" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--game", "luzon", "--drawn", "3-5"], "--drawn is for big-clock"),
+    (["--game", "big-clock", "--drawn", "3-5", "--hand", "x.jpg"], "not both"),
+    (["--game", "big-clock", "--drawn", "three"], "tile"),
+])
+def test_read_command_drawn_tile_is_checked(capsys, argv, needle):
+    from companion.cli import main
+
+    rc = main(["read", str(ROOT / "sample_images/vintage-games-game-night.jpg")] + argv)
+    assert rc == 1 and needle in capsys.readouterr().err
 
 
 # --- arbitrary detections never crash the reader -----------------------------------------------

@@ -388,7 +388,8 @@ def read(detections: Sequence[TileDetection], game: str,
         game: "draw100", "tableaux", "good-neighbors", "big-clock" or "luzon" ("_" for "-"
             accepted).
         hand: the player's own hand, photographed apart (its detections), or its tiles
-            (``Tile`` or "3-5" strings); needed for a draw100 / tableaux state.
+            (``Tile`` or "3-5" strings); needed for a draw100 / tableaux state; for the Big
+            Clock the one tile drawn (the hint needs it).
         max_pip: the set (6, 9, 12); None: the game's default or inferred from the photo.
         min_pip_confidence: pip readings below this are reported ``doubtful`` and not used.
         with_hint: compute the engine's hint (can take a second or more).
@@ -396,7 +397,8 @@ def read(detections: Sequence[TileDetection], game: str,
         **params: per-game extras passed to the reader: ``seed``; draw100: ``players``,
             ``opponent_hand_counts``, ``boneyard_count``, ``scores``; tableaux: ``scores``,
             ``player``, ``opponent_hand_count``, ``continuing``; good-neighbors: ``stock`` or
-            ``removed`` (tile texts);
+            ``removed`` (tile texts); big-clock: ``drawn`` (the drawn tile; ``hand`` with one
+            tile gives it too);
             luzon: ``variant``.
     Returns:
         :class:`ReadResult`.
@@ -437,6 +439,11 @@ def read(detections: Sequence[TileDetection], game: str,
     kwargs = dict(params)
     if name in ("draw100", "tableaux"):
         kwargs["hand"] = hand_tiles
+    if name == "big-clock" and hand_tiles is not None:  # the tile drawn, photographed or typed
+        if len(hand_tiles) != 1:
+            raise ValueError(f"the Big Clock's hand is the one tile you drew; {len(hand_tiles)} "
+                             "tiles were read")
+        kwargs["drawn"] = hand_tiles[0]
     if name in ("good-neighbors", "big-clock"):
         kwargs["max_pip"] = max_pip
     elif name == "tableaux":

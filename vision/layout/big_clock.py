@@ -59,7 +59,8 @@ def _face_down_centre(seen: list[Seen], mid: np.ndarray, radius: float,
 
 
 def read_big_clock(seen: list[Seen], problems: list[Problem], max_pip: int | None = None,
-                   seed: int | None = None, **_: object) -> GameReading:
+                   seed: int | None = None, drawn: str | Tile | None = None,
+                   **_: object) -> GameReading:
     """Rebuild a Big Clock position from the top tiles of the piles.
 
     Args:
@@ -68,6 +69,8 @@ def read_big_clock(seen: list[Seen], problems: list[Problem], max_pip: int | Non
         max_pip: 12, 9 or 6 (None: 12 if a pip above 9 is seen, else 9 if above 6, else the
             number of ring tiles decides: more than 6 -> 9, else 6).
         seed: seed of the unseen stock order in the state.
+        drawn: the tile the player drew and holds (typed, or read from a photo of it); None:
+            not given, reported as ``no_drawn`` (the engine's hint needs it).
     Returns:
         :class:`GameReading` with a ``BigClockState`` (or None); layout: per slot the top tile,
         whether it is home or a double in trouble, the centre tile.
@@ -143,10 +146,13 @@ def read_big_clock(seen: list[Seen], problems: list[Problem], max_pip: int | Non
     layout = {"set": f"double-{n}", "max_pip": n, "slots": slot_json,
               "centre": None if centre is None else tile_json(centre)}
     state = None
+    if drawn is None:
+        problems.append(Problem(None, "no_drawn", "which tile did you draw? The hint is about "
+                                "the drawn tile: type it or photograph it"))
     if not any(p.blocking for p in problems):
         piles = {k_: (by_slot[k_].tile if k_ in by_slot else None) for k_ in range(1, n + 1)}
         try:
-            state = BigClockGame(max_pip=n).state_from_position(piles, seed=seed)
+            state = BigClockGame(max_pip=n).state_from_position(piles, seed=seed, drawn=drawn)
         except ValueError as e:
             problems.append(Problem(None, "impossible", str(e)))
     return GameReading(state, layout, problems)

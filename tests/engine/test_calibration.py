@@ -1,0 +1,104 @@
+"""Win chances: unknown searches are no wins, and only calibrated tenths are shown."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from engine import calibration
+from engine.big_clock import BigClockGame
+from engine.calibration import bin_of, shown_chance
+from engine.solitaire import determinized_hint
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("calibrate_solitaires",
+                                                  ROOT / "scripts/calibrate_solitaires.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_bin_of_edges():
+    assert [bin_of(x) for x in (0.0, 0.099, 0.1, 0.5, 0.999, 1.0)] == [0, 0, 1, 5, 9, 9]
+    with pytest.raises(ValueError):
+        bin_of(1.01)
+
+
+def _table(tmp_path, bins, settings="S"):
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps({"g/s": {"settings": settings, "bins": bins}}))
+    return path
+
+
+def test_shown_chance_only_for_shown_tenths_and_matching_settings(tmp_path):
+    bins = [{"fit_n": 0, "fit_won": 0, "check_n": 0, "check_won": 0, "shown": False}
+            for _ in range(10)]
+    bins[9] = {"fit_n": 200, "fit_won": 130, "fit_deals": 40, "check_n": 180, "check_won": 120,
+               "check_deals": 40, "shown": True}
+    path = _table(tmp_path, bins)
+    got = shown_chance("g/s", 0.95, "S", path=path)
+    assert got.chance == pytest.approx(0.65) and got.low < 0.65 < got.high
+    assert (got.hints, got.deals) == (200, 40)
+    # the interval counts deals, not hints: as wide as 26 of 40
+    from engine.game import wilson_interval
+    assert (got.low, got.high) == pytest.approx(wilson_interval(26, 40))
+    assert shown_chance("g/s", 0.5, "S", path=path) is None  # tenth not shown
+    assert shown_chance("g/s", 0.95, "other settings", path=path) is None
+    assert shown_chance("nothing/here", 0.95, path=path) is None
+    assert shown_chance("g/s", None, "S", path=path) is None  # no search finished
+
+
+def _rows(raw, fit_won, check_won, n=100):
+    """``2 n`` deals with one hint quoting ``raw`` (and one unfinished search) each: even seeds
+    (fit) won ``fit_won`` times, odd seeds (check) ``check_won`` times."""
+    rows = []
+    for i in range(n):
+        rows.append({"seed": 2 * i, "won": i < fit_won, "quotes": [[raw, None], [None, None]]})
+        rows.append({"seed": 2 * i + 1, "won": i < check_won, "quotes": [[raw, None]]})
+    return rows
+
+
+def test_reliability_splits_by_seed_and_checks_the_gap():
+    mod = _script()
+    rel = mod.reliability(_rows(0.95, 60, 62) + [dict(r, seed=r["seed"] + 1000)
+                                                 for r in _rows(0.55, 50, 30)])
+    hi, mid = rel["bins"][9], rel["bins"][5]
+    assert (hi["fit_n"], hi["fit_won"], hi["check_n"], hi["check_won"]) == (100, 60, 100, 62)
+    assert hi["shown"] and hi["fit_deals"] == 100  # 2 points apart: shown
+    assert (mid["fit_won"], mid["check_won"]) == (50, 30) and not mid["shown"]  # 20 apart
+    few = mod.reliability(_rows(0.95, 10, 10, n=calibration.MIN_HINTS - 1))
+    assert not few["bins"][9]["shown"]  # too few hints to tell
+    one_deal = [{"seed": s, "won": True, "quotes": [[0.95, None]] * 60} for s in (0, 1)]
+    assert not mod.reliability(one_deal)["bins"][9]["shown"]  # many hints, too few deals
+    sc = mod.brier(_rows(0.95, 60, 62), mod.reliability(_rows(0.95, 60, 62)))
+    assert sc["hints"] == sc["hints_shown"] == 100
+    assert sc["raw"] == pytest.approx((62 * 0.05 ** 2 + 38 * 0.95 ** 2) / 100)
+    assert sc["shown"] == pytest.approx((62 * 0.4 ** 2 + 38 * 0.6 ** 2) / 100)
+    assert sc["shown"] < sc["raw"]
+
+
+def test_a_search_cut_by_the_node_limit_is_not_a_win():
+    state = BigClockGame(6).new_initial_state(5)
+    acts = state.legal_actions()[:2]
+
+    def unknown(det, actions, limit):
+        return [None] * len(actions)
+
+    h = determinized_hint(state, evaluate=unknown, samples=4, seed=0, actions=acts,
+                          calibration_key="big-clock/double-6")
+    assert h.win_chance is None and h.search == {"won": 0, "finished": 0, "unknown": 4,
+                                                 "raw": None}
+    assert "unknown" in h.explanation and all(r != r for _a, r in h.ranking)  # nan
+
+    def one_win(det, actions, limit):
+        return [True, None][:len(actions)]
+
+    h = determinized_hint(state, evaluate=one_win, samples=4, seed=0, actions=acts)
+    assert h.action == acts[0] and h.search["raw"] == 1.0 and h.search["unknown"] == 0
+    assert h.win_chance is None  # no calibration key: no chance quoted
+    assert "4 of 4" in h.explanation
