@@ -18,6 +18,7 @@ At start-up the photo folder is swept (:func:`companion.store.sweep_photo_dir`):
 between writing a photo and committing its row leaves no orphan file. The database, the
 secret key and the photos are readable by the owner only.
 """
+
 from __future__ import annotations
 
 import secrets
@@ -46,7 +47,9 @@ def _secret_key(instance: Path) -> str:
     return key
 
 
-def create_app(test_config: dict[str, Any] | None = None, instance_path: str | None = None) -> Flask:
+def create_app(
+    test_config: dict[str, Any] | None = None, instance_path: str | None = None
+) -> Flask:
     """Build the application.
 
     Args:
@@ -95,6 +98,7 @@ def create_app(test_config: dict[str, Any] | None = None, instance_path: str | N
     app.jinja_env.globals["csrf_token"] = guard.csrf_token
 
     from .blueprints import api, pages
+
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp, url_prefix="/api")
     _register_error_handlers(app)
@@ -141,22 +145,37 @@ def _register_error_handlers(app: Flask) -> None:
     @app.errorhandler(sqlite3.OperationalError)
     def _locked(exc: sqlite3.OperationalError):
         if db.is_busy(exc):
-            return _api_error(ApiError(503, "the server is busy writing other changes; nothing was "
-                                            "stored, try again in a moment", retry_after=2))
+            return _api_error(
+                ApiError(
+                    503,
+                    "the server is busy writing other changes; nothing was "
+                    "stored, try again in a moment",
+                    retry_after=2,
+                )
+            )
         return _unexpected(exc)
 
     @app.errorhandler(413)
     def _too_large(_exc):
         limit = app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
         if request.mimetype != "multipart/form-data":
-            return error_response(413, f"the request body is too large; at most {guard.MAX_BODY_BYTES // 1024} kB "
-                                       "are accepted (only photos may be larger)")
+            return error_response(
+                413,
+                f"the request body is too large; at most {guard.MAX_BODY_BYTES // 1024} kB "
+                "are accepted (only photos may be larger)",
+            )
         if (request.content_length or 0) <= app.config["MAX_CONTENT_LENGTH"]:
             fields = app.config["MAX_FORM_MEMORY_SIZE"] // 1024
-            return error_response(413, f"a form field is too large or the form has too many parts; at most "
-                                       f"{fields} kB of text per field are accepted")
-        return error_response(413, f"the upload is too large; at most {limit} MB are accepted "
-                                   "(the page shrinks photos before sending them)")
+            return error_response(
+                413,
+                f"a form field is too large or the form has too many parts; at most "
+                f"{fields} kB of text per field are accepted",
+            )
+        return error_response(
+            413,
+            f"the upload is too large; at most {limit} MB are accepted "
+            "(the page shrinks photos before sending them)",
+        )
 
     @app.errorhandler(SecurityError)
     def _untrusted_host(exc: SecurityError):

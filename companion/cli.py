@@ -4,6 +4,7 @@ Each subcommand lives in ``companion/commands/<name>.py`` and provides
 ``add_arguments(parser)`` and ``run(args) -> int``. Modules are imported only when their
 subcommand runs, so ``play`` never loads OpenCV and ``detect`` never loads Flask.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,8 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "unavailable", None):
-        print(f"domino-companion {args.command}: not available here ({args.unavailable})",
-              file=sys.stderr)
+        print(
+            f"domino-companion {args.command}: not available here ({args.unavailable})",
+            file=sys.stderr,
+        )
         return 1
     module = import_module(COMMANDS[args.command][0])
     try:

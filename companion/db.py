@@ -5,12 +5,13 @@ One connection per request (``get_db``), closed at teardown. The schema
 it is idempotent, so a server restart keeps every table, player, round and scored event.
 Writes go through ``transaction()``: all of a request's rows are stored or none.
 """
+
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
-from typing import Iterator
 
 import click
 from flask import Flask, current_app, g
@@ -48,7 +49,9 @@ def init_schema(conn: sqlite3.Connection) -> None:
 def get_db() -> sqlite3.Connection:
     """The request's connection to ``app.config['DATABASE']``, opened on first use."""
     if "db" not in g:
-        g.db = connect(current_app.config["DATABASE"], float(current_app.config.get("DB_BUSY_TIMEOUT", 5.0)))
+        g.db = connect(
+            current_app.config["DATABASE"], float(current_app.config.get("DB_BUSY_TIMEOUT", 5.0))
+        )
     return g.db
 
 
@@ -61,7 +64,9 @@ def close_db(_exc: BaseException | None = None) -> None:
 
 def is_busy(exc: BaseException) -> bool:
     """True for SQLite's "database is locked/busy" errors (another writer held the lock too long)."""
-    return isinstance(exc, sqlite3.OperationalError) and any(w in str(exc).lower() for w in ("locked", "busy"))
+    return isinstance(exc, sqlite3.OperationalError) and any(
+        w in str(exc).lower() for w in ("locked", "busy")
+    )
 
 
 @contextmanager
@@ -96,6 +101,7 @@ def init_app(app: Flask) -> None:
     The database file (and its ``-wal``/``-shm`` companions) is readable by the owner only.
     """
     from .guard import private_file
+
     app.teardown_appcontext(close_db)
     app.cli.add_command(init_db_command)
     path = app.config["DATABASE"]

@@ -26,10 +26,12 @@ conventions (how the draw game's remaining tiles are shown) are in docs/follow.m
 Games: ``tableaux``, ``draw100``, ``good-neighbors``, ``luzon`` (The Big Clock is not followed:
 its drawn tile and the stock are not on the table).
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import permutations
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -42,8 +44,19 @@ FOLLOW_GAMES = ("tableaux", "draw100", "good-neighbors", "luzon")
 
 #: Problem kinds after which a stable state is not used (the reading is unsure); the follower
 #: waits for the next stable state.
-UNSURE_KINDS = frozenset({"unreadable", "doubtful", "duplicate", "outside_set", "too_many", "overlap",
-                          "ambiguous", "gap", "mid_turn"})
+UNSURE_KINDS = frozenset(
+    {
+        "unreadable",
+        "doubtful",
+        "duplicate",
+        "outside_set",
+        "too_many",
+        "overlap",
+        "ambiguous",
+        "gap",
+        "mid_turn",
+    }
+)
 
 
 def _tile(x: Any) -> Tile:
@@ -65,8 +78,15 @@ class Follower:
         ValueError: an unknown game or a bad parameter.
     """
 
-    def __init__(self, game: str, players: int = 2, max_pip: int | None = None, first_player: int = 0,
-                 steady_frames: int = STEADY_FRAMES, variant: str | None = None):
+    def __init__(
+        self,
+        game: str,
+        players: int = 2,
+        max_pip: int | None = None,
+        first_player: int = 0,
+        steady_frames: int = STEADY_FRAMES,
+        variant: str | None = None,
+    ):
         name = str(game).strip().lower().replace("_", "-")
         if name not in FOLLOW_GAMES:
             raise ValueError(f"cannot follow {game!r}; one of {list(FOLLOW_GAMES)}")
@@ -120,7 +140,9 @@ class Follower:
         try:
             out += self._rules.on_stable(reading, stable, up.frame)
         except ValueError as e:  # a position the rules refuse: asked, never a crash
-            out.append({"type": "question", "message": f"the table cannot be taken as a position: {e}"})
+            out.append(
+                {"type": "question", "message": f"the table cannot be taken as a position: {e}"}
+            )
         out += self._rules.flush()
         self._stamp(out, up.frame)
         return out
@@ -153,11 +175,14 @@ class Follower:
         """JSON-ready: game, frames seen, plays, flags, questions, scores (per seat, or the
         solitaire's progress), player to move, over."""
         ev = self.events
-        return {"game": self.game, "frames": self.frame + 1,
-                "plays": sum(e["type"] == "play" for e in ev),
-                "flags": sum(e["type"] == "flag" for e in ev),
-                "questions": sum(e["type"] == "question" for e in ev),
-                **self._rules.summary()}
+        return {
+            "game": self.game,
+            "frames": self.frame + 1,
+            "plays": sum(e["type"] == "play" for e in ev),
+            "flags": sum(e["type"] == "flag" for e in ev),
+            "questions": sum(e["type"] == "question" for e in ev),
+            **self._rules.summary(),
+        }
 
 
 def _read_line(stable: list[TileDetection]):
@@ -264,7 +289,6 @@ def _register(ours: dict[Tile, tuple], seen: dict[Tile, tuple]):
 def _why_not_tableaux(board, tile: Tile, c0, n0: int, c1, n1: int) -> str:
     """One sentence: why ``tile`` (``n0`` on cell ``c0``, ``n1`` on ``c1``) is not a legal play
     on ``board`` (RULES.md section 5: side, corner and centre plays)."""
-    from engine.tableaux.board import flush_sum
 
     touch = []
     for c, n, other in ((c0, n0, c1), (c1, n1, c0)):
@@ -317,7 +341,9 @@ class _TableauxFollow(_GameFollow):
     def _score(self, p: int, points: int, reason: str) -> list[dict]:
         self.scores[p] += points
         self.hand_scores[p] += points
-        out = [{"type": "score", "source": "camera", "player": p, "points": points, "reason": reason}]
+        out = [
+            {"type": "score", "source": "camera", "player": p, "points": points, "reason": reason}
+        ]
         if points > 0 and self.scores[p] >= self.target:
             self.winner = p
             out.append({"type": "result", "winner": p, "scores": list(self.scores)})
@@ -331,17 +357,29 @@ class _TableauxFollow(_GameFollow):
         self.board = self._Board()
         self.tiles = {}
         self.flagged = set()
-        return out + [{"type": "hand_end", "hand": self.hand_number, "hand_scores": [a, b],
-                       "next_starter": winner}]
+        return out + [
+            {
+                "type": "hand_end",
+                "hand": self.hand_number,
+                "hand_scores": [a, b],
+                "next_starter": winner,
+            }
+        ]
 
     def _start(self, seen: dict[Tile, tuple]) -> list[dict]:
         self.hand_number += 1
         self.hand_scores = [0, 0]
-        for t, ((ca, na), (cb, nb)) in seen.items():
+        for _t, ((ca, na), (cb, nb)) in seen.items():
             self.board.place(ca, na, cb, nb)
         self.tiles = dict(seen)
-        return [{"type": "hand_start", "hand": self.hand_number, "tiles": [str(t) for t in seen],
-                 "player": self.player}]
+        return [
+            {
+                "type": "hand_start",
+                "hand": self.hand_number,
+                "tiles": [str(t) for t in seen],
+                "player": self.player,
+            }
+        ]
 
     def on_stable(self, reading, stable, frame):
         if reading is None or not reading.layout.get("placed"):
@@ -359,14 +397,24 @@ class _TableauxFollow(_GameFollow):
         if f is None:
             if len(seen) == 1:  # a new starter on a cleared table
                 return self._end_hand() + self._start(seen)
-            return [{"type": "question", "message": "the tableau seen does not line up with the "
-                     "one followed so far; check the tiles"}]
+            return [
+                {
+                    "type": "question",
+                    "message": "the tableau seen does not line up with the "
+                    "one followed so far; check the tiles",
+                }
+            ]
         gone = [t for t in self.tiles if t not in seen]
         if gone:
             if len(seen) == 1 and len(gone) == len(self.tiles):
                 return self._end_hand() + self._start(seen)
-            return [{"type": "question", "message": f"{', '.join(map(str, gone))} no longer seen on "
-                     "the tableau; tiles stay where they are played"}]
+            return [
+                {
+                    "type": "question",
+                    "message": f"{', '.join(map(str, gone))} no longer seen on "
+                    "the tableau; tiles stay where they are played",
+                }
+            ]
         moved = [t for t in self.tiles if {(f(c), n) for c, n in seen[t]} != set(self.tiles[t])]
         if moved:
             return [{"type": "question", "message": f"{', '.join(map(str, moved))} moved"}]
@@ -379,7 +427,11 @@ class _TableauxFollow(_GameFollow):
         if t.is_double:
             low_cell, high_cell = min(c0, c1), max(c0, c1)
         for m in board.placements([t]):
-            if {m.low_cell, m.high_cell} == {c0, c1} and m.low_cell == low_cell and m.high_cell == high_cell:
+            if (
+                {m.low_cell, m.high_cell} == {c0, c1}
+                and m.low_cell == low_cell
+                and m.high_cell == high_cell
+            ):
                 return m
         return None
 
@@ -418,20 +470,38 @@ class _TableauxFollow(_GameFollow):
             for t in rest:
                 (c0, n0), (c1, n1) = new[t]
                 self.flagged.add(t)
-                out.append({"type": "flag", "tile": str(t),
-                            "message": _why_not_tableaux(b, t, c0, n0, c1, n1)})
+                out.append(
+                    {
+                        "type": "flag",
+                        "tile": str(t),
+                        "message": _why_not_tableaux(b, t, c0, n0, c1, n1),
+                    }
+                )
         if len(order) > 1:
-            out.append({"type": "note", "message": "several tiles at once, taken in the order "
-                        + ", ".join(map(str, order))})
+            out.append(
+                {
+                    "type": "note",
+                    "message": "several tiles at once, taken in the order "
+                    + ", ".join(map(str, order)),
+                }
+            )
         for t in order:
             m = self._placement(self.board, t, new[t])
             out += self.flush(t)
             self.board.place(m.low_cell, t.low, m.high_cell, t.high)
             self.tiles[t] = new[t]
             p = self.player
-            out.append({"type": "play", "player": p, "tile": str(t), "kind": m.kind, "points": m.points,
-                        "action": f"{t} at {list(m.low_cell)}={t.low} {list(m.high_cell)}={t.high}",
-                        "continues": m.continues})
+            out.append(
+                {
+                    "type": "play",
+                    "player": p,
+                    "tile": str(t),
+                    "kind": m.kind,
+                    "points": m.points,
+                    "action": f"{t} at {list(m.low_cell)}={t.low} {list(m.high_cell)}={t.high}",
+                    "continues": m.continues,
+                }
+            )
             if m.points:
                 out += self._score(p, m.points, f"{m.kind} play {t}")
             if self.winner is not None:
@@ -460,8 +530,13 @@ class _TableauxFollow(_GameFollow):
         return out
 
     def summary(self):
-        return {"scores": list(self.scores), "player": self.player, "hand": self.hand_number,
-                "over": self.over, "winner": self.winner}
+        return {
+            "scores": list(self.scores),
+            "player": self.player,
+            "hand": self.hand_number,
+            "over": self.over,
+            "winner": self.winner,
+        }
 
 
 # --- the draw game ---------------------------------------------------------------------------
@@ -518,7 +593,9 @@ class _Draw100Follow(_GameFollow):
             return []
         by_index = {d_i: d for d_i, d in enumerate(stable)}
         line_tiles = {Tile.parse(it["tile"]): it["tile_index"] for it in lay["line"]}
-        loose = [(Tile.parse(it["tile"]), it["tile_index"]) for it in lay.get("loose", []) if it["tile"]]
+        loose = [
+            (Tile.parse(it["tile"]), it["tile_index"]) for it in lay.get("loose", []) if it["tile"]
+        ]
         length = float(np.median([d.size[0] for d in stable]))
         centres = {t: by_index[i].centre for t, i in line_tiles.items()}
         near, far = [], []
@@ -528,26 +605,43 @@ class _Draw100Follow(_GameFollow):
             (near if dist < NEAR_LINE * length and self.phase == "play" else far).append((t, i))
         out: list[dict] = []
         # a line that does not contain ours: a new hand begun without an empty table between
-        values = {Tile(*(int(v) for v in d.pips)) for d in stable if not d.face_down and d.pips is not None}
+        values = {
+            Tile(*(int(v) for v in d.pips))
+            for d in stable
+            if not d.face_down and d.pips is not None
+        }
         if self.node and not any(t in values for t in self.node) and len(line_tiles) == 1:
             out += self._cleared()
         gone = [t for t in self.node if t not in line_tiles]
         if gone and self.phase == "play":  # a tile of the line hidden or misread: wait
-            return out + [{"type": "question", "message": f"{', '.join(map(str, gone))} no longer "
-                           "seen in the line"}]
+            return out + [
+                {
+                    "type": "question",
+                    "message": f"{', '.join(map(str, gone))} no longer seen in the line",
+                }
+            ]
         if self.phase == "play" and not far:
             out += self._line_plays(lay, line_tiles, by_index, frame)
             for t, i in near:
                 if t in self.flagged or t in self.node:
                     continue
                 self.flagged.add(t)
-                out.append({"type": "flag", "tile": str(t),
-                            "message": self._why_not(t, by_index[i].centre, lay, by_index, seen_det=by_index[i])})
+                out.append(
+                    {
+                        "type": "flag",
+                        "tile": str(t),
+                        "message": self._why_not(
+                            t, by_index[i].centre, lay, by_index, seen_det=by_index[i]
+                        ),
+                    }
+                )
             return out
         # the end of the hand: the players show their remaining tiles apart from the line
         if self.phase == "play":
             self.phase = "reveal"
-            out.append({"type": "hand_end", "hand": self.hand_number, "last_player": self.last_player})
+            out.append(
+                {"type": "hand_end", "hand": self.hand_number, "last_player": self.last_player}
+            )
         shown = {t for t, _ in loose if t not in self.node}
         if shown:
             self.group |= shown
@@ -565,8 +659,14 @@ class _Draw100Follow(_GameFollow):
                 if not t.is_double:
                     if t not in self.flagged:
                         self.flagged.add(t)
-                        out.append({"type": "flag", "tile": str(t), "message": f"{t} cannot lead: the "
-                                    "highest double leads (RULES.md section 4)"})
+                        out.append(
+                            {
+                                "type": "flag",
+                                "tile": str(t),
+                                "message": f"{t} cannot lead: the "
+                                "highest double leads (RULES.md section 4)",
+                            }
+                        )
                     return out
                 self.hand_number += 1
                 self.node[t] = self.line.place_first(t)
@@ -574,16 +674,31 @@ class _Draw100Follow(_GameFollow):
                 return out
             # joined mid-hand: take the line as seen
             from engine.draw100.line import LineOfPlay
+
             try:
-                self.line = LineOfPlay.from_json([{k: it[k] for k in ("tile", "parent", "direction")} for it in lay["line"]])
+                self.line = LineOfPlay.from_json(
+                    [{k: it[k] for k in ("tile", "parent", "direction")} for it in lay["line"]]
+                )
             except ValueError as e:
-                return [{"type": "question", "message": f"the line seen is not a line of play: {e}"}]
+                return [
+                    {"type": "question", "message": f"the line seen is not a line of play: {e}"}
+                ]
             self.hand_number += 1
             self.node = {n.tile: n.id for n in self.line.nodes}
-            return [{"type": "note", "message": f"joined a hand in progress: {len(self.node)} tiles in the line"}]
+            return [
+                {
+                    "type": "note",
+                    "message": f"joined a hand in progress: {len(self.node)} tiles in the line",
+                }
+            ]
         gone = [t for t in self.node if t not in line_tiles]
         if gone:
-            return [{"type": "question", "message": f"{', '.join(map(str, gone))} no longer seen in the line"}]
+            return [
+                {
+                    "type": "question",
+                    "message": f"{', '.join(map(str, gone))} no longer seen in the line",
+                }
+            ]
         index_tile = {i: t for t, i in line_tiles.items()}
         partners: dict[Tile, list[Tile]] = {}
         for i, j in lay.get("joins", []):
@@ -601,7 +716,11 @@ class _Draw100Follow(_GameFollow):
                 for host in partners.get(t, []):
                     if host not in self.node:
                         continue
-                    ends = [e for e in self.line.open_ends() if e.node_id == self.node[host] and t.has(e.number)]
+                    ends = [
+                        e
+                        for e in self.line.open_ends()
+                        if e.node_id == self.node[host] and t.has(e.number)
+                    ]
                     if not ends:
                         continue
                     e = ends[0]
@@ -611,15 +730,25 @@ class _Draw100Follow(_GameFollow):
                     progress = True
                     break
         if len(placed) > 1:
-            out.append({"type": "note", "message": "several tiles at once, taken in the order "
-                        + ", ".join(str(t) for t, _ in placed)})
+            out.append(
+                {
+                    "type": "note",
+                    "message": "several tiles at once, taken in the order "
+                    + ", ".join(str(t) for t, _ in placed),
+                }
+            )
         for t, text in placed:
             out += self.flush(t)
             out.append(self._play(t, text))
         for t in new:
             if t not in self.flagged:
                 self.flagged.add(t)
-                out.append({"type": "question", "message": f"{t} joins the line where no open end takes it"})
+                out.append(
+                    {
+                        "type": "question",
+                        "message": f"{t} joins the line where no open end takes it",
+                    }
+                )
         return out
 
     def _play(self, t: Tile, text: str) -> dict:
@@ -628,8 +757,15 @@ class _Draw100Follow(_GameFollow):
         self.player = (p + 1) % self.n
         return {"type": "play", "player": p, "tile": str(t), "action": text, "points": 0}
 
-    def _why_not(self, t: Tile, centre, lay, by_index, exclude: int | None = None,
-                 seen_det: TileDetection | None = None) -> str:
+    def _why_not(
+        self,
+        t: Tile,
+        centre,
+        lay,
+        by_index,
+        exclude: int | None = None,
+        seen_det: TileDetection | None = None,
+    ) -> str:
         """The number of the open end of the followed line nearest to ``centre`` (pixels)."""
         index_of = {it["tile"]: it["tile_index"] for it in lay["line"]}
         ends = []
@@ -649,12 +785,20 @@ class _Draw100Follow(_GameFollow):
         return f"{text} does not match the {number} it touches"
 
     def _close_group(self) -> list[dict]:
-        seat = ((self.last_player if self.last_player is not None else -1) + 1 + len(self.groups)) % self.n
+        seat = (
+            (self.last_player if self.last_player is not None else -1) + 1 + len(self.groups)
+        ) % self.n
         group = sorted(self.group)
         self.groups.append(group)
         self.group = set()
-        out = [{"type": "hand_shown", "player": seat, "tiles": [str(t) for t in group],
-                "pips": sum(t.pips for t in group)}]
+        out = [
+            {
+                "type": "hand_shown",
+                "player": seat,
+                "tiles": [str(t) for t in group],
+                "pips": sum(t.pips for t in group),
+            }
+        ]
         if len(self.groups) == self.n:
             out += self._score_hand("blocked")
         elif len(self.groups) == self.n - 1 and self._surely_domino():
@@ -672,7 +816,10 @@ class _Draw100Follow(_GameFollow):
 
     def _score_hand(self, kind: str) -> list[dict]:
         n = self.n
-        seat_of = [((self.last_player if self.last_player is not None else -1) + 1 + k) % n for k in range(len(self.groups))]
+        seat_of = [
+            ((self.last_player if self.last_player is not None else -1) + 1 + k) % n
+            for k in range(len(self.groups))
+        ]
         pips = [0] * n
         for s, g in zip(seat_of, self.groups):
             pips[s] = sum(t.pips for t in g)
@@ -682,11 +829,26 @@ class _Draw100Follow(_GameFollow):
             low = min(pips)
             lows = [p for p in range(n) if pips[p] == low]
             winner, points = (None, 0) if len(lows) > 1 else (lows[0], sum(pips) - 2 * low)
-        out = [{"type": "hand_scored", "kind": kind, "winner": winner, "points": points, "hand_pips": pips}]
+        out = [
+            {
+                "type": "hand_scored",
+                "kind": kind,
+                "winner": winner,
+                "points": points,
+                "hand_pips": pips,
+            }
+        ]
         if winner is not None:
             self.scores[winner] += points
-            out.append({"type": "score", "source": "camera", "player": winner, "points": points,
-                        "reason": f"hand {self.hand_number} ({kind})"})
+            out.append(
+                {
+                    "type": "score",
+                    "source": "camera",
+                    "player": winner,
+                    "points": points,
+                    "reason": f"hand {self.hand_number} ({kind})",
+                }
+            )
             if self.scores[winner] >= self.target:
                 self.winner = winner
                 out.append({"type": "result", "winner": winner, "scores": list(self.scores)})
@@ -702,10 +864,17 @@ class _Draw100Follow(_GameFollow):
                 if len(self.groups) == self.n - 1:
                     out += self._score_hand("domino")
                 else:
-                    out.append({"type": "question", "message": f"the table was cleared after "
-                                f"{len(self.groups)} hand(s) shown; {self.n - 1} or {self.n} were expected"})
+                    out.append(
+                        {
+                            "type": "question",
+                            "message": f"the table was cleared after "
+                            f"{len(self.groups)} hand(s) shown; {self.n - 1} or {self.n} were expected",
+                        }
+                    )
         elif self.phase == "play" and self.node:
-            out.append({"type": "question", "message": "the line was cleared before the hands were shown"})
+            out.append(
+                {"type": "question", "message": "the line was cleared before the hands were shown"}
+            )
         self._reset()
         return out
 
@@ -726,11 +895,17 @@ class _Draw100Follow(_GameFollow):
         return super().on_tap(kind, player)
 
     def summary(self):
-        return {"scores": list(self.scores), "player": self.player, "hand": self.hand_number,
-                "over": self.over, "winner": self.winner}
+        return {
+            "scores": list(self.scores),
+            "player": self.player,
+            "hand": self.hand_number,
+            "over": self.over,
+            "winner": self.winner,
+        }
 
 
 # --- solitaires ------------------------------------------------------------------------------
+
 
 class _SolitaireFollow(_GameFollow):
     """Shared bookkeeping: removed tiles, progress and the result."""
@@ -747,7 +922,9 @@ class _SolitaireFollow(_GameFollow):
 
     def _progress(self) -> list[dict]:
         st = self.state
-        out = [{"type": "progress", "removed": len(st.removed), "left": self.total - len(st.removed)}]
+        out = [
+            {"type": "progress", "removed": len(st.removed), "left": self.total - len(st.removed)}
+        ]
         if st.is_terminal():
             self.won = bool(st.returns()[0] == 1.0)
             out.append({"type": "result", "won": self.won, "removed": len(st.removed)})
@@ -755,7 +932,11 @@ class _SolitaireFollow(_GameFollow):
 
     def summary(self):
         st = self.state
-        return {"removed": None if st is None else len(st.removed), "over": self.over, "won": self.won}
+        return {
+            "removed": None if st is None else len(st.removed),
+            "over": self.over,
+            "won": self.won,
+        }
 
 
 class _GoodNeighborsFollow(_SolitaireFollow):
@@ -766,14 +947,17 @@ class _GoodNeighborsFollow(_SolitaireFollow):
         self.max_pip = max_pip
 
     def on_stable(self, reading, stable, frame):
-        from engine.good_neighbors import GoodNeighborsGame
 
         if reading is None:  # an empty table: every tile removed
             if self.state is None:
                 return []
             lay = {"grid": [], "max_pip": self.max_pip}
         elif _unsure(reading) or not reading.layout.get("grid"):
-            values = {Tile(*(int(v) for v in d.pips)) for d in stable if not d.face_down and d.pips is not None}
+            values = {
+                Tile(*(int(v) for v in d.pips))
+                for d in stable
+                if not d.face_down and d.pips is not None
+            }
             if self.state is None or self.state.stock or not values <= set(self.state.grid):
                 return []
             # with the stock out, a few tiles left may not show the grid's shape; nothing new can
@@ -797,12 +981,16 @@ class _GoodNeighborsFollow(_SolitaireFollow):
             return []
         gone = set(old) - set(grid)
         kept = [t for t in old if t not in gone]
-        fresh = grid[len(kept):]
+        fresh = grid[len(kept) :]
         guessed = getattr(self, "guessed", set())
         back = [t for t in grid if t in set(st.removed) and t not in guessed]
         if back:
-            return [{"type": "question", "message": f"{', '.join(map(str, back))} had been removed; "
-                     "it cannot come back"}]
+            return [
+                {
+                    "type": "question",
+                    "message": f"{', '.join(map(str, back))} had been removed; it cannot come back",
+                }
+            ]
         for t in fresh:  # a tile taken for removed unseen shows up: another one was
             if t in guessed and t in st.removed:
                 guessed.discard(t)
@@ -814,27 +1002,46 @@ class _GoodNeighborsFollow(_SolitaireFollow):
                     st.removed.append(swap)
                     guessed.add(swap)
                 st._legal = None
-        if grid[:len(kept)] != kept or any(t not in st.stock for t in fresh):
-            return [{"type": "question", "message": "the grid is not closed up in reading order: the "
-                     "tiles left keep their order, the new ones come after them"}]
+        if grid[: len(kept)] != kept or any(t not in st.stock for t in fresh):
+            return [
+                {
+                    "type": "question",
+                    "message": "the grid is not closed up in reading order: the "
+                    "tiles left keep their order, the new ones come after them",
+                }
+            ]
         # the stock order the table shows: the fresh tiles first (nothing unseen was removed)
         guess = st.clone()
         guess.stock = list(fresh) + [t for t in st.stock if t not in set(fresh)]
         guess._legal = None
-        path = _search(guess, lambda c: list(c.grid) == grid,
-                       lambda a: a.tiles <= gone, MAX_DEPTH)
+        path = _search(guess, lambda c: list(c.grid) == grid, lambda a: a.tiles <= gone, MAX_DEPTH)
         if path is None:
             if len(gone) <= 2 or not _pairs_off(sorted(gone)) and len(gone) % 2 == 0:
-                return [{"type": "flag", "tile": " ".join(map(str, sorted(gone))),
-                         "message": f"{', '.join(map(str, sorted(gone)))} are not good-neighbour pairs "
-                         "(touching tiles that share a number, RULES.md section 1)"}]
+                return [
+                    {
+                        "type": "flag",
+                        "tile": " ".join(map(str, sorted(gone))),
+                        "message": f"{', '.join(map(str, sorted(gone)))} are not good-neighbour pairs "
+                        "(touching tiles that share a number, RULES.md section 1)",
+                    }
+                ]
             if len(grid) < st.game.cells:
                 # empty cells that no run of turns explains: tiles hidden, not gone; wait
-                return [{"type": "question", "message": "tiles missing from the grid that no turn "
-                         "explains; the grid is filled after every turn while the stock lasts"}]
+                return [
+                    {
+                        "type": "question",
+                        "message": "tiles missing from the grid that no turn "
+                        "explains; the grid is filled after every turn while the stock lasts",
+                    }
+                ]
             self._resync(st, grid, gone, fresh)
-            return [{"type": "question", "message": "the grid changed by more than the turns the camera "
-                     "saw; taken as seen (check it)"}] + self._progress()
+            return [
+                {
+                    "type": "question",
+                    "message": "the grid changed by more than the turns the camera "
+                    "saw; taken as seen (check it)",
+                }
+            ] + self._progress()
         out = [] if len(path) == 1 else [{"type": "note", "message": f"{len(path)} turns at once"}]
         for a in path:
             guess.apply_action(a)
@@ -853,7 +1060,9 @@ class _GoodNeighborsFollow(_SolitaireFollow):
             t = stock.pop()
             removed.append(t)
             self.guessed = getattr(self, "guessed", set()) | {t}
-        new = GoodNeighborsGame(max_pip=self.max_pip).state_from_position(_rows(grid, st.game), stock=stock)
+        new = GoodNeighborsGame(max_pip=self.max_pip).state_from_position(
+            _rows(grid, st.game), stock=stock
+        )
         new.removed = removed
         self.state = new
 
@@ -895,14 +1104,16 @@ def _pairs_off(tiles: list[Tile]) -> bool:
         if not rest:
             return True
         a = rest[0]
-        return any(a.shares_number(b) and rec(rest[1:k] + rest[k + 1:]) for k, b in enumerate(rest[1:], 1))
+        return any(
+            a.shares_number(b) and rec(rest[1:k] + rest[k + 1 :]) for k, b in enumerate(rest[1:], 1)
+        )
 
     return rec(tuple(tiles))
 
 
 def _rows(grid: list[Tile], game) -> list[list[Tile | None]]:
     cells = list(grid) + [None] * (game.cells - len(grid))
-    return [cells[i * game.cols:(i + 1) * game.cols] for i in range(game.rows)]
+    return [cells[i * game.cols : (i + 1) * game.cols] for i in range(game.rows)]
 
 
 def _luzon_key(columns, reserve) -> tuple:
@@ -940,27 +1151,54 @@ class _LuzonFollow(_SolitaireFollow):
         st = self.state
         if _luzon_key(st.columns, st.reserve) == want:
             return []
-        gone = (set(t for c in st.columns for t in c) | set(st.reserve)) - \
-            (set(t for c in cols for t in c) | set(res))
-        path = _search(st, lambda c: _luzon_key(c.columns, c.reserve) == want,
-                       lambda a: not hasattr(a, "a") or {a.a, a.b} <= gone, MAX_DEPTH)
+        gone = (set(t for c in st.columns for t in c) | set(st.reserve)) - (
+            set(t for c in cols for t in c) | set(res)
+        )
+        path = _search(
+            st,
+            lambda c: _luzon_key(c.columns, c.reserve) == want,
+            lambda a: not hasattr(a, "a") or {a.a, a.b} <= gone,
+            MAX_DEPTH,
+        )
         if path is None:
             from engine.luzon import tiles_pair
+
             if len(gone) == 2:
                 a, b = sorted(gone)
                 if not tiles_pair(a, b, self.variant):
-                    return [{"type": "flag", "tile": f"{a} {b}", "message": f"{a} and {b} do not "
-                             f"total 12 pips" + (" end to end" if self.variant else "")}]
+                    return [
+                        {
+                            "type": "flag",
+                            "tile": f"{a} {b}",
+                            "message": f"{a} and {b} do not "
+                            f"total 12 pips" + (" end to end" if self.variant else ""),
+                        }
+                    ]
             if reading is None or reading.state is None:
-                return [{"type": "question", "message": "the columns changed in a way no legal play explains"}]
+                return [
+                    {
+                        "type": "question",
+                        "message": "the columns changed in a way no legal play explains",
+                    }
+                ]
             # Luzon has no stock: every tile not on the table was removed
             self.state = reading.state
-            return [{"type": "question", "message": "the columns changed by more than the plays the "
-                     "camera saw; taken as seen (check it)"}] + self._progress()
+            return [
+                {
+                    "type": "question",
+                    "message": "the columns changed by more than the plays the "
+                    "camera saw; taken as seen (check it)",
+                }
+            ] + self._progress()
         out: list[dict] = []
         if len(path) > 1:
-            out.append({"type": "note", "message": "several plays at once, taken in the order "
-                        + "; ".join(map(str, path))})
+            out.append(
+                {
+                    "type": "note",
+                    "message": "several plays at once, taken in the order "
+                    + "; ".join(map(str, path)),
+                }
+            )
         for a in path:
             st.apply_action(a)
             out.append({"type": "play", "player": 0, "action": str(a), "tile": None, "points": 0})

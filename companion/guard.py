@@ -4,6 +4,7 @@ headers, the start form's CSRF token, the wrong-code rate limit and owner-only f
 Everything here is installed by :func:`companion.app.create_app`; the blueprints call
 :func:`check_code_attempts`, :func:`wrong_code` and :func:`check_csrf`.
 """
+
 from __future__ import annotations
 
 import json
@@ -68,10 +69,13 @@ def limit_body_size() -> None:
     are limited to :data:`MAX_BODY_BYTES` (413 beyond), so nobody makes the server parse 20 MB
     of JSON."""
     if request.mimetype != "multipart/form-data":
-        request.max_content_length = min(MAX_BODY_BYTES, current_app.config["MAX_CONTENT_LENGTH"] or MAX_BODY_BYTES)
+        request.max_content_length = min(
+            MAX_BODY_BYTES, current_app.config["MAX_CONTENT_LENGTH"] or MAX_BODY_BYTES
+        )
 
 
 # --- security headers, cookies, hosts --------------------------------------------------------
+
 
 def security_headers(response):
     """No framing by other sites, no MIME sniffing, no table code leaked in a Referer."""
@@ -88,6 +92,7 @@ def default_trusted_hosts() -> list[str]:
     import socket
 
     from .commands.serve import lan_address
+
     hosts = ["localhost", "127.0.0.1", lan_address() or ""]
     try:
         name = socket.gethostname()
@@ -106,11 +111,14 @@ def default_trusted_hosts() -> list[str]:
 def untrusted_host_message(exc: Exception) -> str:
     """What a request with a Host header the server does not answer to is told (400)."""
     host = request.environ.get("HTTP_HOST", "")[:100]
-    return (f"this server does not answer to the host name {host!r}; open the address the server printed, "
-            "or start it with --trusted-host NAME")
+    return (
+        f"this server does not answer to the host name {host!r}; open the address the server printed, "
+        "or start it with --trusted-host NAME"
+    )
 
 
 # --- CSRF token of HTML forms ----------------------------------------------------------------
+
 
 def csrf_token() -> str:
     """This browser's form token (kept in the signed session cookie), made on first use."""
@@ -130,10 +138,13 @@ def check_csrf() -> None:
     sent = request.form.get("csrf_token", "")
     mine = session.get("csrf")
     if not isinstance(mine, str) or not secrets.compare_digest(sent.encode(), mine.encode()):
-        raise ApiError(400, "this form has expired or came from another site; reload the page and try again")
+        raise ApiError(
+            400, "this form has expired or came from another site; reload the page and try again"
+        )
 
 
 # --- wrong table codes: a rate limit per client ---------------------------------------------------
+
 
 class CodeAttempts:
     """Wrong table codes per client address in a sliding window (in memory, per process).
@@ -164,8 +175,11 @@ class CodeAttempts:
             q = self._recent(client, window_s, now)
             if len(q) >= limit:
                 wait = max(1, int(q[0] + window_s - now + 1))
-                raise ApiError(429, f"too many wrong table codes from this device; try again in {wait} s",
-                               retry_after=wait)
+                raise ApiError(
+                    429,
+                    f"too many wrong table codes from this device; try again in {wait} s",
+                    retry_after=wait,
+                )
 
     def wrong(self, client: str) -> None:
         with self._lock:
@@ -180,7 +194,9 @@ def _attempts() -> CodeAttempts:
 
 def check_code_attempts() -> None:
     """Raise ApiError(429) if this client sent too many wrong codes lately (see :class:`CodeAttempts`)."""
-    _attempts().check(request.remote_addr or "?", int(current_app.config["CODE_TRIES_PER_MINUTE"]), 60.0)
+    _attempts().check(
+        request.remote_addr or "?", int(current_app.config["CODE_TRIES_PER_MINUTE"]), 60.0
+    )
 
 
 def wrong_code() -> None:
@@ -189,6 +205,7 @@ def wrong_code() -> None:
 
 
 # --- owner-only files -------------------------------------------------------------------------
+
 
 def private_file(path: str | os.PathLike, create: bool = False) -> None:
     """Make ``path`` readable and writable by its owner only (0600); create it empty if asked.

@@ -18,6 +18,7 @@ Problem messages get the same treatment (:func:`plain_problem`): "table tile 9" 
 ``action_to_json`` (engine/draw100/game.py, engine/tableaux/game.py, engine/good_neighbors.py,
 engine/big_clock.py, engine/luzon.py); the rules behind the words are in RULES.md.
 """
+
 from __future__ import annotations
 
 import re
@@ -46,8 +47,10 @@ def _box(centre: np.ndarray, along: np.ndarray, length: float, width: float) -> 
     """Four corners px of a ``length`` x ``width`` box centred at ``centre``, long side ``along``."""
     across = np.array([-along[1], along[0]])
     h, w = along * length / 2, across * width / 2
-    return [[round(float(x), 1), round(float(y), 1)] for x, y in
-            (centre - h - w, centre + h - w, centre + h + w, centre - h + w)]
+    return [
+        [round(float(x), 1), round(float(y), 1)]
+        for x, y in (centre - h - w, centre + h - w, centre + h + w, centre - h + w)
+    ]
 
 
 def _where(vec: np.ndarray) -> str:
@@ -66,8 +69,11 @@ def _tile_text(t: Any) -> str:
 
 
 def _index_by_tile(layout_items: list[dict]) -> dict[str, int]:
-    return {str(it["tile"]): it["tile_index"] for it in layout_items
-            if isinstance(it, dict) and "tile" in it and isinstance(it.get("tile_index"), int)}
+    return {
+        str(it["tile"]): it["tile_index"]
+        for it in layout_items
+        if isinstance(it, dict) and "tile" in it and isinstance(it.get("tile_index"), int)
+    }
 
 
 def _win_details(hint: dict) -> list[str]:
@@ -79,7 +85,9 @@ def _win_details(hint: dict) -> list[str]:
         out.append(f"Tried on {m.group(2)} shuffles of the tiles you cannot see yet.")
     m = re.search(r"round won in (\d+) of (\d+) sampled deals", hint.get("explanation") or "")
     if m:
-        out.append(f"Wins the hand in {m.group(1)} of {m.group(2)} deals tried for the tiles you cannot see.")
+        out.append(
+            f"Wins the hand in {m.group(1)} of {m.group(2)} deals tried for the tiles you cannot see."
+        )
     m = re.search(r"average round margin ([+-]?[\d.]+) points", hint.get("explanation") or "")
     if m:
         out.append(f"On average {m.group(1).lstrip('+')} points ahead at the end of the hand.")
@@ -91,7 +99,11 @@ def _win_details(hint: dict) -> list[str]:
 def _alternatives(game: str, analysis: dict, tiles: list[dict]) -> list[str]:
     """The next best moves of the hint's ranking, each in the hint's own words (lower case)."""
     hint = analysis.get("hint") or {}
-    by_text = {m.get("text"): m.get("json") for m in analysis.get("legal_moves") or [] if isinstance(m, dict)}
+    by_text = {
+        m.get("text"): m.get("json")
+        for m in analysis.get("legal_moves") or []
+        if isinstance(m, dict)
+    }
     out = []
     for r in (hint.get("ranking") or [])[1:4]:
         aj = by_text.get(r.get("action"))
@@ -106,6 +118,7 @@ def _alternatives(game: str, analysis: dict, tiles: list[dict]) -> list[str]:
 
 # --- draw to 100 --------------------------------------------------------------------------
 
+
 def _draw100(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     aj = hint.get("action_json") or {}
     layout = analysis.get("layout") or {}
@@ -118,20 +131,33 @@ def _draw100(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     ends = {e.get("id"): e for e in layout.get("open_ends") or []}
     end = ends.get(aj.get("end"))
     if not layout.get("line") or end is None or not isinstance(end.get("tile_index"), int):
-        return {"text": f"Lead with the {name}" + (" (a double, laid crosswise)" if tile[0] == tile[1] else "")}
+        return {
+            "text": f"Lead with the {name}"
+            + (" (a double, laid crosswise)" if tile[0] == tile[1] else "")
+        }
     parent_i = end["tile_index"]
     number = int(end.get("number", tile[0]))
     ghost, direction = _draw100_ghost(layout, tiles, parent_i, number, tile)
-    side = "side of the spinner" if str(end.get("id", "")).split(".")[-1].startswith("side") else f"{_where(direction)} end"
+    side = (
+        "side of the spinner"
+        if str(end.get("id", "")).split(".")[-1].startswith("side")
+        else f"{_where(direction)} end"
+    )
     cross = " crosswise" if tile[0] == tile[1] else ""
     text = f"Play {name}{cross} on the {number} at the {side}"
-    out = {"text": text, "outline": [parent_i], "ghost": {"corners": ghost, "label": name}, "label": f"play {name} here"}
+    out = {
+        "text": text,
+        "outline": [parent_i],
+        "ghost": {"corners": ghost, "label": name},
+        "label": f"play {name} here",
+    }
     out["anchor"] = [float(v) for v in np.asarray(ghost).mean(axis=0)]
     return out
 
 
-def _draw100_ghost(layout: dict, tiles: list[dict], parent_i: int, number: int,
-                   tile: list[int]) -> tuple[list[Point], np.ndarray]:
+def _draw100_ghost(
+    layout: dict, tiles: list[dict], parent_i: int, number: int, tile: list[int]
+) -> tuple[list[Point], np.ndarray]:
     """Corners px of the tile to play laid at the open end of tile ``parent_i`` showing
     ``number``, and the direction from the parent to it. The end is the side of the parent
     away from the tiles joined to it (``layout.joins``); on a non-double the half showing
@@ -139,9 +165,14 @@ def _draw100_ghost(layout: dict, tiles: list[dict], parent_i: int, number: int,
     parent = tiles[parent_i]
     c = _centre(parent)
     along, length, across, width = _axes(parent)
-    neighbours = [b if a == parent_i else a for a, b in layout.get("joins") or [] if parent_i in (a, b)]
-    taken = [(_centre(tiles[n]) - c) / max(float(np.linalg.norm(_centre(tiles[n]) - c)), 1e-6)
-             for n in neighbours if 0 <= n < len(tiles)]
+    neighbours = [
+        b if a == parent_i else a for a, b in layout.get("joins") or [] if parent_i in (a, b)
+    ]
+    taken = [
+        (_centre(tiles[n]) - c) / max(float(np.linalg.norm(_centre(tiles[n]) - c)), 1e-6)
+        for n in neighbours
+        if 0 <= n < len(tiles)
+    ]
     is_double = parent.get("pips") and parent["pips"][0] == parent["pips"][1]
     if is_double:
         candidates = [(across, width), (-across, width), (along, length), (-along, length)]
@@ -165,6 +196,7 @@ def _draw100_ghost(layout: dict, tiles: list[dict], parent_i: int, number: int,
 
 
 # --- Tableaux ----------------------------------------------------------------------------
+
 
 def _cell_to_pixel(layout: dict, tiles: list[dict]):
     """An affine map (row, col) cell -> pixel fitted on the placed tiles' half centres, or None."""
@@ -211,8 +243,12 @@ def _tableaux(analysis: dict, tiles: list[dict], hint: dict) -> dict:
         return {"text": f"Play {name}{pts}"}
     rows = [low[0], high[0]]
     cols = [low[1], high[1]]
-    corners_rc = [(min(rows) - .5, min(cols) - .5), (min(rows) - .5, max(cols) + .5),
-                  (max(rows) + .5, max(cols) + .5), (max(rows) + .5, min(cols) - .5)]
+    corners_rc = [
+        (min(rows) - 0.5, min(cols) - 0.5),
+        (min(rows) - 0.5, max(cols) + 0.5),
+        (max(rows) + 0.5, max(cols) + 0.5),
+        (max(rows) + 0.5, min(cols) - 0.5),
+    ]
     ghost = [[round(float(v), 1) for v in to_px(rc)] for rc in corners_rc]
     # the placed tile it touches, to name the place in words
     mine = {tuple(low), tuple(high)}
@@ -230,8 +266,12 @@ def _tableaux(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     if near is not None:
         text += f" next to the {_tile_text(near['pips'])}"
     text += f", the {lowv} toward the {_where(low_px - high_px)}" if lowv != highv else ""
-    out = {"text": text, "ghost": {"corners": ghost, "label": name}, "label": f"play {name} here",
-           "anchor": [float(v) for v in np.asarray(ghost).mean(axis=0)]}
+    out = {
+        "text": text,
+        "ghost": {"corners": ghost, "label": name},
+        "label": f"play {name} here",
+        "anchor": [float(v) for v in np.asarray(ghost).mean(axis=0)],
+    }
     if near is not None and isinstance(near.get("tile_index"), int):
         out["outline"] = [near["tile_index"]]
     return out
@@ -239,15 +279,22 @@ def _tableaux(analysis: dict, tiles: list[dict], hint: dict) -> dict:
 
 # --- the solitaires ----------------------------------------------------------------------
 
+
 def _good_neighbors(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     idx = _index_by_tile((analysis.get("layout") or {}).get("cells") or [])
-    return _pairs([list(p) for p in (hint.get("action_json") or {}).get("pairs") or []], idx, tiles,
-                  "Remove the neighbours")
+    return _pairs(
+        [list(p) for p in (hint.get("action_json") or {}).get("pairs") or []],
+        idx,
+        tiles,
+        "Remove the neighbours",
+    )
 
 
 def _luzon(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     layout = analysis.get("layout") or {}
-    items = [t for col in layout.get("columns") or [] for t in col] + list(layout.get("reserve") or [])
+    items = [t for col in layout.get("columns") or [] for t in col] + list(
+        layout.get("reserve") or []
+    )
     idx = _index_by_tile(items)
     aj = hint.get("action_json") or {}
     if "pair" in aj:
@@ -262,7 +309,12 @@ def _luzon(analysis: dict, tiles: list[dict], hint: dict) -> dict:
 
 def _pairs(pairs: list[list[str]], idx: dict[str, int], tiles: list[dict], verb: str) -> dict:
     words = " and ".join(f"{a} + {b}" for a, b in pairs)
-    out: dict[str, Any] = {"text": f"{verb}: {words}", "outline": [], "pairs": [], "label": "remove"}
+    out: dict[str, Any] = {
+        "text": f"{verb}: {words}",
+        "outline": [],
+        "pairs": [],
+        "label": "remove",
+    }
     for a, b in pairs:
         if a in idx and b in idx:
             out["pairs"].append([idx[a], idx[b]])
@@ -293,7 +345,11 @@ def _big_clock(analysis: dict, tiles: list[dict], hint: dict) -> dict:
         src = slots.get(str(aj.get("src"))) or {}
         moving = src.get("tile", "the top tile")
         onto = "home" if dst and dst.get("blank") else f"onto the {dst.get('tile')}" if dst else ""
-        out["text"] = f"Move the {moving} from {_clock(aj.get('src'))} {onto} at {_clock(aj.get('dst'))}".replace("  ", " ")
+        out["text"] = (
+            f"Move the {moving} from {_clock(aj.get('src'))} {onto} at {_clock(aj.get('dst'))}".replace(
+                "  ", " "
+            )
+        )
         if isinstance(src.get("tile_index"), int):
             out["outline"] = [src["tile_index"]]
         label = moving
@@ -310,8 +366,10 @@ def _big_clock(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     if dst and isinstance(dst.get("tile_index"), int) and 0 <= dst["tile_index"] < len(tiles):
         t = tiles[dst["tile_index"]]
         along, length, _across, width = _axes(t)
-        out["ghost"] = {"corners": _box(_centre(t) + np.array([0.12, -0.12]) * width, along, length, width),
-                        "label": label}
+        out["ghost"] = {
+            "corners": _box(_centre(t) + np.array([0.12, -0.12]) * width, along, length, width),
+            "label": label,
+        }
         out["anchor"] = _centre(t).tolist()
     elif dst and dst.get("centre"):
         c = np.asarray(dst["centre"], float)
@@ -321,21 +379,33 @@ def _big_clock(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     return out
 
 
-PRESENTERS = {"draw100": _draw100, "tableaux": _tableaux, "good-neighbors": _good_neighbors,
-              "big-clock": _big_clock, "luzon": _luzon}
+PRESENTERS = {
+    "draw100": _draw100,
+    "tableaux": _tableaux,
+    "good-neighbors": _good_neighbors,
+    "big-clock": _big_clock,
+    "luzon": _luzon,
+}
 
 
 def move_words(game: str, analysis: dict, tiles: list[dict], move: dict) -> str:
     """One legal move (``{"text", "json"}``) in players' words (the hint's sentence for it)."""
     fn = PRESENTERS.get(game)
     try:
-        return fn(analysis, tiles, {"action_json": move["json"], "action": move.get("text", "")})["text"]
+        return fn(analysis, tiles, {"action_json": move["json"], "action": move.get("text", "")})[
+            "text"
+        ]
     except (KeyError, TypeError, ValueError, IndexError, np.linalg.LinAlgError):
         return _plain_action(str(move.get("text", "")))
 
 
-def present(game: str, analysis: dict, tiles: list[dict], width: int | None = None,
-            height: int | None = None) -> dict | None:
+def present(
+    game: str,
+    analysis: dict,
+    tiles: list[dict],
+    width: int | None = None,
+    height: int | None = None,
+) -> dict | None:
     """The hint of ``analysis`` in players' words with what to draw (see the module docstring).
 
     Args:
@@ -364,7 +434,10 @@ def present(game: str, analysis: dict, tiles: list[dict], width: int | None = No
     out["details"] = details
     if out.get("anchor") is not None and width and height:
         x, y = out["anchor"]
-        out["anchor"] = [min(max(float(x), 0.0), float(width)), min(max(float(y), 0.0), float(height))]
+        out["anchor"] = [
+            min(max(float(x), 0.0), float(width)),
+            min(max(float(y), 0.0), float(height)),
+        ]
     elif out.get("anchor") is None:
         out["anchor"] = None
     return out
@@ -393,8 +466,8 @@ def plain_problem(message: str, index: list[int] | None = None) -> tuple[str, li
             k = index[k]
         named.append(k)
         return f"tile {k + 1}"
+
     text = re.sub(r"table tile (\d+)", tile, message)
     text = re.sub(r"\bslot (\d+)", lambda m: _clock(m.group(1)), text)
     text = re.sub(r"[;,]?\s*\(?(see )?RULES\.md[^)\.;]*\)?", "", text)
     return text, named
-

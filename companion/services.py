@@ -8,6 +8,7 @@ shows instead of tiles or moves.
 
 Data passed to the web code is plain JSON (dicts, lists, numbers, strings).
 """
+
 from __future__ import annotations
 
 import json
@@ -23,32 +24,60 @@ from . import hints
 
 # --- the five games -----------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class GameInfo:
     """What the table form needs to know about a game (rules: /work/shared/RULES.md)."""
 
-    name: str                 # engine registry name (engine.GAMES)
-    label: str                # for people
-    scored: bool              # True: draw to 100 and Tableaux keep a score sheet
+    name: str  # engine registry name (engine.GAMES)
+    label: str  # for people
+    scored: bool  # True: draw to 100 and Tableaux keep a score sheet
     min_players: int
     max_players: int
-    sets: tuple[int, ...]     # allowed max_pip values (double-N sets)
+    sets: tuple[int, ...]  # allowed max_pip values (double-N sets)
     default_target: int | None
     variants: tuple[str, ...] = ()
-    hint_module: str = ""     # module with hint(state) -> engine.game.Hint
+    hint_module: str = ""  # module with hint(state) -> engine.game.Hint
 
 
 GAMES: dict[str, GameInfo] = {
-    "draw100": GameInfo("draw100", "Double-six draw to 100", True, 2, 4, (6,), 100,
-                        hint_module="engine.draw100"),
-    "tableaux": GameInfo("tableaux", "Tableaux", True, 2, 2, (6, 9), 121,
-                         hint_module="engine.tableaux"),
-    "good-neighbors": GameInfo("good-neighbors", "Good Neighbors (solitaire)", False, 1, 1,
-                               (12, 9, 6), None, hint_module="engine.good_neighbors"),
-    "big-clock": GameInfo("big-clock", "The Big Clock (solitaire)", False, 1, 1, (12, 9, 6), None,
-                          hint_module="engine.big_clock"),
-    "luzon": GameInfo("luzon", "Luzon (solitaire)", False, 1, 1, (6,), None, ("", "sixes"),
-                      hint_module="engine.luzon"),
+    "draw100": GameInfo(
+        "draw100", "Double-six draw to 100", True, 2, 4, (6,), 100, hint_module="engine.draw100"
+    ),
+    "tableaux": GameInfo(
+        "tableaux", "Tableaux", True, 2, 2, (6, 9), 121, hint_module="engine.tableaux"
+    ),
+    "good-neighbors": GameInfo(
+        "good-neighbors",
+        "Good Neighbors (solitaire)",
+        False,
+        1,
+        1,
+        (12, 9, 6),
+        None,
+        hint_module="engine.good_neighbors",
+    ),
+    "big-clock": GameInfo(
+        "big-clock",
+        "The Big Clock (solitaire)",
+        False,
+        1,
+        1,
+        (12, 9, 6),
+        None,
+        hint_module="engine.big_clock",
+    ),
+    "luzon": GameInfo(
+        "luzon",
+        "Luzon (solitaire)",
+        False,
+        1,
+        1,
+        (6,),
+        None,
+        ("", "sixes"),
+        hint_module="engine.luzon",
+    ),
 }
 
 #: Tableaux target by set (RULES.md section 5): double-6 to 121, double-9 to 361.
@@ -74,8 +103,10 @@ def engine_params(game: str, max_pip: int | None, variant: str | None) -> dict[s
     params: dict[str, Any] = {}
     if max_pip is not None:
         if max_pip not in info.sets:
-            raise ValueError(f"{info.label} is played with a double-"
-                             f"{'/'.join(map(str, info.sets))} set, not double-{max_pip}")
+            raise ValueError(
+                f"{info.label} is played with a double-"
+                f"{'/'.join(map(str, info.sets))} set, not double-{max_pip}"
+            )
         if len(info.sets) > 1:
             params["max_pip"] = max_pip
     if variant:
@@ -86,6 +117,7 @@ def engine_params(game: str, max_pip: int | None, variant: str | None) -> dict[s
 
 
 # --- availability of the other modules -------------------------------------------------------
+
 
 class Unavailable(RuntimeError):
     """A part of the pipeline is not there (yet); the message says which, for the page."""
@@ -120,8 +152,10 @@ def reset_cache() -> None:
 def availability() -> dict[str, dict[str, Any]]:
     """``{part: {"ok": bool, "message": str}}`` for the detector, the layout reader and each engine."""
     out: dict[str, dict[str, Any]] = {}
-    for part, mod, attr in [("detector", "vision.pipeline", "detect"),
-                            ("layout", "vision.layout", "read")]:
+    for part, mod, attr in [
+        ("detector", "vision.pipeline", "detect"),
+        ("layout", "vision.layout", "read"),
+    ]:
         try:
             getattr(_module(mod), attr)
             out[part] = {"ok": True, "message": ""}
@@ -129,7 +163,7 @@ def availability() -> dict[str, dict[str, Any]]:
             out[part] = {"ok": False, "message": str(exc)}
     for name, info in GAMES.items():
         try:
-            getattr(_module(info.hint_module), "hint")
+            _ = _module(info.hint_module).hint  # AttributeError when the module has none
             out[f"engine:{name}"] = {"ok": True, "message": ""}
         except (Unavailable, AttributeError) as exc:
             out[f"engine:{name}"] = {"ok": False, "message": str(exc)}
@@ -137,6 +171,7 @@ def availability() -> dict[str, dict[str, Any]]:
 
 
 # --- images ------------------------------------------------------------------------------
+
 
 class ImageError(ValueError):
     """The upload is not a usable photo (not an image, corrupt, truncated, too large)."""
@@ -186,6 +221,7 @@ def encode_jpeg(image: np.ndarray, quality: int = 88) -> bytes:
     file's metadata is kept, and the orientation is already applied to the pixels.
     """
     import cv2
+
     ok, buf = cv2.imencode(".jpg", image, [int(cv2.IMWRITE_JPEG_QUALITY), quality])
     if not ok:
         raise ImageError("could not encode the image as JPEG")
@@ -202,6 +238,7 @@ def grab_camera(index: int) -> bytes:
         Unavailable: the camera cannot be opened or gives no frame.
     """
     import cv2
+
     with _camera_lock:
         cap = cv2.VideoCapture(index)
         try:
@@ -245,7 +282,9 @@ def detect(image: np.ndarray, game: str | None = None, options: dict | None = No
         with _detect_lock:
             dets = fn(image, **options)
     except Exception as exc:  # noqa: BLE001 - keep the page alive, report the failure
-        raise Unavailable(f"the tile detector failed on this photo: {type(exc).__name__}: {exc}") from None
+        raise Unavailable(
+            f"the tile detector failed on this photo: {type(exc).__name__}: {exc}"
+        ) from None
     return [d.to_json() for d in dets]
 
 
@@ -269,15 +308,25 @@ def tile_box_at(tiles: list[dict], at: tuple[float, float], width: int, height: 
     size and turn of the nearest tile of ``tiles``, else an upright box 1/8 of the photo tall."""
     c = np.asarray(at, float)
     if tiles:
-        near = min(tiles, key=lambda t: float(np.linalg.norm(np.asarray(t["corners"], float).mean(axis=0) - c)))
+        near = min(
+            tiles,
+            key=lambda t: float(np.linalg.norm(np.asarray(t["corners"], float).mean(axis=0) - c)),
+        )
         box = np.asarray(near["corners"], float)
         box = box - box.mean(axis=0) + c
     else:
         h = max(height, width) / 8
         box = c + np.array([[-h / 4, -h / 2], [h / 4, -h / 2], [h / 4, h / 2], [-h / 4, h / 2]])
-    return {"corners": [[round(float(x), 1), round(float(y), 1)] for x, y in box], "confidence": 1.0,
-            "face_down": False, "pips": None, "pip_confidence": None, "note": "added by hand",
-            "alt_pips": None, "added": True}
+    return {
+        "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in box],
+        "confidence": 1.0,
+        "face_down": False,
+        "pips": None,
+        "pip_confidence": None,
+        "note": "added by hand",
+        "alt_pips": None,
+        "added": True,
+    }
 
 
 def _to_detections(tiles: list[dict], corrections: dict[str, Any]) -> list:
@@ -289,6 +338,7 @@ def _to_detections(tiles: list[dict], corrections: dict[str, Any]) -> list:
 def _detections_and_index(tiles: list[dict], corrections: dict[str, Any]) -> tuple[list, list[int]]:
     """:func:`_to_detections` and the photo index of each detection."""
     from vision.types import TileDetection
+
     out, index = [], []
     for i, t in enumerate(tiles):
         pips = t.get("pips")
@@ -300,12 +350,32 @@ def _detections_and_index(tiles: list[dict], corrections: dict[str, Any]) -> tup
         if fix == NOT_A_TILE:
             continue
         if fix == FACE_DOWN:
-            pips, face_down, pip_conf, note, alt = (None, True, None, "face down (set by hand)", None)
+            pips, face_down, pip_conf, note, alt = (
+                None,
+                True,
+                None,
+                "face down (set by hand)",
+                None,
+            )
         elif fix is not None:
-            pips, face_down, pip_conf, note, alt = (tuple(fix), False, 1.0, "corrected by hand", None)
-        out.append(TileDetection(np.asarray(t["corners"], np.float32), float(t.get("confidence", 1.0)),
-                                 face_down, tuple(pips) if pips is not None else None, pip_conf, note,
-                                 tuple(int(x) for x in alt) if alt is not None else None))
+            pips, face_down, pip_conf, note, alt = (
+                tuple(fix),
+                False,
+                1.0,
+                "corrected by hand",
+                None,
+            )
+        out.append(
+            TileDetection(
+                np.asarray(t["corners"], np.float32),
+                float(t.get("confidence", 1.0)),
+                face_down,
+                tuple(pips) if pips is not None else None,
+                pip_conf,
+                note,
+                tuple(int(x) for x in alt) if alt is not None else None,
+            )
+        )
         index.append(i)
     return out, index
 
@@ -318,12 +388,23 @@ def apply_corrections(tiles: list[dict], corrections: dict[str, Any]) -> list[di
         t = dict(t)
         fix = corrections.get(str(i))
         if fix == NOT_A_TILE:
-            t.update(pips=None, face_down=False, corrected=True, not_tile=True, note="not a tile (set by hand)")
+            t.update(
+                pips=None,
+                face_down=False,
+                corrected=True,
+                not_tile=True,
+                note="not a tile (set by hand)",
+            )
         elif fix == FACE_DOWN:
             t.update(pips=None, face_down=True, corrected=True, note="face down (set by hand)")
         elif fix is not None:
-            t.update(pips=list(fix), face_down=False, pip_confidence=1.0, corrected=True,
-                     note="corrected by hand")
+            t.update(
+                pips=list(fix),
+                face_down=False,
+                pip_confidence=1.0,
+                corrected=True,
+                note="corrected by hand",
+            )
         out.append(t)
     return out
 
@@ -337,8 +418,12 @@ def _remap(value: Any, index: list[int]) -> Any:
             if k == "tile_index" and isinstance(v, int) and 0 <= v < len(index):
                 out[k] = index[v]
             elif k == "joins" and isinstance(v, list):
-                out[k] = [[index[a] if isinstance(a, int) and 0 <= a < len(index) else a for a in pair]
-                          if isinstance(pair, list) else pair for pair in v]
+                out[k] = [
+                    [index[a] if isinstance(a, int) and 0 <= a < len(index) else a for a in pair]
+                    if isinstance(pair, list)
+                    else pair
+                    for pair in v
+                ]
             else:
                 out[k] = _remap(v, index)
         return out
@@ -355,6 +440,7 @@ def parse_hand(hand: Any, max_pip: int) -> list[str]:
             appears twice.
     """
     from engine.tiles import Tile
+
     if hand is None:
         return []
     if isinstance(hand, str):
@@ -364,7 +450,9 @@ def parse_hand(hand: Any, max_pip: int) -> list[str]:
     elif isinstance(hand, (list, tuple)):
         items = list(hand)
     else:
-        raise ValueError(f"the hand must be text like \"3-5 6-6\" or a list of tiles, not {type(hand).__name__}")
+        raise ValueError(
+            f'the hand must be text like "3-5 6-6" or a list of tiles, not {type(hand).__name__}'
+        )
     if len(items) > 30:
         raise ValueError("a hand has at most 30 tiles")
     out: list[str] = []
@@ -372,7 +460,9 @@ def parse_hand(hand: Any, max_pip: int) -> list[str]:
         shown = repr(item) if len(repr(item)) <= 40 else repr(item)[:40] + "..."
         try:
             if isinstance(item, (list, tuple)):
-                if len(item) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in item):
+                if len(item) != 2 or not all(
+                    isinstance(v, int) and not isinstance(v, bool) for v in item
+                ):
                     raise ValueError("two whole numbers expected")
                 t = Tile(*item)
             elif isinstance(item, str) and len(item) <= 10:
@@ -391,8 +481,13 @@ def parse_hand(hand: Any, max_pip: int) -> list[str]:
     return out
 
 
-def read_table(tiles: list[dict], corrections: dict[str, list[int]], game: str,
-               params: dict[str, Any], hand: list[str] | None = None) -> dict[str, Any]:
+def read_table(
+    tiles: list[dict],
+    corrections: dict[str, list[int]],
+    game: str,
+    params: dict[str, Any],
+    hand: list[str] | None = None,
+) -> dict[str, Any]:
     """Rebuild the game from the tiles and ask the engine: ``vision.layout.read(...).to_json()``.
 
     ``hand`` (tile texts) is the player's own hand for draw100 and Tableaux (their states need
@@ -431,14 +526,32 @@ def read_table(tiles: list[dict], corrections: dict[str, list[int]], game: str,
             if isinstance(m, dict) and "json" in m:
                 m["words"] = hints.move_words(game, data, shown, m)
     except Unavailable as exc:
-        data = {"ok": False, "message": f"Moves and hints are not available yet ({exc}).",
-                "state": None, "problems": [], "legal_moves": [], "hint": None}
+        data = {
+            "ok": False,
+            "message": f"Moves and hints are not available yet ({exc}).",
+            "state": None,
+            "problems": [],
+            "legal_moves": [],
+            "hint": None,
+        }
     except ValueError as exc:
-        data = {"ok": False, "message": f"The photo could not be read as a {GAMES[game].label} table: {exc}",
-                "state": None, "problems": [str(exc)], "legal_moves": [], "hint": None}
+        data = {
+            "ok": False,
+            "message": f"The photo could not be read as a {GAMES[game].label} table: {exc}",
+            "state": None,
+            "problems": [str(exc)],
+            "legal_moves": [],
+            "hint": None,
+        }
     except Exception as exc:  # noqa: BLE001 - a bug elsewhere must not take the page down
-        data = {"ok": False, "message": f"Reading the table failed: {type(exc).__name__}: {exc}",
-                "state": None, "problems": [], "legal_moves": [], "hint": None}
+        data = {
+            "ok": False,
+            "message": f"Reading the table failed: {type(exc).__name__}: {exc}",
+            "state": None,
+            "problems": [],
+            "legal_moves": [],
+            "hint": None,
+        }
     data["elapsed_ms"] = round((time.perf_counter() - started) * 1000.0, 1)
     return data
 
@@ -448,10 +561,16 @@ def _why_not(data: dict, game: str, hand: list[str] | None) -> str:
     kinds = {p.get("kind") for p in data["problems"] if isinstance(p, dict)}
     if "no_hand" in kinds or (game in ("draw100", "tableaux") and not hand):
         return "Type your hand in the 'Your hand' box to see your legal moves and the hint."
-    blocking = [p.get("message", "") for p in data["problems"] if isinstance(p, dict) and p.get("blocking")]
+    blocking = [
+        p.get("message", "") for p in data["problems"] if isinstance(p, dict) and p.get("blocking")
+    ]
     if blocking:
-        return "No moves yet: " + blocking[0] + (f" (and {len(blocking) - 1} more)" if len(blocking) > 1 else "") \
+        return (
+            "No moves yet: "
+            + blocking[0]
+            + (f" (and {len(blocking) - 1} more)" if len(blocking) > 1 else "")
             + ". Tap a tile to fix it, or take the photo again."
+        )
     return "No moves: the game on the photo is over or could not be rebuilt."
 
 

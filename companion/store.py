@@ -10,6 +10,7 @@ Scoring follows /work/shared/RULES.md: draw to 100 (section 4) records one entry
 running total reaches the table's target wins and the table is finished; undoing the entry
 that decided it reopens the table.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,8 @@ from . import services
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud across a table
 CODE_LENGTH = 6
-MAX_POINTS = 999          # one entry's points; more is a typing mistake
-MAX_ID = 2**63 - 1        # largest SQLite INTEGER: row ids in URLs above it do not exist
+MAX_POINTS = 999  # one entry's points; more is a typing mistake
+MAX_ID = 2**63 - 1  # largest SQLite INTEGER: row ids in URLs above it do not exist
 ROUND_KINDS = {"draw100": ("domino", "blocked", "manual"), "tableaux": ("play", "pass", "manual")}
 
 
@@ -69,7 +70,7 @@ def clean_text(value: Any, limit: int) -> str:
     Control characters and lone surrogates (which SQLite cannot store as UTF-8) are dropped.
     """
     text = value if isinstance(value, str) else str(value)
-    text = text[:limit * 4].encode("utf-8", "ignore").decode("utf-8")
+    text = text[: limit * 4].encode("utf-8", "ignore").decode("utf-8")
     return "".join(ch for ch in text if ch.isprintable()).strip()[:limit]
 
 
@@ -94,15 +95,25 @@ def int_in_range(value: Any, what: str, lo: int, hi: int) -> int:
 
 # --- tables ------------------------------------------------------------------------------
 
-def create_table(db: sqlite3.Connection, game: str, players: list[str], max_pip: int | None = None,
-                 variant: str | None = None, target: int | None = None, demo: bool = False) -> dict:
+
+def create_table(
+    db: sqlite3.Connection,
+    game: str,
+    players: list[str],
+    max_pip: int | None = None,
+    variant: str | None = None,
+    target: int | None = None,
+    demo: bool = False,
+) -> dict:
     """Store a new table and its players; returns ``table_json`` plus the secret ``code``.
 
     Raises:
         ApiError(400): unknown game, wrong number of players, bad set, variant or target.
     """
     if not isinstance(game, str) or game not in services.GAMES:
-        raise ApiError(400, f"unknown game {shown(game)}; choose one of {', '.join(services.GAMES)}")
+        raise ApiError(
+            400, f"unknown game {shown(game)}; choose one of {', '.join(services.GAMES)}"
+        )
     info = services.GAMES[game]
     if variant is not None and not isinstance(variant, str):
         raise ApiError(400, f"variant must be a name, got {shown(variant)}")
@@ -115,7 +126,9 @@ def create_table(db: sqlite3.Connection, game: str, players: list[str], max_pip:
     if not isinstance(players, list):
         raise ApiError(400, "players must be a list of names")
     if len(players) > 100:
-        raise ApiError(400, f"{info.label} is for at most {info.max_players} player(s), got {len(players)}")
+        raise ApiError(
+            400, f"{info.label} is for at most {info.max_players} player(s), got {len(players)}"
+        )
     names = [n for n in (clean_text(p, 40) for p in players) if n]
     seen: set[str] = set()
     for n in names:
@@ -125,27 +138,37 @@ def create_table(db: sqlite3.Connection, game: str, players: list[str], max_pip:
     if not names:
         names = [f"Player {i + 1}" for i in range(info.min_players)]
     if not info.min_players <= len(names) <= info.max_players:
-        want = (f"{info.min_players}" if info.min_players == info.max_players
-                else f"{info.min_players} to {info.max_players}")
+        want = (
+            f"{info.min_players}"
+            if info.min_players == info.max_players
+            else f"{info.min_players} to {info.max_players}"
+        )
         raise ApiError(400, f"{info.label} is for {want} player(s), got {len(names)}")
     if info.scored:
-        target = (int_in_range(target, "the target", 1, 10_000) if target not in (None, "")
-                  else services.default_target(game, max_pip))
+        target = (
+            int_in_range(target, "the target", 1, 10_000)
+            if target not in (None, "")
+            else services.default_target(game, max_pip)
+        )
     else:
         target = None
     for _ in range(20):
         code = new_code()
         try:
-            cur = db.execute("INSERT INTO tables (code, game, params_json, target, demo) VALUES (?,?,?,?,?)",
-                             (code, game, json.dumps(params), target, int(demo)))
+            cur = db.execute(
+                "INSERT INTO tables (code, game, params_json, target, demo) VALUES (?,?,?,?,?)",
+                (code, game, json.dumps(params), target, int(demo)),
+            )
             break
         except sqlite3.IntegrityError:  # code collision: draw again
             continue
     else:  # pragma: no cover - 2^30 codes
         raise ApiError(500, "could not find a free table code")
     table_id = cur.lastrowid
-    db.executemany("INSERT INTO players (table_id, seat, name) VALUES (?,?,?)",
-                   [(table_id, i, n) for i, n in enumerate(names)])
+    db.executemany(
+        "INSERT INTO players (table_id, seat, name) VALUES (?,?,?)",
+        [(table_id, i, n) for i, n in enumerate(names)],
+    )
     out = table_json(db, table_id)
     out["code"] = code
     return out
@@ -192,15 +215,20 @@ def check_code(row: sqlite3.Row, code: str | None) -> None:
 
 
 def players(db: sqlite3.Connection, table_id: int) -> list[sqlite3.Row]:
-    return db.execute("SELECT * FROM players WHERE table_id = ? ORDER BY seat", (table_id,)).fetchall()
+    return db.execute(
+        "SELECT * FROM players WHERE table_id = ? ORDER BY seat", (table_id,)
+    ).fetchall()
 
 
 def totals(db: sqlite3.Connection, table_id: int) -> dict[int, int]:
     """Running total per player id over the entries not undone (points)."""
     out = {p["id"]: 0 for p in players(db, table_id)}
-    for r in db.execute("""SELECT e.player_id, SUM(e.points) AS pts FROM score_events e
+    for r in db.execute(
+        """SELECT e.player_id, SUM(e.points) AS pts FROM score_events e
                            JOIN rounds r ON r.id = e.round_id
-                           WHERE r.table_id = ? AND r.undone = 0 GROUP BY e.player_id""", (table_id,)):
+                           WHERE r.table_id = ? AND r.undone = 0 GROUP BY e.player_id""",
+        (table_id,),
+    ):
         out[r["player_id"]] = int(r["pts"])
     return out
 
@@ -208,13 +236,26 @@ def totals(db: sqlite3.Connection, table_id: int) -> dict[int, int]:
 def rounds(db: sqlite3.Connection, table_id: int) -> list[dict]:
     """The history: every entry, oldest first, undone ones included (marked)."""
     events: dict[int, dict[str, int]] = {}
-    for e in db.execute("""SELECT e.round_id, e.player_id, e.points FROM score_events e
-                           JOIN rounds r ON r.id = e.round_id WHERE r.table_id = ?""", (table_id,)):
+    for e in db.execute(
+        """SELECT e.round_id, e.player_id, e.points FROM score_events e
+                           JOIN rounds r ON r.id = e.round_id WHERE r.table_id = ?""",
+        (table_id,),
+    ):
         events.setdefault(e["round_id"], {})[str(e["player_id"])] = e["points"]
-    return [{"id": r["id"], "number": r["number"], "kind": r["kind"], "source": r["source"],
-             "photo_id": r["photo_id"], "note": r["note"], "undone": bool(r["undone"]),
-             "created": r["created"], "scores": events.get(r["id"], {})}
-            for r in db.execute("SELECT * FROM rounds WHERE table_id = ? ORDER BY number", (table_id,))]
+    return [
+        {
+            "id": r["id"],
+            "number": r["number"],
+            "kind": r["kind"],
+            "source": r["source"],
+            "photo_id": r["photo_id"],
+            "note": r["note"],
+            "undone": bool(r["undone"]),
+            "created": r["created"],
+            "scores": events.get(r["id"], {}),
+        }
+        for r in db.execute("SELECT * FROM rounds WHERE table_id = ? ORDER BY number", (table_id,))
+    ]
 
 
 def table_json(db: sqlite3.Connection, table_id: int) -> dict:
@@ -222,18 +263,34 @@ def table_json(db: sqlite3.Connection, table_id: int) -> dict:
     row = table_row(db, table_id)
     info = services.GAMES[row["game"]]
     tot = totals(db, table_id)
-    ps = [{"id": p["id"], "seat": p["seat"], "name": p["name"], "total": tot.get(p["id"], 0)}
-          for p in players(db, table_id)]
-    last_photo = db.execute("SELECT id FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 1",
-                            (table_id,)).fetchone()
-    n_photos = db.execute("SELECT COUNT(*) FROM photos WHERE table_id = ?", (table_id,)).fetchone()[0]
+    ps = [
+        {"id": p["id"], "seat": p["seat"], "name": p["name"], "total": tot.get(p["id"], 0)}
+        for p in players(db, table_id)
+    ]
+    last_photo = db.execute(
+        "SELECT id FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 1", (table_id,)
+    ).fetchone()
+    n_photos = db.execute("SELECT COUNT(*) FROM photos WHERE table_id = ?", (table_id,)).fetchone()[
+        0
+    ]
     winner = next((p for p in ps if p["id"] == row["winner_id"]), None)
-    return {"id": row["id"], "game": row["game"], "game_label": info.label, "scored": info.scored,
-            "params": json.loads(row["params_json"]), "target": row["target"], "status": row["status"],
-            "winner": winner, "players": ps, "rounds": rounds(db, table_id) if info.scored else [],
-            "round_kinds": list(ROUND_KINDS.get(row["game"], ())), "demo": bool(row["demo"]),
-            "latest_photo_id": last_photo["id"] if last_photo else None, "photo_count": n_photos,
-            "created": row["created"]}
+    return {
+        "id": row["id"],
+        "game": row["game"],
+        "game_label": info.label,
+        "scored": info.scored,
+        "params": json.loads(row["params_json"]),
+        "target": row["target"],
+        "status": row["status"],
+        "winner": winner,
+        "players": ps,
+        "rounds": rounds(db, table_id) if info.scored else [],
+        "round_kinds": list(ROUND_KINDS.get(row["game"], ())),
+        "demo": bool(row["demo"]),
+        "latest_photo_id": last_photo["id"] if last_photo else None,
+        "photo_count": n_photos,
+        "created": row["created"],
+    }
 
 
 def list_tables(db: sqlite3.Connection) -> list[dict]:
@@ -241,15 +298,31 @@ def list_tables(db: sqlite3.Connection) -> list[dict]:
     out = []
     for r in db.execute("SELECT * FROM tables ORDER BY demo DESC, id DESC LIMIT 50"):
         names = [p["name"] for p in players(db, r["id"])]
-        out.append({"id": r["id"], "game": r["game"], "game_label": services.GAMES[r["game"]].label,
-                    "players": names, "status": r["status"], "demo": bool(r["demo"])})
+        out.append(
+            {
+                "id": r["id"],
+                "game": r["game"],
+                "game_label": services.GAMES[r["game"]].label,
+                "players": names,
+                "status": r["status"],
+                "demo": bool(r["demo"]),
+            }
+        )
     return out
 
 
 # --- scores ------------------------------------------------------------------------------
 
-def record_round(db: sqlite3.Connection, table_id: int, scores: Any, kind: str = "manual",
-                 source: str = "hand", photo_id: Any = None, note: str = "") -> dict:
+
+def record_round(
+    db: sqlite3.Connection,
+    table_id: int,
+    scores: Any,
+    kind: str = "manual",
+    source: str = "hand",
+    photo_id: Any = None,
+    note: str = "",
+) -> dict:
     """Store one hand (draw to 100) or turn (Tableaux) with each player's points.
 
     ``scores`` maps player id (int or str) -> points; players left out score 0. Call inside a
@@ -266,7 +339,9 @@ def record_round(db: sqlite3.Connection, table_id: int, scores: Any, kind: str =
     if row["status"] == "finished":
         raise ApiError(409, "this game is finished; undo the last entry or start a new table")
     if kind not in ROUND_KINDS[game]:
-        raise ApiError(400, f"kind must be one of {', '.join(ROUND_KINDS[game])}, got {shown(kind)}")
+        raise ApiError(
+            400, f"kind must be one of {', '.join(ROUND_KINDS[game])}, got {shown(kind)}"
+        )
     if source not in ("hand", "photo"):
         raise ApiError(400, "source must be 'hand' or 'photo'")
     if not isinstance(scores, dict) or not scores or len(scores) > 20:
@@ -281,16 +356,26 @@ def record_round(db: sqlite3.Connection, table_id: int, scores: Any, kind: str =
         clean[p] = int_in_range(pts, f"points for player {p}", lo, MAX_POINTS)
     if photo_id not in (None, ""):
         photo_id = int_in_range(photo_id, "photo id", 0, 2**31)
-        if db.execute("SELECT 1 FROM photos WHERE id = ? AND table_id = ?", (photo_id, table_id)).fetchone() is None:
+        if (
+            db.execute(
+                "SELECT 1 FROM photos WHERE id = ? AND table_id = ?", (photo_id, table_id)
+            ).fetchone()
+            is None
+        ):
             raise ApiError(400, f"photo {photo_id} is not a photo of this table")
     else:
         photo_id = None
-    number = db.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM rounds WHERE table_id = ?",
-                        (table_id,)).fetchone()[0]
-    cur = db.execute("INSERT INTO rounds (table_id, number, kind, source, photo_id, note) VALUES (?,?,?,?,?,?)",
-                     (table_id, number, kind, source, photo_id, clean_text(note or "", 200)))
-    db.executemany("INSERT INTO score_events (round_id, player_id, points) VALUES (?,?,?)",
-                   [(cur.lastrowid, p, pts) for p, pts in clean.items()])
+    number = db.execute(
+        "SELECT COALESCE(MAX(number), 0) + 1 FROM rounds WHERE table_id = ?", (table_id,)
+    ).fetchone()[0]
+    cur = db.execute(
+        "INSERT INTO rounds (table_id, number, kind, source, photo_id, note) VALUES (?,?,?,?,?,?)",
+        (table_id, number, kind, source, photo_id, clean_text(note or "", 200)),
+    )
+    db.executemany(
+        "INSERT INTO score_events (round_id, player_id, points) VALUES (?,?,?)",
+        [(cur.lastrowid, p, pts) for p, pts in clean.items()],
+    )
     _settle(db, row)
     return table_json(db, table_id)
 
@@ -313,16 +398,23 @@ def undo_round(db: sqlite3.Connection, table_id: int, round_id: Any) -> dict:
     if round_id in (None, ""):
         raise ApiError(400, "say which entry to undo: round_id (the id of the latest entry)")
     rid = int_in_range(round_id, "round_id", 1, MAX_ID)
-    target = db.execute("SELECT * FROM rounds WHERE id = ? AND table_id = ?", (rid, table_id)).fetchone()
+    target = db.execute(
+        "SELECT * FROM rounds WHERE id = ? AND table_id = ?", (rid, table_id)
+    ).fetchone()
     if target is None:
         raise ApiError(404, f"table {table_id} has no entry {rid}")
     if target["undone"]:
         raise ApiError(409, f"entry {target['number']} is undone already")
-    last = db.execute("SELECT id, number FROM rounds WHERE table_id = ? AND undone = 0 ORDER BY number DESC LIMIT 1",
-                      (table_id,)).fetchone()
+    last = db.execute(
+        "SELECT id, number FROM rounds WHERE table_id = ? AND undone = 0 ORDER BY number DESC LIMIT 1",
+        (table_id,),
+    ).fetchone()
     if last["id"] != rid:
-        raise ApiError(409, f"entry {target['number']} is not the latest any more (entry {last['number']} "
-                            "was recorded since); reload the page to see it")
+        raise ApiError(
+            409,
+            f"entry {target['number']} is not the latest any more (entry {last['number']} "
+            "was recorded since); reload the page to see it",
+        )
     db.execute("UPDATE rounds SET undone = 1 WHERE id = ?", (rid,))
     _settle(db, row)
     return table_json(db, table_id)
@@ -331,20 +423,29 @@ def undo_round(db: sqlite3.Connection, table_id: int, round_id: Any) -> dict:
 def _settle(db: sqlite3.Connection, row: sqlite3.Row) -> None:
     """Set status and winner from the running totals: reaching the target wins (RULES.md 4, 5)."""
     tot = totals(db, row["id"])
-    reached = [(pts, pid) for pid, pts in tot.items() if row["target"] is not None and pts >= row["target"]]
+    reached = [
+        (pts, pid) for pid, pts in tot.items() if row["target"] is not None and pts >= row["target"]
+    ]
     if reached:
         winner = max(reached)[1]
-        db.execute("UPDATE tables SET status = 'finished', winner_id = ? WHERE id = ?", (winner, row["id"]))
+        db.execute(
+            "UPDATE tables SET status = 'finished', winner_id = ? WHERE id = ?", (winner, row["id"])
+        )
     else:
-        db.execute("UPDATE tables SET status = 'playing', winner_id = NULL WHERE id = ?", (row["id"],))
+        db.execute(
+            "UPDATE tables SET status = 'playing', winner_id = NULL WHERE id = ?", (row["id"],)
+        )
 
 
 # --- photos ------------------------------------------------------------------------------
 
+
 def photo_row(db: sqlite3.Connection, table_id: int, photo_id: int) -> sqlite3.Row:
     row = None
     if 0 < photo_id <= MAX_ID and 0 < table_id <= MAX_ID:
-        row = db.execute("SELECT * FROM photos WHERE id = ? AND table_id = ?", (photo_id, table_id)).fetchone()
+        row = db.execute(
+            "SELECT * FROM photos WHERE id = ? AND table_id = ?", (photo_id, table_id)
+        ).fetchone()
     if row is None:
         raise ApiError(404, f"table {table_id} has no photo {photo_id}")
     return row
@@ -361,21 +462,33 @@ def photo_json(row: sqlite3.Row, game: str, mine: dict | None = None) -> dict:
     analysis = json.loads(row["analysis_json"])
     suggestion = None
     if game == "draw100":
-        suggestion = {"points": services.pips_in_view(tiles, corrections),
-                      "why": "pips of the face-up tiles in the photo (photograph the losers' hands)"}
+        suggestion = {
+            "points": services.pips_in_view(tiles, corrections),
+            "why": "pips of the face-up tiles in the photo (photograph the losers' hands)",
+        }
     # Tableaux: no suggestion. The hint's ranking values are turn points minus a threat
     # penalty (engine/tableaux/hint.py), not the score of the turn; its explanation names the
     # turn's points and players type them.
-    return {"id": row["id"], "table_id": row["table_id"],
-            "image_url": f"/api/tables/{row['table_id']}/photos/{row['id']}/image",
-            "width": row["width"], "height": row["height"], "created": row["created"],
-            "tiles": services.apply_corrections(tiles, corrections), "corrections": corrections,
-            "hand": mine["hand"] if mine else [], "player_id": mine["player_id"] if mine else None,
-            "analysis": mine["analysis"] if mine else analysis, "suggestion": suggestion,
-            "elapsed_ms": row["elapsed_ms"], "rendered": bool(row["rendered"]) if "rendered" in row.keys() else False}
+    return {
+        "id": row["id"],
+        "table_id": row["table_id"],
+        "image_url": f"/api/tables/{row['table_id']}/photos/{row['id']}/image",
+        "width": row["width"],
+        "height": row["height"],
+        "created": row["created"],
+        "tiles": services.apply_corrections(tiles, corrections),
+        "corrections": corrections,
+        "hand": mine["hand"] if mine else [],
+        "player_id": mine["player_id"] if mine else None,
+        "analysis": mine["analysis"] if mine else analysis,
+        "suggestion": suggestion,
+        "elapsed_ms": row["elapsed_ms"],
+        "rendered": bool(row["rendered"]) if "rendered" in row.keys() else False,
+    }
 
 
 # --- players' own hands ----------------------------------------------------------------------
+
 
 def player_of(db: sqlite3.Connection, table_id: int, player_id: Any) -> int:
     """``player_id`` checked to sit at the table; None or "" means the first seat.
@@ -400,24 +513,34 @@ def player_hand(db: sqlite3.Connection, player_id: int) -> list[str]:
 
 def set_hand(db: sqlite3.Connection, table_id: int, player_id: int, hand: list[str]) -> None:
     """Store ``player_id``'s hand (replacing theirs only); their reading is made again."""
-    db.execute("""INSERT INTO hands (player_id, table_id, hand_json, photo_id) VALUES (?,?,?,NULL)
+    db.execute(
+        """INSERT INTO hands (player_id, table_id, hand_json, photo_id) VALUES (?,?,?,NULL)
                   ON CONFLICT(player_id) DO UPDATE SET hand_json = excluded.hand_json, photo_id = NULL,
-                  updated = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')""", (player_id, table_id, json.dumps(hand)))
+                  updated = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')""",
+        (player_id, table_id, json.dumps(hand)),
+    )
 
 
 def cached_reading(db: sqlite3.Connection, player_id: int, photo_id: int) -> dict | None:
     """``player_id``'s stored reading of ``photo_id`` with their hand, or None (none or stale)."""
-    row = db.execute("SELECT photo_id, analysis_json FROM hands WHERE player_id = ?", (player_id,)).fetchone()
+    row = db.execute(
+        "SELECT photo_id, analysis_json FROM hands WHERE player_id = ?", (player_id,)
+    ).fetchone()
     if row is None or row["photo_id"] != photo_id:
         return None
     return json.loads(row["analysis_json"])
 
 
-def keep_reading(db: sqlite3.Connection, table_id: int, player_id: int, photo_id: int, analysis: dict) -> None:
+def keep_reading(
+    db: sqlite3.Connection, table_id: int, player_id: int, photo_id: int, analysis: dict
+) -> None:
     """Remember ``player_id``'s reading of ``photo_id`` (the table's latest photo)."""
-    db.execute("""INSERT INTO hands (player_id, table_id, photo_id, analysis_json) VALUES (?,?,?,?)
+    db.execute(
+        """INSERT INTO hands (player_id, table_id, photo_id, analysis_json) VALUES (?,?,?,?)
                   ON CONFLICT(player_id) DO UPDATE SET photo_id = excluded.photo_id,
-                  analysis_json = excluded.analysis_json""", (player_id, table_id, photo_id, json.dumps(analysis)))
+                  analysis_json = excluded.analysis_json""",
+        (player_id, table_id, photo_id, json.dumps(analysis)),
+    )
 
 
 def forget_readings(db: sqlite3.Connection, table_id: int) -> None:
@@ -438,12 +561,20 @@ def idempotency_key(value: Any) -> str | None:
     """
     if value in (None, ""):
         return None
-    if not isinstance(value, str) or not 8 <= len(value) <= 100 or not set(value) <= IDEMPOTENCY_KEY_CHARS:
-        raise ApiError(400, "Idempotency-Key must be 8 to 100 letters, digits or -_.: (e.g. a UUID)")
+    if (
+        not isinstance(value, str)
+        or not 8 <= len(value) <= 100
+        or not set(value) <= IDEMPOTENCY_KEY_CHARS
+    ):
+        raise ApiError(
+            400, "Idempotency-Key must be 8 to 100 letters, digits or -_.: (e.g. a UUID)"
+        )
     return value
 
 
-def stored_answer(db: sqlite3.Connection, table_id: int, key: str | None, route: str) -> tuple[int, Any] | None:
+def stored_answer(
+    db: sqlite3.Connection, table_id: int, key: str | None, route: str
+) -> tuple[int, Any] | None:
     """The ``(status, body)`` first answered to ``key`` at this table, or None.
 
     Raises:
@@ -451,8 +582,10 @@ def stored_answer(db: sqlite3.Connection, table_id: int, key: str | None, route:
     """
     if key is None:
         return None
-    row = db.execute("SELECT route, status, body_json FROM idempotency WHERE table_id = ? AND key = ?",
-                     (table_id, key)).fetchone()
+    row = db.execute(
+        "SELECT route, status, body_json FROM idempotency WHERE table_id = ? AND key = ?",
+        (table_id, key),
+    ).fetchone()
     if row is None:
         return None
     if row["route"] != route:
@@ -460,17 +593,23 @@ def stored_answer(db: sqlite3.Connection, table_id: int, key: str | None, route:
     return row["status"], json.loads(row["body_json"])
 
 
-def store_answer(db: sqlite3.Connection, table_id: int, key: str | None, route: str, status: int, body: Any) -> None:
+def store_answer(
+    db: sqlite3.Connection, table_id: int, key: str | None, route: str, status: int, body: Any
+) -> None:
     """Keep the answer to ``key`` (inside the transaction that made the change it reports)."""
     if key is not None:
-        db.execute("INSERT INTO idempotency (table_id, key, route, status, body_json) VALUES (?,?,?,?,?)",
-                   (table_id, key, route, status, json.dumps(body)))
+        db.execute(
+            "INSERT INTO idempotency (table_id, key, route, status, body_json) VALUES (?,?,?,?,?)",
+            (table_id, key, route, status, json.dumps(body)),
+        )
 
 
 def forget_old_answers(db: sqlite3.Connection, days: int = 7) -> int:
     """Delete idempotency answers older than ``days``; returns how many."""
-    return db.execute("DELETE FROM idempotency WHERE created < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)",
-                      (f"-{int(days)} days",)).rowcount
+    return db.execute(
+        "DELETE FROM idempotency WHERE created < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)",
+        (f"-{int(days)} days",),
+    ).rowcount
 
 
 # --- photo files -------------------------------------------------------------------------------
@@ -492,8 +631,8 @@ def sweep_photo_dir(db: sqlite3.Connection, photo_dir: str | Path) -> dict[str, 
     out = {"completed": 0, "removed": 0}
     for path in folder.iterdir() if folder.is_dir() else []:
         name = path.name
-        if name.endswith(PART_SUFFIX) and PHOTO_NAME.match(name[:-len(PART_SUFFIX)]):
-            final = name[:-len(PART_SUFFIX)]
+        if name.endswith(PART_SUFFIX) and PHOTO_NAME.match(name[: -len(PART_SUFFIX)]):
+            final = name[: -len(PART_SUFFIX)]
             if final in known:
                 os.replace(path, folder / final)
                 out["completed"] += 1

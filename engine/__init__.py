@@ -3,6 +3,7 @@
 Registry: :func:`make_game` builds a game from its short name (``draw100``, ``tableaux``,
 ``good-neighbors``, ``big-clock``, ``luzon``) and keyword parameters.
 """
+
 from __future__ import annotations
 
 from importlib import import_module
@@ -37,6 +38,14 @@ def make_game(name: str, **params: Any) -> Game:
 
 
 __all__ = [
-    "TERMINAL", "Game", "Hint", "IllegalActionError", "State", "Tile", "DominoSet", "make_game",
-    "GAMES", "wilson_interval",
+    "TERMINAL",
+    "Game",
+    "Hint",
+    "IllegalActionError",
+    "State",
+    "Tile",
+    "DominoSet",
+    "make_game",
+    "GAMES",
+    "wilson_interval",
 ]

@@ -39,29 +39,33 @@ position (:class:`_Search`).
 
 Module interface: see ``engine/solitaire.py``.
 """
+
 from __future__ import annotations
 
 import random
 from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Iterable, Mapping, Sequence, Union
+from functools import cache, lru_cache
 
 from .game import TERMINAL, Game, Hint, State
-from .solitaire import (NodeBudget, SearchLimit, clone_rng, determinized_hint,
-                        random_legal_action)
+from .solitaire import NodeBudget, SearchLimit, clone_rng, determinized_hint, random_legal_action
 from .tiles import DominoSet, Tile
 
 #: House limit on tile moves between two draws (the seed sets none; see docs/big-clock.md).
 MAX_MOVES_PER_DRAW = 30
 
-GAME_SIZES = [("double-12", {"max_pip": 12}), ("double-9", {"max_pip": 9}),
-              ("double-6", {"max_pip": 6})]
+GAME_SIZES = [
+    ("double-12", {"max_pip": 12}),
+    ("double-9", {"max_pip": 9}),
+    ("double-6", {"max_pip": 6}),
+]
 
 Piles = tuple  # tuple[tuple[int, ...], ...] of length N + 1; index 0 unused
 
 
 # --- actions ----------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, order=True)
 class Place:
@@ -89,12 +93,13 @@ class GiveUp:
     """Stop moving: the drawn double cannot come home, so the game is lost."""
 
 
-BigClockAction = Union[Place, Move, SetAside, GiveUp]
+BigClockAction = Place | Move | SetAside | GiveUp
 SET_ASIDE = SetAside()
 GIVE_UP = GiveUp()
 
 
 # --- fast internals on tile indices ---------------------------------------------------------
+
 
 class _Tables:
     """Per-size lookup tables on tile indices."""
@@ -116,7 +121,7 @@ class _Tables:
         return self.lo[t] == k or self.hi[t] == k
 
 
-@lru_cache(maxsize=None)
+@cache
 def _tables(max_pip: int) -> _Tables:
     return _Tables(max_pip)
 
@@ -202,7 +207,7 @@ def _moves(tab: _Tables, piles: Piles) -> list[tuple[int, int]]:
 
 
 def _put(piles: Piles, k: int, t: int) -> Piles:
-    return piles[:k] + (piles[k] + (t,),) + piles[k + 1:]
+    return piles[:k] + (piles[k] + (t,),) + piles[k + 1 :]
 
 
 def _move(piles: Piles, i: int, j: int) -> Piles:
@@ -232,8 +237,9 @@ RESCUE_LAYOUTS = 400
 
 
 @lru_cache(maxsize=50_000)
-def _rescue_search(max_pip: int, piles: Piles, drawn_double: int, max_depth: int,
-                   rescuing: bool = False) -> tuple:
+def _rescue_search(
+    max_pip: int, piles: Piles, drawn_double: int, max_depth: int, rescuing: bool = False
+) -> tuple:
     """Move sequences that bring a double home, shortest first, and what they depend on.
 
     Returns ``(rescues, dep)``: ``rescues`` is ``((moves, layout), ...)`` and ``dep[k]`` (per slot,
@@ -362,8 +368,9 @@ def _rescue_possible(tab: _Tables, piles: Piles, n: int, max_depth: int, dep: li
     return False
 
 
-def _rescues(max_pip: int, piles: Piles, drawn_double: int, max_depth: int,
-             rescuing: bool = False) -> tuple:
+def _rescues(
+    max_pip: int, piles: Piles, drawn_double: int, max_depth: int, rescuing: bool = False
+) -> tuple:
     """The rescue sequences of :func:`_rescue_search`: ``((moves, layout), ...)``, shortest
     first."""
     return _rescue_search(max_pip, piles, drawn_double, max_depth, rescuing)[0]
@@ -504,8 +511,9 @@ class _Search:
         if not win and used < MAX_MOVES_PER_DRAW and (rescuing or _in_trouble(tab, piles, drawn)):
             dd = drawn if tab.dbl[drawn] else -1
             rescuing = rescuing or _drawn_in_trouble(tab, piles, drawn)
-            found, bfs = _rescue_search(tab.n, piles, dd,
-                                        min(RESCUE_DEPTH, MAX_MOVES_PER_DRAW - used), rescuing)
+            found, bfs = _rescue_search(
+                tab.n, piles, dd, min(RESCUE_DEPTH, MAX_MOVES_PER_DRAW - used), rescuing
+            )
             dep = [max(a, b) for a, b in zip(dep, bfs)]
             for path, layout in found:
                 w, d = self.episode(layout, pos, used + len(path), rescuing)
@@ -525,7 +533,7 @@ class _Search:
 
 # --- the game -------------------------------------------------------------------------------
 
-TileLike = Union[Tile, str]
+TileLike = Tile | str
 
 
 def _as_tile(x: TileLike) -> Tile:
@@ -550,24 +558,30 @@ class BigClockGame(Game):
     def __init__(self, max_pip: int | None = 12):
         max_pip = 12 if max_pip is None else max_pip
         if max_pip not in (12, 9, 6):
-            raise ValueError(f"The Big Clock is played with double-12, double-9 or double-6, "
-                             f"not double-{max_pip}")
+            raise ValueError(
+                f"The Big Clock is played with double-12, double-9 or double-6, "
+                f"not double-{max_pip}"
+            )
         self.max_pip = max_pip
         self.domino_set = DominoSet(max_pip)
         self.slots = tuple(range(1, max_pip + 1))
         self.deal_order = _tables(max_pip).deal_order
 
-    def new_initial_state(self, seed: int | None = None) -> "BigClockState":
+    def new_initial_state(self, seed: int | None = None) -> BigClockState:
         """Take out 0-0, shuffle the rest with ``seed``, deal one tile per slot in deal order
         (double-12: slot 12 first, then 1..11), then draw the first tile."""
         return BigClockState(self, seed)
 
-    def state_from_position(self, piles: Mapping[int, Sequence[TileLike] | TileLike | None],
-                            home: Iterable[int] | None = None,
-                            stock: Sequence[TileLike] | None = None,
-                            drawn: TileLike | None = None,
-                            set_aside: Sequence[TileLike] = (),
-                            seed: int | None = None, shuffle: bool = True) -> "BigClockState":
+    def state_from_position(
+        self,
+        piles: Mapping[int, Sequence[TileLike] | TileLike | None],
+        home: Iterable[int] | None = None,
+        stock: Sequence[TileLike] | None = None,
+        drawn: TileLike | None = None,
+        set_aside: Sequence[TileLike] = (),
+        seed: int | None = None,
+        shuffle: bool = True,
+    ) -> BigClockState:
         """A position seen on the table (e.g. rebuilt from a photo).
 
         Args:
@@ -600,8 +614,9 @@ class BigClockGame(Game):
             raise ValueError(f"slot(s) {bad} out of range: double-{n} slots are 1..{n}")
         missing = [k for k in self.slots if k not in piles]
         if missing:
-            raise ValueError(f"slot(s) {missing} missing: give every slot 1..{n} "
-                             "(None or [] for a blank slot)")
+            raise ValueError(
+                f"slot(s) {missing} missing: give every slot 1..{n} (None or [] for a blank slot)"
+            )
         clock: dict[int, list[Tile]] = {}
         for k in self.slots:
             v = piles[k]
@@ -614,17 +629,21 @@ class BigClockGame(Game):
         for k, pile in clock.items():
             for below, above in zip(pile, pile[1:]):
                 if below.is_double:
-                    raise ValueError(f"slot {k}: {above} lies on the double {below}; "
-                                     "a double is never covered (RULES.md 2)")
+                    raise ValueError(
+                        f"slot {k}: {above} lies on the double {below}; "
+                        "a double is never covered (RULES.md 2)"
+                    )
                 if not below.shares_number(above):
-                    raise ValueError(f"slot {k}: {above} lies on {below} but they share no "
-                                     "number (RULES.md 2)")
-        for k in (home or ()):
+                    raise ValueError(
+                        f"slot {k}: {above} lies on {below} but they share no number (RULES.md 2)"
+                    )
+        for k in home or ():
             if k not in clock:
                 raise ValueError(f"home slot {k} out of range 1..{n}")
             if not clock[k] or clock[k][-1] != Tile(k, k):
-                raise ValueError(f"slot {k} is reported home but {Tile(k, k)} is not on top "
-                                 "of its pile")
+                raise ValueError(
+                    f"slot {k} is reported home but {Tile(k, k)} is not on top of its pile"
+                )
         drawn_t = None if drawn is None else _as_tile(drawn)
         aside = [_as_tile(x) for x in set_aside]
         seen = [t for p in clock.values() for t in p] + aside + ([drawn_t] if drawn_t else [])
@@ -692,7 +711,7 @@ class BigClockState(State):
             for slot, t in zip(game.deal_order, ids):
                 piles[slot] = (t,)
             self._piles = tuple(piles)
-            self._stock = ids[game.max_pip:]
+            self._stock = ids[game.max_pip :]
             if not _all_home(self._tab, self._piles):
                 self._draw()
 
@@ -734,10 +753,16 @@ class BigClockState(State):
     def doubles_in_trouble(self) -> list[Tile]:
         """Doubles lying on a wrong slot, plus the drawn double if it matches no top tile."""
         tab = self._tab
-        out = [tab.tiles[p[-1]] for k, p in enumerate(self._piles)
-               if k and p and tab.dbl[p[-1]] and p[-1] != tab.double_of[k]]
-        if self._drawn >= 0 and tab.dbl[self._drawn] and _matches_none(tab, self._piles,
-                                                                         self._drawn):
+        out = [
+            tab.tiles[p[-1]]
+            for k, p in enumerate(self._piles)
+            if k and p and tab.dbl[p[-1]] and p[-1] != tab.double_of[k]
+        ]
+        if (
+            self._drawn >= 0
+            and tab.dbl[self._drawn]
+            and _matches_none(tab, self._piles, self._drawn)
+        ):
             out.append(tab.tiles[self._drawn])
         return out
 
@@ -771,8 +796,9 @@ class BigClockState(State):
         if not placed and not tab.dbl[drawn]:
             out.append(SET_ASIDE)
         moves = []
-        if self.moves_used < MAX_MOVES_PER_DRAW and (self.rescuing
-                                                     or _in_trouble(tab, piles, drawn)):
+        if self.moves_used < MAX_MOVES_PER_DRAW and (
+            self.rescuing or _in_trouble(tab, piles, drawn)
+        ):
             moves = [Move(i, j) for i, j in _moves(tab, piles)]
         out.extend(moves)
         if not placed and tab.dbl[drawn] and moves:
@@ -805,7 +831,7 @@ class BigClockState(State):
     def returns(self) -> list[float]:
         return [1.0 if self.is_won() else 0.0]
 
-    def clone(self) -> "BigClockState":
+    def clone(self) -> BigClockState:
         c = BigClockState.__new__(BigClockState)
         c.game, c.seed, c.rng = self.game, self.seed, clone_rng(self.rng)
         c.history = list(self.history)
@@ -815,14 +841,13 @@ class BigClockState(State):
         c.rescuing, c.drawn_known = self.rescuing, self.drawn_known
         return c
 
-    def determinize(self, rng: random.Random) -> "BigClockState":
+    def determinize(self, rng: random.Random) -> BigClockState:
         """A clone with the face-down stock reshuffled by ``rng`` (clock and drawn tile kept)."""
         c = self.clone()
         rng.shuffle(c._stock)
         return c
 
     def action_to_string(self, action: BigClockAction) -> str:
-        tab = self._tab
         d = self.drawn
         if isinstance(action, Place):
             k = action.slot
@@ -836,8 +861,9 @@ class BigClockState(State):
             m = self.top(action.src)
             if m is not None and m == Tile(action.dst, action.dst):
                 return f"move {m} from slot {action.src} home to slot {action.dst}"
-            return (f"move {m} from slot {action.src} to slot {action.dst} "
-                    f"(on {self.top(action.dst)})")
+            return (
+                f"move {m} from slot {action.src} to slot {action.dst} (on {self.top(action.dst)})"
+            )
         if isinstance(action, SetAside):
             return f"set {d} aside (it fits nowhere)"
         if isinstance(action, GiveUp):
@@ -846,8 +872,14 @@ class BigClockState(State):
 
     def action_to_json(self, action: BigClockAction):
         kind = type(action).__name__.lower()
-        out = {"type": {"place": "place", "move": "move", "setaside": "set_aside",
-                        "giveup": "give_up"}[kind]}
+        out = {
+            "type": {
+                "place": "place",
+                "move": "move",
+                "setaside": "set_aside",
+                "giveup": "give_up",
+            }[kind]
+        }
         if isinstance(action, Place):
             out["slot"] = action.slot
         elif isinstance(action, Move):
@@ -870,20 +902,24 @@ class BigClockState(State):
                     what += f"   ({len(p)} tiles)"
             lines.append(f"{k:>2} o'clock: {what}")
         d = self.drawn
-        lines.append(f"drawn: {d if d is not None else '-'}   stock: {len(self._stock)}   "
-                     f"set aside: {len(self._set_aside)}   home: {len(self.home_slots())}/"
-                     f"{tab.n}   moves this draw: {self.moves_used}/{MAX_MOVES_PER_DRAW}")
+        lines.append(
+            f"drawn: {d if d is not None else '-'}   stock: {len(self._stock)}   "
+            f"set aside: {len(self._set_aside)}   home: {len(self.home_slots())}/"
+            f"{tab.n}   moves this draw: {self.moves_used}/{MAX_MOVES_PER_DRAW}"
+        )
         return "\n".join(lines)
-
 
 
 # --- module interface -----------------------------------------------------------------------
 
-def _rescue_path(tab: _Tables, piles: Piles, drawn: int, max_depth: int,
-                 rescuing: bool = False) -> list | None:
+
+def _rescue_path(
+    tab: _Tables, piles: Piles, drawn: int, max_depth: int, rescuing: bool = False
+) -> list | None:
     """Shortest list of moves (see :func:`_rescues`) that brings a double home, or None."""
-    found = _rescues(tab.n, piles, drawn if drawn >= 0 and tab.dbl[drawn] else -1, max_depth,
-                     rescuing)
+    found = _rescues(
+        tab.n, piles, drawn if drawn >= 0 and tab.dbl[drawn] else -1, max_depth, rescuing
+    )
     return list(found[0][0]) if found else None
 
 
@@ -908,9 +944,13 @@ def greedy_action(state: BigClockState) -> BigClockAction:
     if tab.dbl[drawn] and Place(tab.lo[drawn]) in acts:
         return Place(tab.lo[drawn])
     if any(isinstance(a, Move) for a in acts):
-        path = _rescue_path(tab, piles, drawn,
-                            min(RESCUE_DEPTH, MAX_MOVES_PER_DRAW - state.moves_used),
-                            state.rescuing)
+        path = _rescue_path(
+            tab,
+            piles,
+            drawn,
+            min(RESCUE_DEPTH, MAX_MOVES_PER_DRAW - state.moves_used),
+            state.rescuing,
+        )
         if path:
             return Move(*path[0])
     places = [a.slot for a in acts if isinstance(a, Place)]
@@ -930,12 +970,17 @@ FIRST_RESTART_NODES = 1_000
 
 #: What the solver's answers depend on besides the deal and the node limit (the benchmark
 #: reuses stored results only while this is unchanged).
-SOLVER_SETTINGS = {"version": 4, "rescue_depth": RESCUE_DEPTH, "rescue_layouts": RESCUE_LAYOUTS,
-                   "first_restart_nodes": FIRST_RESTART_NODES}
+SOLVER_SETTINGS = {
+    "version": 4,
+    "rescue_depth": RESCUE_DEPTH,
+    "rescue_layouts": RESCUE_LAYOUTS,
+    "first_restart_nodes": FIRST_RESTART_NODES,
+}
 
 
-def _solve_restarts(search: _Search, piles: Piles, used: int, node_limit: int,
-                    rescuing: bool = False) -> bool | None:
+def _solve_restarts(
+    search: _Search, piles: Piles, used: int, node_limit: int, rescuing: bool = False
+) -> bool | None:
     """Run ``search`` from ``piles`` (stock position 0) with restarts; None when
     ``node_limit`` nodes in all were spent first. Every run is a complete depth-first search
     but for its node cap, and proven results stay in the shared memo, so each restart starts
@@ -1007,8 +1052,9 @@ def _evaluate(det: BigClockState, actions: Sequence[BigClockAction], node_limit:
                 out.append(search.episode(piles, 1)[0])
             elif isinstance(a, Move):
                 rescuing = det.rescuing or _drawn_in_trouble(tab, piles, drawn)
-                out.append(search.episode(_move(piles, a.src, a.dst), 0, det.moves_used + 1,
-                                          rescuing)[0])
+                out.append(
+                    search.episode(_move(piles, a.src, a.dst), 0, det.moves_used + 1, rescuing)[0]
+                )
             else:
                 out.append(False)
         except SearchLimit:
@@ -1025,8 +1071,10 @@ def _candidates(state: BigClockState) -> list[BigClockAction]:
         return []
     tab, piles, drawn = state._tab, state._piles, state._drawn
     out = [greedy_action(state)]
-    places = sorted((a for a in acts if isinstance(a, Place)),
-                    key=lambda a: -_place_score(tab, piles, a.slot, drawn))
+    places = sorted(
+        (a for a in acts if isinstance(a, Place)),
+        key=lambda a: -_place_score(tab, piles, a.slot, drawn),
+    )
     out += [a for a in places if a not in out]
     out += [a for a in acts if isinstance(a, (SetAside, GiveUp)) and a not in out]
     if any(isinstance(a, Move) for a in acts):
@@ -1042,12 +1090,15 @@ def _candidates(state: BigClockState) -> list[BigClockAction]:
 #: Hint defaults per size (max_pip -> (samples, node limit per search, screen samples, keep,
 #: node budget per sample or None)); see ``engine.solitaire.determinized_hint``. Sized so that
 #: a hint call stays well under a second on a phone's server (docs/big-clock.md has timings).
-HINT_SETTINGS = {12: (4, 150, 2, 2, 400), 9: (4, 200, 2, 2, 600),
-                 6: (10, 400, 3, 2, None)}
+HINT_SETTINGS = {12: (4, 150, 2, 2, 400), 9: (4, 200, 2, 2, 600), 6: (10, 400, 3, 2, None)}
 
 
-def hint(state: BigClockState, samples: int | None = None, seed: int | None = 0,
-         node_limit: int | None = None) -> Hint:
+def hint(
+    state: BigClockState,
+    samples: int | None = None,
+    seed: int | None = 0,
+    node_limit: int | None = None,
+) -> Hint:
     """Best action by determinized Monte Carlo (see ``engine.solitaire.determinized_hint``):
     each candidate action is tried on sampled stock orders with the perfect-information
     search (``node_limit`` nodes per try; an unfinished search is left out of the rate, not
@@ -1067,19 +1118,39 @@ def hint(state: BigClockState, samples: int | None = None, seed: int | None = 0,
     explanation asks for the drawn tile.
     """
     if not state.drawn_known and not state.is_terminal():
-        return Hint(None, [], "win_rate", None,
-                    "Which tile did you draw? The hint is about the drawn tile, so it needs it: "
-                    "type it (or photograph it) and ask again.", 0.0)
+        return Hint(
+            None,
+            [],
+            "win_rate",
+            None,
+            "Which tile did you draw? The hint is about the drawn tile, so it needs it: "
+            "type it (or photograph it) and ask again.",
+            0.0,
+        )
     cands = _candidates(state)
     if len(cands) == 1:
-        return Hint(cands[0], [(cands[0], float("nan"))], "win_rate", None,
-                    f"{state.action_to_string(cands[0])}: the only sensible move", 0.0)
+        return Hint(
+            cands[0],
+            [(cands[0], float("nan"))],
+            "win_rate",
+            None,
+            f"{state.action_to_string(cands[0])}: the only sensible move",
+            0.0,
+        )
     d_samples, d_limit, screen, keep, budget = HINT_SETTINGS[state.game.max_pip]
     samples = d_samples if samples is None else samples
     node_limit = d_limit if node_limit is None else node_limit
-    return determinized_hint(state, evaluate=_evaluate, samples=samples, seed=seed,
-                             node_limit=node_limit, actions=cands, screen_samples=screen, keep=keep,
-                             sample_node_budget=budget,
-                             perfect_information=len(state._stock) <= 1,
-                             calibration_key=f"big-clock/double-{state.game.max_pip}",
-                             settings=repr((samples, node_limit, screen, keep, budget)))
+    return determinized_hint(
+        state,
+        evaluate=_evaluate,
+        samples=samples,
+        seed=seed,
+        node_limit=node_limit,
+        actions=cands,
+        screen_samples=screen,
+        keep=keep,
+        sample_node_budget=budget,
+        perfect_information=len(state._stock) <= 1,
+        calibration_key=f"big-clock/double-{state.game.max_pip}",
+        settings=repr((samples, node_limit, screen, keep, budget)),
+    )

@@ -18,6 +18,7 @@ raw rate but what hints quoting that raw rate led to on benchmark deals:
 
 Perfect-information games (Luzon) need no table: the solver's answer is exact when it finished.
 """
+
 from __future__ import annotations
 
 import json
@@ -78,8 +79,9 @@ def table(key: str, path: Path | None = None) -> dict | None:
     return _load(path or TABLE_PATH).get(key)
 
 
-def shown_chance(key: str, raw: float | None, settings: str | None = None,
-                 path: Path | None = None) -> Chance | None:
+def shown_chance(
+    key: str, raw: float | None, settings: str | None = None, path: Path | None = None
+) -> Chance | None:
     """The chance to show for a hint of ``key`` with raw rate ``raw``, or None.
 
     None when ``raw`` is None (no search finished), the table has no entry for ``key``, the
@@ -94,10 +96,20 @@ def shown_chance(key: str, raw: float | None, settings: str | None = None,
     if not b.get("shown"):
         return None
     from .game import wilson_interval
+
     n, k, d = b["fit_n"], b["fit_won"], b["fit_deals"]
     lo, hi = wilson_interval(round(d * k / n), d)
     return Chance(k / n, lo, hi, n, d)
 
 
-__all__ = ["Chance", "TABLE_PATH", "MIN_HINTS", "MIN_DEALS", "TOLERANCE", "BINS", "bin_of", "table",
-           "shown_chance"]
+__all__ = [
+    "Chance",
+    "TABLE_PATH",
+    "MIN_HINTS",
+    "MIN_DEALS",
+    "TOLERANCE",
+    "BINS",
+    "bin_of",
+    "table",
+    "shown_chance",
+]

@@ -10,13 +10,15 @@ Actions are immutable, hashable values (small frozen dataclasses or ints) that t
 defines; ``state.action_to_string(a)`` gives a human reading and ``state.action_to_json(a)`` a
 JSON-ready dict. Engines are pure logic: no I/O, vision or web code lives in ``engine/``.
 """
+
 from __future__ import annotations
 
 import copy
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Hashable, Sequence
 from dataclasses import asdict, is_dataclass
-from typing import Any, Hashable, Sequence
+from typing import Any
 
 # Player ids with a special meaning, as in OpenSpiel.
 TERMINAL = -4
@@ -40,10 +42,10 @@ class Game(ABC):
     num_players: int = 1
 
     @abstractmethod
-    def new_initial_state(self, seed: int | None = None) -> "State":
+    def new_initial_state(self, seed: int | None = None) -> State:
         """A fresh deal. The same seed gives the same deal."""
 
-    def replay(self, seed: int | None, actions: Sequence[Action]) -> "State":
+    def replay(self, seed: int | None, actions: Sequence[Action]) -> State:
         """Rebuild a state from its seed and the list of actions played since the deal.
 
         Raises:
@@ -105,7 +107,7 @@ class State(ABC):
         self._apply(action)
         self.history.append(action)
 
-    def clone(self) -> "State":
+    def clone(self) -> State:
         """An independent deep copy (the RNG included, so chance continues identically)."""
         return copy.deepcopy(self)
 
@@ -162,9 +164,15 @@ class Hint:
         elapsed_ms: time the hint took, in milliseconds.
     """
 
-    def __init__(self, action: Action | None, ranking: list[tuple[Action, float]] | None = None,
-                 value_unit: str = "", win_chance: float | None = None, explanation: str = "",
-                 elapsed_ms: float = 0.0):
+    def __init__(
+        self,
+        action: Action | None,
+        ranking: list[tuple[Action, float]] | None = None,
+        value_unit: str = "",
+        win_chance: float | None = None,
+        explanation: str = "",
+        elapsed_ms: float = 0.0,
+    ):
         self.action = action
         self.ranking = list(ranking or [])
         self.value_unit = value_unit
@@ -173,5 +181,7 @@ class Hint:
         self.elapsed_ms = elapsed_ms
 
     def __repr__(self) -> str:
-        return (f"Hint(action={self.action!r}, win_chance={self.win_chance}, "
-                f"value_unit={self.value_unit!r}, n_ranked={len(self.ranking)})")
+        return (
+            f"Hint(action={self.action!r}, win_chance={self.win_chance}, "
+            f"value_unit={self.value_unit!r}, n_ranked={len(self.ranking)})"
+        )

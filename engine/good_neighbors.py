@@ -17,23 +17,26 @@ cells* (all matchings of the good-neighbor graph, deduplicated), larger sets fir
 
 Module interface: see ``engine/solitaire.py``.
 """
+
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Sequence
+from functools import cache, lru_cache
 
 from .game import TERMINAL, Game, Hint, State
-from .solitaire import (NodeBudget, SearchLimit, clone_rng, determinized_hint,
-                        random_legal_action)
+from .solitaire import NodeBudget, SearchLimit, clone_rng, determinized_hint, random_legal_action
 from .tiles import DominoSet, Tile
 
 #: max_pip -> (rows, columns, tiles that may be left at a win); RULES.md section 1.
 SHAPES: dict[int, tuple[int, int, int]] = {12: (3, 4, 1), 9: (3, 3, 1), 6: (2, 6, 0)}
 
-GAME_SIZES = [("double-12", {"max_pip": 12}), ("double-9", {"max_pip": 9}),
-              ("double-6", {"max_pip": 6})]
+GAME_SIZES = [
+    ("double-12", {"max_pip": 12}),
+    ("double-9", {"max_pip": 9}),
+    ("double-6", {"max_pip": 6}),
+]
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,7 @@ class RemovePairs:
     pairs: tuple[tuple[Tile, Tile], ...]
 
     @classmethod
-    def of(cls, pairs) -> "RemovePairs":
+    def of(cls, pairs) -> RemovePairs:
         """Canonical action from an iterable of tile pairs (any order)."""
         return cls(tuple(sorted(tuple(sorted(p)) for p in pairs)))
 
@@ -61,7 +64,8 @@ class RemovePairs:
 
 # --- fast internals on tile indices ---------------------------------------------------------
 
-@lru_cache(maxsize=None)
+
+@cache
 def _tables(max_pip: int):
     """(DominoSet, tile list, share[i][j] bool, neighbour lists of cells)."""
     ds = DominoSet(max_pip)
@@ -71,8 +75,14 @@ def _tables(max_pip: int):
     nbrs = []
     for k in range(rows * cols):
         r, c = divmod(k, cols)
-        nbrs.append(tuple(rr * cols + cc for rr in range(r - 1, r + 2) for cc in range(c - 1, c + 2)
-                          if (rr, cc) != (r, c) and 0 <= rr < rows and 0 <= cc < cols))
+        nbrs.append(
+            tuple(
+                rr * cols + cc
+                for rr in range(r - 1, r + 2)
+                for cc in range(c - 1, c + 2)
+                if (rr, cc) != (r, c) and 0 <= rr < rows and 0 <= cc < cols
+            )
+        )
     return ds, tiles, share, tuple(nbrs)
 
 
@@ -118,16 +128,23 @@ def _removal_masks(grid: tuple[int, ...], max_pip: int) -> tuple[int, ...]:
     return tuple(sorted(masks, key=lambda m: -m.bit_count()))
 
 
-def _close_up(grid: tuple[int, ...], mask: int, stock: tuple[int, ...], pos: int,
-              cells: int) -> tuple[tuple[int, ...], int]:
+def _close_up(
+    grid: tuple[int, ...], mask: int, stock: tuple[int, ...], pos: int, cells: int
+) -> tuple[tuple[int, ...], int]:
     """Remove the cells in ``mask``, pack in reading order, fill from ``stock[pos:]``."""
     kept = tuple(g for k, g in enumerate(grid) if not (mask >> k) & 1)
     take = min(cells - len(kept), len(stock) - pos)
-    return kept + stock[pos:pos + take], pos + take
+    return kept + stock[pos : pos + take], pos + take
 
 
-def _solve_ids(grid: tuple[int, ...], stock: tuple[int, ...], pos: int, max_pip: int,
-               memo: dict, budget: NodeBudget) -> bool:
+def _solve_ids(
+    grid: tuple[int, ...],
+    stock: tuple[int, ...],
+    pos: int,
+    max_pip: int,
+    memo: dict,
+    budget: NodeBudget,
+) -> bool:
     """Perfect-information search; raises SearchLimit when ``budget`` is spent."""
     rows, cols, left = SHAPES[max_pip]
     cells = rows * cols
@@ -153,6 +170,7 @@ def _solve_ids(grid: tuple[int, ...], stock: tuple[int, ...], pos: int, max_pip:
 
 # --- the game -------------------------------------------------------------------------------
 
+
 class GoodNeighborsGame(Game):
     """Good Neighbors on a double-``max_pip`` set (12: 3x4 grid, 9: 3x3, 6: 2x6).
 
@@ -166,20 +184,25 @@ class GoodNeighborsGame(Game):
     def __init__(self, max_pip: int | None = 12):
         max_pip = 12 if max_pip is None else max_pip
         if max_pip not in SHAPES:
-            raise ValueError(f"Good Neighbors is played with double-12, double-9 or double-6, "
-                             f"not double-{max_pip}")
+            raise ValueError(
+                f"Good Neighbors is played with double-12, double-9 or double-6, "
+                f"not double-{max_pip}"
+            )
         self.max_pip = max_pip
         self.rows, self.cols, self.tiles_left_to_win = SHAPES[max_pip]
         self.cells = self.rows * self.cols
         self.domino_set = DominoSet(max_pip)
 
-    def new_initial_state(self, seed: int | None = None) -> "GoodNeighborsState":
+    def new_initial_state(self, seed: int | None = None) -> GoodNeighborsState:
         """Shuffle the set with ``seed`` and deal the first ``rows*cols`` tiles in reading order."""
         return GoodNeighborsState(self, seed)
 
-    def state_from_position(self, grid: Sequence[Sequence[Tile | None]],
-                            stock: Sequence[Tile] | None = None,
-                            seed: int | None = None) -> "GoodNeighborsState":
+    def state_from_position(
+        self,
+        grid: Sequence[Sequence[Tile | None]],
+        stock: Sequence[Tile] | None = None,
+        seed: int | None = None,
+    ) -> GoodNeighborsState:
         """A position seen on the table (e.g. rebuilt from a photo).
 
         Args:
@@ -196,13 +219,17 @@ class GoodNeighborsGame(Game):
                 go in pairs).
         """
         if len(grid) != self.rows or any(len(r) != self.cols for r in grid):
-            raise ValueError(f"double-{self.max_pip} Good Neighbors uses {self.rows} rows of "
-                             f"{self.cols} cells; got rows of {[len(r) for r in grid]}")
+            raise ValueError(
+                f"double-{self.max_pip} Good Neighbors uses {self.rows} rows of "
+                f"{self.cols} cells; got rows of {[len(r) for r in grid]}"
+            )
         cells = [c for row in grid for c in row]
         on_grid = [c for c in cells if c is not None]
-        if any(c is not None for c in cells[len(on_grid):]):
-            raise ValueError("the grid has a gap: tiles close up toward the top-left "
-                             "in reading order (RULES.md section 1)")
+        if any(c is not None for c in cells[len(on_grid) :]):
+            raise ValueError(
+                "the grid has a gap: tiles close up toward the top-left "
+                "in reading order (RULES.md section 1)"
+            )
         if stock is None:
             self.domino_set.check_tiles(on_grid)
             stock = [t for t in self.domino_set.tiles if t not in set(on_grid)]
@@ -212,14 +239,17 @@ class GoodNeighborsGame(Game):
             raise ValueError("an empty cell while the stock still has tiles: fill the grid first")
         removed = len(self.domino_set) - len(on_grid) - len(stock)
         if removed % 2:
-            raise ValueError(f"{removed} tiles are missing from grid and stock; tiles are removed "
-                             "in pairs, so the count must be even")
+            raise ValueError(
+                f"{removed} tiles are missing from grid and stock; tiles are removed "
+                "in pairs, so the count must be even"
+            )
         state = GoodNeighborsState(self, seed, deal=False)
         state.rng.shuffle(stock)
         state.grid = on_grid
         state.stock = stock
-        state.removed = [t for t in self.domino_set.tiles
-                         if t not in set(on_grid) and t not in set(stock)]
+        state.removed = [
+            t for t in self.domino_set.tiles if t not in set(on_grid) and t not in set(stock)
+        ]
         return state
 
     def __repr__(self) -> str:
@@ -243,7 +273,7 @@ class GoodNeighborsState(State):
         self._legal: list[RemovePairs] | None = None
         if deal:
             self.stock = game.domino_set.shuffled(self.rng)
-            self.grid, self.stock = self.stock[:game.cells], self.stock[game.cells:]
+            self.grid, self.stock = self.stock[: game.cells], self.stock[game.cells :]
 
     # --- helpers ---
     def _ids(self, tiles: Sequence[Tile]) -> tuple[int, ...]:
@@ -275,9 +305,12 @@ class GoodNeighborsState(State):
             else:
                 grid = self.grid
                 self._legal = sorted(
-                    (RemovePairs.of((grid[a], grid[b]) for a, b in m)
-                     for m in _matchings(self._ids(grid), self.game.max_pip)),
-                    key=lambda a: (len(a.pairs), a.pairs))
+                    (
+                        RemovePairs.of((grid[a], grid[b]) for a, b in m)
+                        for m in _matchings(self._ids(grid), self.game.max_pip)
+                    ),
+                    key=lambda a: (len(a.pairs), a.pairs),
+                )
         return list(self._legal)
 
     def _apply(self, action: RemovePairs) -> None:
@@ -295,7 +328,7 @@ class GoodNeighborsState(State):
     def returns(self) -> list[float]:
         return [1.0 if self.is_won() else 0.0]
 
-    def clone(self) -> "GoodNeighborsState":
+    def clone(self) -> GoodNeighborsState:
         c = GoodNeighborsState.__new__(GoodNeighborsState)
         c.game, c.seed, c.rng = self.game, self.seed, clone_rng(self.rng)
         c.history = list(self.history)
@@ -303,7 +336,7 @@ class GoodNeighborsState(State):
         c._legal = self._legal
         return c
 
-    def determinize(self, rng: random.Random) -> "GoodNeighborsState":
+    def determinize(self, rng: random.Random) -> GoodNeighborsState:
         """A clone with the unseen stock reshuffled by ``rng`` (the grid is unchanged)."""
         c = self.clone()
         rng.shuffle(c.stock)
@@ -320,12 +353,15 @@ class GoodNeighborsState(State):
         lines = []
         for row in self.rows():
             lines.append(" ".join(f"[{str(t) if t else '':^{width - 2}}]" for t in row))
-        lines.append(f"stock: {len(self.stock)} tiles   removed: {len(self.removed)}   "
-                     f"win: at most {self.game.tiles_left_to_win} tile(s) left")
+        lines.append(
+            f"stock: {len(self.stock)} tiles   removed: {len(self.removed)}   "
+            f"win: at most {self.game.tiles_left_to_win} tile(s) left"
+        )
         return "\n".join(lines)
 
 
 # --- module interface -----------------------------------------------------------------------
+
 
 def random_action(state: GoodNeighborsState, rng: random.Random) -> RemovePairs:
     """A uniformly random legal turn (any non-empty set of disjoint pairs)."""
@@ -347,8 +383,14 @@ def greedy_action(state: GoodNeighborsState) -> RemovePairs:
 def solve(state: GoodNeighborsState, node_limit: int = 200_000) -> bool | None:
     """Can ``state`` still be won, knowing the stock order? None when ``node_limit`` was hit."""
     try:
-        return _solve_ids(state._ids(state.grid), state._ids(state.stock), 0,
-                          state.game.max_pip, {}, NodeBudget(node_limit))
+        return _solve_ids(
+            state._ids(state.grid),
+            state._ids(state.stock),
+            0,
+            state.game.max_pip,
+            {},
+            NodeBudget(node_limit),
+        )
     except SearchLimit:
         return None
 
@@ -370,8 +412,11 @@ def solve_line(state: GoodNeighborsState, node_limit: int = 200_000) -> list[Rem
                 g2, p2 = _close_up(grid, m, stock, pos, cells)
                 if _solve_ids(g2, stock, p2, max_pip, memo, budget):
                     break
-            match = next(mt for mt in _matchings(grid, max_pip)
-                         if sum((1 << a) | (1 << b) for a, b in mt) == m)
+            match = next(
+                mt
+                for mt in _matchings(grid, max_pip)
+                if sum((1 << a) | (1 << b) for a, b in mt) == m
+            )
             line.append(RemovePairs.of((tiles[grid[a]], tiles[grid[b]]) for a, b in match))
             grid, pos = g2, p2
     except SearchLimit:
@@ -411,12 +456,19 @@ def _evaluate(det: GoodNeighborsState, actions: Sequence[RemovePairs], node_limi
 #: max_pip -> hint settings (samples, node_limit, screen_samples, keep, sample_node_budget).
 #: Double-6 has the most candidate turns (up to ~560 on a 2x6 grid), so it gets a larger
 #: budget (benchmark numbers for both settings in docs/solitaires.md).
-HINT_SETTINGS = {12: (16, 300, 2, 4, 20_000), 9: (16, 300, 2, 4, 20_000),
-                 6: (24, 1_000, 3, 6, 60_000)}
+HINT_SETTINGS = {
+    12: (16, 300, 2, 4, 20_000),
+    9: (16, 300, 2, 4, 20_000),
+    6: (24, 1_000, 3, 6, 60_000),
+}
 
 
-def hint(state: GoodNeighborsState, samples: int | None = None, seed: int | None = 0,
-         node_limit: int | None = None) -> Hint:
+def hint(
+    state: GoodNeighborsState,
+    samples: int | None = None,
+    seed: int | None = 0,
+    node_limit: int | None = None,
+) -> Hint:
     """Best turn by determinized Monte Carlo (see ``engine.solitaire.determinized_hint``).
 
     Candidates are the legal turns with distinct removed-tile sets; each is tried on sampled
@@ -430,12 +482,20 @@ def hint(state: GoodNeighborsState, samples: int | None = None, seed: int | None
     d_samples, d_limit, screen, keep, budget = HINT_SETTINGS[state.game.max_pip]
     samples = d_samples if samples is None else samples
     node_limit = d_limit if node_limit is None else node_limit
-    return determinized_hint(state, evaluate=_evaluate, samples=samples, seed=seed,
-                             node_limit=node_limit, actions=_candidates(state),
-                             screen_samples=screen, keep=keep, sample_node_budget=budget,
-                             perfect_information=len(state.stock) <= 1,
-                             calibration_key=f"good-neighbors/double-{state.game.max_pip}",
-                             settings=repr((samples, node_limit, screen, keep, budget)))
+    return determinized_hint(
+        state,
+        evaluate=_evaluate,
+        samples=samples,
+        seed=seed,
+        node_limit=node_limit,
+        actions=_candidates(state),
+        screen_samples=screen,
+        keep=keep,
+        sample_node_budget=budget,
+        perfect_information=len(state.stock) <= 1,
+        calibration_key=f"good-neighbors/double-{state.game.max_pip}",
+        settings=repr((samples, node_limit, screen, keep, budget)),
+    )
 
 
 def menu_actions(state: GoodNeighborsState) -> list[RemovePairs]:

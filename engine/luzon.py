@@ -24,17 +24,17 @@ Every tile is face up, so Luzon has perfect information: the hint is the exact s
 
 Module interface: see ``engine/solitaire.py``.
 """
+
 from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Sequence, Union
+from functools import cache
 
 from .game import TERMINAL, Game, Hint, State
-from .solitaire import (NodeBudget, SearchLimit, clone_rng, determinized_hint,
-                        random_legal_action)
+from .solitaire import NodeBudget, SearchLimit, clone_rng, determinized_hint, random_legal_action
 from .tiles import DominoSet, Tile
 
 COLUMNS = 5
@@ -53,7 +53,7 @@ class RemovePair:
     b: Tile
 
     @classmethod
-    def of(cls, x: Tile, y: Tile) -> "RemovePair":
+    def of(cls, x: Tile, y: Tile) -> RemovePair:
         return cls(*sorted((x, y)))
 
     def __str__(self) -> str:
@@ -70,10 +70,10 @@ class NewColumn:
         return f"move {self.tile} to a new column"
 
 
-LuzonAction = Union[RemovePair, NewColumn]
+LuzonAction = RemovePair | NewColumn
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pair_table(variant: str | None) -> tuple[tuple[bool, ...], ...]:
     """ok[i][j]: tiles i and j (double-6 indices) may be removed together."""
     tiles = DominoSet(6).tiles
@@ -117,6 +117,7 @@ def removable_in_pairs(tiles: Sequence[Tile], variant: str | None = None) -> boo
 
 # --- fast internals: columns as tuples of tile indices, reserve as a sorted tuple -------------
 
+
 def _key(cols: tuple[tuple[int, ...], ...], res: tuple[int, ...]):
     return (tuple(sorted(cols)), res)
 
@@ -141,7 +142,11 @@ def _successors(cols: tuple[tuple[int, ...], ...], res: tuple[int, ...], ok):
         fi = cols[i][-1]
         for r in set(res):
             if ok[fi][r]:
-                c2 = list(cols[:i]) + ([cols[i][:-1]] if len(cols[i]) > 1 else []) + list(cols[i + 1:])
+                c2 = (
+                    list(cols[:i])
+                    + ([cols[i][:-1]] if len(cols[i]) > 1 else [])
+                    + list(cols[i + 1 :])
+                )
                 r2 = list(res)
                 r2.remove(r)
                 yield "pair", fi, r, tuple(c2), tuple(r2)
@@ -158,7 +163,7 @@ def _has_pair(cols, res, ok) -> bool:
     frees = [c[-1] for c in cols]
     if any(ok[f][r] for f in frees for r in res):
         return True
-    return any(ok[a][b] for i, a in enumerate(frees) for b in frees[i + 1:])
+    return any(ok[a][b] for i, a in enumerate(frees) for b in frees[i + 1 :])
 
 
 def _pair_reachable(cols, res, ok) -> bool:
@@ -191,6 +196,7 @@ def _solve_ids(cols, res, ok, memo: dict, budget: NodeBudget) -> bool:
 
 # --- the game -------------------------------------------------------------------------------
 
+
 class LuzonGame(Game):
     """Luzon on a double-6 set; ``variant`` None (pips total 12) or ``"sixes"``.
 
@@ -209,12 +215,17 @@ class LuzonGame(Game):
         self.variant = variant
         self.domino_set = DominoSet(6)
 
-    def new_initial_state(self, seed: int | None = None) -> "LuzonState":
+    def new_initial_state(self, seed: int | None = None) -> LuzonState:
         """Shuffle with ``seed``; 5 columns of 5 dealt row by row, the last 3 tiles the reserve."""
         return LuzonState(self, seed)
 
-    def state_from_position(self, columns: Sequence[Sequence[Tile]], reserve: Sequence[Tile],
-                            seed: int | None = None, check_removed: bool = True) -> "LuzonState":
+    def state_from_position(
+        self,
+        columns: Sequence[Sequence[Tile]],
+        reserve: Sequence[Tile],
+        seed: int | None = None,
+        check_removed: bool = True,
+    ) -> LuzonState:
         """A position seen on the table (e.g. rebuilt from a photo).
 
         Args:
@@ -240,12 +251,16 @@ class LuzonGame(Game):
         self.domino_set.check_tiles(on_table)
         removed = [t for t in self.domino_set.tiles if t not in set(on_table)]
         if len(removed) % 2:
-            raise ValueError(f"{len(removed)} tiles are missing; tiles are removed in pairs, "
-                             "so the count must be even")
+            raise ValueError(
+                f"{len(removed)} tiles are missing; tiles are removed in pairs, "
+                "so the count must be even"
+            )
         if check_removed and not removable_in_pairs(removed, self.variant):
             rule = "with ends totalling 6 each" if self.variant == "sixes" else "totalling 12 pips"
-            raise ValueError(f"the {len(removed)} tiles missing from the table ({' '.join(map(str, removed))}) "
-                             f"cannot all have been removed in pairs {rule}; a tile may be misread")
+            raise ValueError(
+                f"the {len(removed)} tiles missing from the table ({' '.join(map(str, removed))}) "
+                f"cannot all have been removed in pairs {rule}; a tile may be misread"
+            )
         state = LuzonState(self, seed, deal=False)
         state.columns, state.reserve, state.removed = cols, list(reserve), removed
         return state
@@ -271,8 +286,8 @@ class LuzonState(State):
         self._legal: list | None = None
         if deal:
             tiles = game.domino_set.shuffled(self.rng)
-            self.columns = [tiles[c:COLUMNS * DEPTH:COLUMNS] for c in range(COLUMNS)]
-            self.reserve = tiles[COLUMNS * DEPTH:]
+            self.columns = [tiles[c : COLUMNS * DEPTH : COLUMNS] for c in range(COLUMNS)]
+            self.reserve = tiles[COLUMNS * DEPTH :]
 
     def _ok(self):
         return _pair_table(self.game.variant)
@@ -304,8 +319,7 @@ class LuzonState(State):
                 tiles = self.game.domino_set.tiles
                 out: list[LuzonAction] = []
                 for kind, x, y, _, _ in _successors(cols, res, ok):
-                    a = (RemovePair.of(tiles[x], tiles[y]) if kind == "pair"
-                         else NewColumn(tiles[x]))
+                    a = RemovePair.of(tiles[x], tiles[y]) if kind == "pair" else NewColumn(tiles[x])
                     if a not in out:
                         out.append(a)
                 self._legal = out
@@ -333,7 +347,7 @@ class LuzonState(State):
     def returns(self) -> list[float]:
         return [1.0 if self.is_won() else 0.0]
 
-    def clone(self) -> "LuzonState":
+    def clone(self) -> LuzonState:
         c = LuzonState.__new__(LuzonState)
         c.game, c.seed, c.rng = self.game, self.seed, clone_rng(self.rng)
         c.history = list(self.history)
@@ -342,7 +356,7 @@ class LuzonState(State):
         c._legal = self._legal
         return c
 
-    def determinize(self, rng: random.Random) -> "LuzonState":
+    def determinize(self, rng: random.Random) -> LuzonState:
         """Nothing is hidden in Luzon: a plain clone (``rng`` is unused)."""
         return self.clone()
 
@@ -366,13 +380,17 @@ class LuzonState(State):
                 else:
                     cells.append(" " * 10)
             lines.append("  ".join(cells).rstrip())
-        lines.append("reserve: " + (" ".join(f"[{t}]" for t in self.reserve) or "(empty)")
-                     + f"   removed: {len(self.removed)} of 28   (* = free)"
-                     + ("   variant: sixes" if self.game.variant == "sixes" else ""))
+        lines.append(
+            "reserve: "
+            + (" ".join(f"[{t}]" for t in self.reserve) or "(empty)")
+            + f"   removed: {len(self.removed)} of 28   (* = free)"
+            + ("   variant: sixes" if self.game.variant == "sixes" else "")
+        )
         return "\n".join(lines)
 
 
 # --- module interface -----------------------------------------------------------------------
+
 
 def random_action(state: LuzonState, rng: random.Random) -> LuzonAction:
     """A uniformly random legal action."""
@@ -450,15 +468,23 @@ def _evaluate(det: LuzonState, actions: Sequence[LuzonAction], node_limit: int) 
     return out
 
 
-def hint(state: LuzonState, samples: int = 1, seed: int | None = 0,
-         node_limit: int = 200_000) -> Hint:
+def hint(
+    state: LuzonState, samples: int = 1, seed: int | None = 0, node_limit: int = 200_000
+) -> Hint:
     """The exact best action: every action is solved (all tiles are face up, so ``samples`` and
     ``seed`` are unused). Rates are 1.0 (keeps a winning line) or 0.0; ties keep the greedy
     preference (:func:`greedy_action`'s order).
     """
     actions = sorted(state.legal_actions(), key=lambda a: a != _greedy_or_none(state))
-    return determinized_hint(state, evaluate=_evaluate, samples=1, seed=seed,
-                             node_limit=node_limit, actions=actions, perfect_information=True)
+    return determinized_hint(
+        state,
+        evaluate=_evaluate,
+        samples=1,
+        seed=seed,
+        node_limit=node_limit,
+        actions=actions,
+        perfect_information=True,
+    )
 
 
 def _greedy_or_none(state: LuzonState):

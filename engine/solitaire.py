@@ -43,12 +43,14 @@ at module level (the terminal front end ``companion/terminal/solitaire.py`` and 
 Actions are immutable, hashable values (frozen dataclasses). ``state.action_to_string(a)`` reads
 them for people.
 """
+
 from __future__ import annotations
 
 import random
 import statistics
 import time
-from typing import Any, Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
 
 from .game import Hint, State
 
@@ -120,13 +122,22 @@ def evaluate_by_solving(solve: Callable[..., bool | None]) -> Evaluator:
     return evaluate
 
 
-def determinized_hint(state: State, *, evaluate: Evaluator, samples: int = 20,
-                      seed: int | None = None, node_limit: int = 20_000,
-                      actions: Sequence[Action] | None = None,
-                      perfect_information: bool = False, screen_samples: int = 4,
-                      keep: int = 6, sample_node_budget: int | None = None,
-                      min_node_limit: int = 50, calibration_key: str | None = None,
-                      settings: str | None = None) -> Hint:
+def determinized_hint(
+    state: State,
+    *,
+    evaluate: Evaluator,
+    samples: int = 20,
+    seed: int | None = None,
+    node_limit: int = 20_000,
+    actions: Sequence[Action] | None = None,
+    perfect_information: bool = False,
+    screen_samples: int = 4,
+    keep: int = 6,
+    sample_node_budget: int | None = None,
+    min_node_limit: int = 50,
+    calibration_key: str | None = None,
+    settings: str | None = None,
+) -> Hint:
     """Determinized Monte Carlo hint: rank the actions by their win rate over sampled stocks.
 
     For ``samples`` orders of the unseen stock (``state.determinize(rng)``, the same orders for
@@ -175,8 +186,14 @@ def determinized_hint(state: State, *, evaluate: Evaluator, samples: int = 20,
     t0 = time.perf_counter()
     if state.is_terminal():
         won = state.returns()[0]
-        return Hint(None, [], "win_rate", won, "the game is over: " + ("won" if won else "lost"),
-                    (time.perf_counter() - t0) * 1000)
+        return Hint(
+            None,
+            [],
+            "win_rate",
+            won,
+            "the game is over: " + ("won" if won else "lost"),
+            (time.perf_counter() - t0) * 1000,
+        )
     cands = list(state.legal_actions() if actions is None else actions)
     n = 1 if perfect_information else samples
     rng = random.Random(seed)
@@ -209,30 +226,49 @@ def determinized_hint(state: State, *, evaluate: Evaluator, samples: int = 20,
     raw = wins[b] / done[b] if done[b] else None
     if perfect_information:
         chance = raw
-        why = ("this move keeps a winning line" if raw == 1.0 else
-               "no move wins from here any more (this one follows the simple rule)"
-               if raw == 0.0 else "the search was cut short: win chance unknown")
+        why = (
+            "this move keeps a winning line"
+            if raw == 1.0
+            else "no move wins from here any more (this one follows the simple rule)"
+            if raw == 0.0
+            else "the search was cut short: win chance unknown"
+        )
     else:
         from .calibration import shown_chance
+
         shown = shown_chance(calibration_key, raw, settings) if calibration_key else None
         chance = None if shown is None else shown.chance
         if raw is None:
-            why = (f"no search finished on its {tried[b]} sampled stock orders "
-                   "(the node limit cut them): win chance unknown")
+            why = (
+                f"no search finished on its {tried[b]} sampled stock orders "
+                "(the node limit cut them): win chance unknown"
+            )
         else:
-            why = (f"with the stock order known it would win in {wins[b]} of {done[b]} sampled "
-                   "orders" + (f" ({unknown} more search{'es' if unknown > 1 else ''} unfinished)"
-                      if unknown else ""))
+            why = (
+                f"with the stock order known it would win in {wins[b]} of {done[b]} sampled "
+                "orders"
+                + (
+                    f" ({unknown} more search{'es' if unknown > 1 else ''} unfinished)"
+                    if unknown
+                    else ""
+                )
+            )
             if shown is not None:
-                why += (f"; hints like this led to a win {100 * shown.chance:.0f}% of the time "
-                        f"(95% interval {100 * shown.low:.0f}-{100 * shown.high:.0f}%, "
-                        f"{shown.hints} hints on {shown.deals} benchmark deals)")
+                why += (
+                    f"; hints like this led to a win {100 * shown.chance:.0f}% of the time "
+                    f"(95% interval {100 * shown.low:.0f}-{100 * shown.high:.0f}%, "
+                    f"{shown.hints} hints on {shown.deals} benchmark deals)"
+                )
             else:
                 why += "; win chance not shown: quotes like this are not calibrated"
     text = f"{state.action_to_string(best)}: {why}"
     h = Hint(best, ranking, "win_rate", chance, text, (time.perf_counter() - t0) * 1000)
-    h.search = {"won": wins[b], "finished": done[b], "unknown": unknown,  # type: ignore[attr-defined]
-                "raw": raw}
+    h.search = {
+        "won": wins[b],
+        "finished": done[b],
+        "unknown": unknown,  # type: ignore[attr-defined]
+        "raw": raw,
+    }
     return h
 
 

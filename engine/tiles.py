@@ -3,12 +3,13 @@
 A *set* is double-N: every tile a-b with 0 <= a <= b <= N (RULES.md, "Common terms").
 Double-6 has 28 tiles, double-9 has 55, double-12 has 91.
 """
+
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable, Iterator
 
 SUPPORTED_MAX_PIPS = (6, 9, 12)
 
@@ -61,12 +62,12 @@ class Tile:
             return self.low
         raise ValueError(f"tile {self} has no end {n}")
 
-    def shares_number(self, other: "Tile") -> bool:
+    def shares_number(self, other: Tile) -> bool:
         """True when the two tiles have at least one number in common."""
         return bool({self.low, self.high} & {other.low, other.high})
 
     @classmethod
-    def parse(cls, text: str) -> "Tile":
+    def parse(cls, text: str) -> Tile:
         """Parse ``"3-5"`` (also ``"3:5"``, ``"3|5"``, ``"35"`` for single digits).
 
         Raises:

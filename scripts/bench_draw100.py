@@ -15,6 +15,7 @@ distinct play), and the speed of random self-play (games/s).
     nice -n 10 .venv/bin/python scripts/bench_draw100.py --players 3 --opponent margin --games 1000
     .venv/bin/python scripts/bench_draw100.py --games 200 --selfplay-games 200   # quick
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,8 +41,14 @@ def greedy_action(state):
     return max(plays, key=lambda a: a.tile.pips) if plays else actions[0]
 
 
-def hint_vs_random(games: int, samples: int, seed: int, opponent: str = "random",
-                   players: int = 2, race: bool = True) -> dict:
+def hint_vs_random(
+    games: int,
+    samples: int,
+    seed: int,
+    opponent: str = "random",
+    players: int = 2,
+    race: bool = True,
+) -> dict:
     """Play ``games`` games of ``players`` seats: the hint (``race`` or the round-margin hint)
     in seat ``i % players``, every other seat ``opponent``: "random" legal actions, "greedy"
     (:func:`greedy_action`) or "margin" (the hint ranking by the round's point margin,
@@ -74,9 +81,16 @@ def hint_vs_random(games: int, samples: int, seed: int, opponent: str = "random"
     lo, hi = wilson_interval(wins, games)
     times.sort()
     return {
-        "games": games, "players": players, "hint": "race" if race else "margin",
-        "opponent": opponent, "samples": samples, "hint_wins": wins, "win_rate": wins / games,
-        "wilson95": [lo, hi], "rounds_per_game": rounds / games, "hints_timed": len(times),
+        "games": games,
+        "players": players,
+        "hint": "race" if race else "margin",
+        "opponent": opponent,
+        "samples": samples,
+        "hint_wins": wins,
+        "win_rate": wins / games,
+        "wilson95": [lo, hi],
+        "rounds_per_game": rounds / games,
+        "hints_timed": len(times),
         "hint_ms_mean": statistics.fmean(times) if times else float("nan"),
         "hint_ms_median": times[len(times) // 2] if times else float("nan"),
         "hint_ms_p95": times[int(0.95 * (len(times) - 1))] if times else float("nan"),
@@ -96,49 +110,76 @@ def random_selfplay(games: int, players: int, seed: int) -> dict:
             state.apply_action(rng.choice(state.legal_actions()))
             actions += 1
     elapsed = time.perf_counter() - t0
-    return {"games": games, "players": players, "games_per_s": games / elapsed,
-            "actions_per_s": actions / elapsed, "seconds": elapsed}
+    return {
+        "games": games,
+        "players": players,
+        "games_per_s": games / elapsed,
+        "actions_per_s": actions / elapsed,
+        "seconds": elapsed,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     p.add_argument("--games", type=int, default=4000, help="hint-vs-random games (default 4000)")
     p.add_argument("--samples", type=int, default=32, help="hint samples (default 32)")
-    p.add_argument("--selfplay-games", type=int, default=1000,
-                   help="random self-play games per player count (default 1000)")
+    p.add_argument(
+        "--selfplay-games",
+        type=int,
+        default=1000,
+        help="random self-play games per player count (default 1000)",
+    )
     p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
-    p.add_argument("--opponent", choices=["random", "greedy", "margin"], default="random",
-                   help="the hint player's opponents (default random legal moves; margin: the "
-                        "hint ranking by the round's point margin)")
+    p.add_argument(
+        "--opponent",
+        choices=["random", "greedy", "margin"],
+        default="random",
+        help="the hint player's opponents (default random legal moves; margin: the "
+        "hint ranking by the round's point margin)",
+    )
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="seats (default 2)")
-    p.add_argument("--hint", choices=["race", "margin"], default="race",
-                   help="the benchmarked hint: race=True (the race to 100 near the end; the "
-                        "default here) or margin (the engine's default, race=False)")
+    p.add_argument(
+        "--hint",
+        choices=["race", "margin"],
+        default="race",
+        help="the benchmarked hint: race=True (the race to 100 near the end; the "
+        "default here) or margin (the engine's default, race=False)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     args = p.parse_args(argv)
     if args.games < 1 or args.samples < 1 or args.selfplay_games < 1:
         p.error("--games, --samples and --selfplay-games must be positive")
-    duel = hint_vs_random(args.games, args.samples, args.seed, args.opponent, args.players,
-                          args.hint == "race")
+    duel = hint_vs_random(
+        args.games, args.samples, args.seed, args.opponent, args.players, args.hint == "race"
+    )
     selfplay = [random_selfplay(args.selfplay_games, n, args.seed) for n in (2, 4)]
-    result = {"date_utc": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-              "python": platform.python_version(), "hint_vs_random": duel,
-              "random_selfplay": selfplay}
+    result = {
+        "date_utc": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "python": platform.python_version(),
+        "hint_vs_random": duel,
+        "random_selfplay": selfplay,
+    }
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
     lo, hi = duel["wilson95"]
     print(f"date: {result['date_utc']}  python {result['python']}")
-    print(f"{duel['hint']} hint ({duel['samples']} samples) vs {duel['opponent']}, "
-          f"{duel['players']} players, {duel['games']} games, "
-          f"seats alternate: hint wins {duel['hint_wins']} = {100 * duel['win_rate']:.1f}% "
-          f"(95% Wilson {100 * lo:.1f}-{100 * hi:.1f}%), {duel['rounds_per_game']:.2f} rounds/game")
-    print(f"hint time over {duel['hints_timed']} hints with a real choice: mean "
-          f"{duel['hint_ms_mean']:.2f} ms, median {duel['hint_ms_median']:.2f} ms, p95 "
-          f"{duel['hint_ms_p95']:.2f} ms; duel took {duel['seconds']:.0f} s")
+    print(
+        f"{duel['hint']} hint ({duel['samples']} samples) vs {duel['opponent']}, "
+        f"{duel['players']} players, {duel['games']} games, "
+        f"seats alternate: hint wins {duel['hint_wins']} = {100 * duel['win_rate']:.1f}% "
+        f"(95% Wilson {100 * lo:.1f}-{100 * hi:.1f}%), {duel['rounds_per_game']:.2f} rounds/game"
+    )
+    print(
+        f"hint time over {duel['hints_timed']} hints with a real choice: mean "
+        f"{duel['hint_ms_mean']:.2f} ms, median {duel['hint_ms_median']:.2f} ms, p95 "
+        f"{duel['hint_ms_p95']:.2f} ms; duel took {duel['seconds']:.0f} s"
+    )
     for s in selfplay:
-        print(f"random self-play, {s['players']} players: {s['games_per_s']:.1f} games/s "
-              f"({s['actions_per_s']:.0f} actions/s, {s['games']} games in {s['seconds']:.1f} s)")
+        print(
+            f"random self-play, {s['players']} players: {s['games_per_s']:.1f} games/s "
+            f"({s['actions_per_s']:.0f} actions/s, {s['games']} games in {s['seconds']:.1f} s)"
+        )
     return 0
 
 

@@ -18,6 +18,7 @@ Usage::
     python scripts/bench_follow.py --games 50                    # labels, 50 games per kind
     python scripts/bench_follow.py --games 2 --render --kinds luzon   # photos through detect
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,7 +36,9 @@ from companion.follow import Follower  # noqa: E402
 from vision.render.games import GAME_KINDS, Unlayable, frames, play_game, play_key  # noqa: E402
 
 
-def follow_game(script, rng: np.random.Generator, render: bool, steady_frames: int, model=None) -> dict:
+def follow_game(
+    script, rng: np.random.Generator, render: bool, steady_frames: int, model=None
+) -> dict:
     """Feed one script's stream to a Follower; return the game's measures."""
     detect = None
     if render:
@@ -60,16 +63,26 @@ def follow_game(script, rng: np.random.Generator, render: bool, steady_frames: i
         recs = f.feed(dets)
         busy += time.perf_counter() - t0
         n_frames += 1
-        got += [(play_key(script.game, r), r["frame"]) for r in recs if r["type"] == "play"
-                and play_key(script.game, r) is not None]
+        got += [
+            (play_key(script.game, r), r["frame"])
+            for r in recs
+            if r["type"] == "play" and play_key(script.game, r) is not None
+        ]
     used = [False] * len(got)
     delays, missed = [], 0
     for j, (key, at, on_table) in enumerate(truth):
         # the event of this play: the first unused one for the same key from the frame the play
         # is on the table (maybe under a hand) to that key's next play (the draw game plays every
         # tile again each hand)
-        until = next((a for kk, _, a in truth[j + 1:] if kk == key), float("inf"))
-        k = next((i for i, (g, fa) in enumerate(got) if not used[i] and g == key and on_table <= fa < until), None)
+        until = next((a for kk, _, a in truth[j + 1 :] if kk == key), float("inf"))
+        k = next(
+            (
+                i
+                for i, (g, fa) in enumerate(got)
+                if not used[i] and g == key and on_table <= fa < until
+            ),
+            None,
+        )
         if k is None:
             missed += 1
             continue
@@ -80,45 +93,71 @@ def follow_game(script, rng: np.random.Generator, render: bool, steady_frames: i
         right = s["scores"] == script.final["scores"]
     else:
         right = s["won"] == script.final["won"] and s["removed"] == script.final["removed"]
-    return {"game": script.game, "params": script.params, "plays": len(truth), "missed": missed,
-            "invented": used.count(False), "delays": delays, "right": bool(right),
-            "flags": s["flags"], "questions": s["questions"], "final": script.final,
-            "followed": {k: s.get(k) for k in ("scores", "won", "removed")},
-            "frames": n_frames, "seconds": busy}
+    return {
+        "game": script.game,
+        "params": script.params,
+        "plays": len(truth),
+        "missed": missed,
+        "invented": used.count(False),
+        "delays": delays,
+        "right": bool(right),
+        "flags": s["flags"],
+        "questions": s["questions"],
+        "final": script.final,
+        "followed": {k: s.get(k) for k in ("scores", "won", "removed")},
+        "frames": n_frames,
+        "seconds": busy,
+    }
 
 
 def report(results: dict[str, list[dict]]) -> None:
     """Print the per-kind table of :func:`follow_game` results."""
     print()
-    print(f"{'kind':<12} {'games':>5} {'score right':>12} {'plays':>6} {'missed/game':>11} "
-          f"{'invented/game':>13} {'median delay':>12} {'p90 delay':>9} {'flags/game':>10} "
-          f"{'questions/game':>14} {'frames/s':>8}")
+    print(
+        f"{'kind':<12} {'games':>5} {'score right':>12} {'plays':>6} {'missed/game':>11} "
+        f"{'invented/game':>13} {'median delay':>12} {'p90 delay':>9} {'flags/game':>10} "
+        f"{'questions/game':>14} {'frames/s':>8}"
+    )
     for group, rs_ in results.items():
         n = len(rs_)
         right = sum(r["right"] for r in rs_)
         delays = [d for r in rs_ for d in r["delays"]]
         fps = sum(r["frames"] for r in rs_) / max(sum(r["seconds"] for r in rs_), 1e-9)
-        print(f"{group:<12} {n:>5} {right:>5} ({right / n:6.1%}) {sum(r['plays'] for r in rs_):>6} "
-              f"{sum(r['missed'] for r in rs_) / n:>11.3f} {sum(r['invented'] for r in rs_) / n:>13.3f} "
-              f"{(np.median(delays) if delays else float('nan')):>12.1f} "
-              f"{(np.percentile(delays, 90) if delays else float('nan')):>9.1f} "
-              f"{sum(r['flags'] for r in rs_) / n:>10.3f} {sum(r['questions'] for r in rs_) / n:>14.3f} "
-              f"{fps:>8.1f}")
+        print(
+            f"{group:<12} {n:>5} {right:>5} ({right / n:6.1%}) {sum(r['plays'] for r in rs_):>6} "
+            f"{sum(r['missed'] for r in rs_) / n:>11.3f} {sum(r['invented'] for r in rs_) / n:>13.3f} "
+            f"{(np.median(delays) if delays else float('nan')):>12.1f} "
+            f"{(np.percentile(delays, 90) if delays else float('nan')):>9.1f} "
+            f"{sum(r['flags'] for r in rs_) / n:>10.3f} {sum(r['questions'] for r in rs_) / n:>14.3f} "
+            f"{fps:>8.1f}"
+        )
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=50, help="games per kind (solitaires: split "
-                    "between Good Neighbors and Luzon)")
-    ap.add_argument("--kinds", default="tableaux,draw100,solitaires",
-                    help="comma list of tableaux, draw100, solitaires, good-neighbors, luzon")
+    ap.add_argument(
+        "--games",
+        type=int,
+        default=50,
+        help="games per kind (solitaires: split between Good Neighbors and Luzon)",
+    )
+    ap.add_argument(
+        "--kinds",
+        default="tableaux,draw100,solitaires",
+        help="comma list of tableaux, draw100, solitaires, good-neighbors, luzon",
+    )
     ap.add_argument("--render", action="store_true", help="photos through the detector (slow)")
     ap.add_argument("--steady-frames", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--model", default=None)
     ap.add_argument("--out", default=None, help="write one JSON line per game here")
-    ap.add_argument("--summarize", nargs="+", metavar="JSONL", help="only print the table of "
-                    "games saved with --out (solitaire games count as 'solitaires')")
+    ap.add_argument(
+        "--summarize",
+        nargs="+",
+        metavar="JSONL",
+        help="only print the table of "
+        "games saved with --out (solitaire games count as 'solitaires')",
+    )
     args = ap.parse_args(argv)
     if args.summarize:
         saved: dict[str, list[dict]] = {}
@@ -142,7 +181,13 @@ def main(argv=None) -> int:
     results: dict[str, list[dict]] = {}
     unlayable: dict[str, int] = {}
     for group, game in kinds:
-        n = args.games if group == game else (args.games + 1) // 2 if game == "good-neighbors" else args.games // 2
+        n = (
+            args.games
+            if group == game
+            else (args.games + 1) // 2
+            if game == "good-neighbors"
+            else args.games // 2
+        )
         g = tries = 0
         while g < n:
             rs = random.Random(f"{args.seed}-{game}-{tries}")
@@ -154,20 +199,30 @@ def main(argv=None) -> int:
                 print(f"{game}: skipped a deal: {e}", flush=True)
                 continue
             g += 1
-            r = follow_game(script, np.random.default_rng(rs.randrange(2**32)), args.render,
-                            args.steady_frames, args.model)
+            r = follow_game(
+                script,
+                np.random.default_rng(rs.randrange(2**32)),
+                args.render,
+                args.steady_frames,
+                args.model,
+            )
             results.setdefault(group, []).append(r)
             if out:
                 out.write(json.dumps(r) + "\n")
                 out.flush()
-            print(f"{game} {g - 1}: plays {r['plays']} missed {r['missed']} invented {r['invented']} "
-                  f"right {r['right']} flags {r['flags']} questions {r['questions']} "
-                  f"frames {r['frames']} ({r['frames'] / max(r['seconds'], 1e-9):.1f}/s)", flush=True)
+            print(
+                f"{game} {g - 1}: plays {r['plays']} missed {r['missed']} invented {r['invented']} "
+                f"right {r['right']} flags {r['flags']} questions {r['questions']} "
+                f"frames {r['frames']} ({r['frames'] / max(r['seconds'], 1e-9):.1f}/s)",
+                flush=True,
+            )
     report(results)
     if unlayable:
         print(f"deals skipped because the line could not be laid flat: {unlayable}")
-    print(f"\nmode: {'photos through vision.pipeline.detect' if args.render else 'renderer labels'}, "
-          f"steady frames {args.steady_frames}, seed {args.seed}")
+    print(
+        f"\nmode: {'photos through vision.pipeline.detect' if args.render else 'renderer labels'}, "
+        f"steady frames {args.steady_frames}, seed {args.seed}"
+    )
     return 0
 
 

@@ -14,6 +14,7 @@ Wilson interval, and the median read time.
 
     .venv/bin/python scripts/bench_layout.py --mode labels --n 200
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,9 +31,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.game import wilson_interval  # noqa: E402
 from vision.layout import detect_options, read  # noqa: E402
+from vision.render.layouts import (  # noqa: E402
+    GAMES,
+    ROTATION_RANGE,
+    make_layout,
+    project_layout,
+    read_matches,
+    render_layout,
+)
 from vision.types import TileDetection  # noqa: E402
-from vision.render.layouts import (GAMES, ROTATION_RANGE, make_layout, project_layout,  # noqa: E402
-                                   read_matches, render_layout)
 
 
 def _match_stats(labels, dets, stats: Counter) -> None:
@@ -80,9 +87,10 @@ def run_game(game: str, n: int, mode: str, noise: float, seed: int, verbose: boo
             read_pips(s.image, dets)
             kinds["_tiles"] += len(dets)
             kinds["_found"] += len(dets)
-            kinds["_value_right"] += sum(d.pips is not None and v is not None
-                                         and sorted(d.pips) == sorted(v)
-                                         for d, v in zip(dets, truth_values))
+            kinds["_value_right"] += sum(
+                d.pips is not None and v is not None and sorted(d.pips) == sorted(v)
+                for d, v in zip(dets, truth_values)
+            )
         else:
             render_layout(s, nrng, rotation_deg=rot)
             dets = detect(s.image, **detect_options(game))
@@ -116,7 +124,9 @@ def main(argv=None) -> int:
     ap.add_argument("--games", nargs="*", default=list(GAMES))
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args(argv)
-    print(f"mode={a.mode} n={a.n} noise={a.noise}px seed={a.seed}  ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})")
+    print(
+        f"mode={a.mode} n={a.n} noise={a.noise}px seed={a.seed}  ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})"
+    )
     total = 0
     for g in a.games:
         ok, times, kinds = run_game(g, a.n, a.mode, a.noise, a.seed, a.verbose)
@@ -124,11 +134,15 @@ def main(argv=None) -> int:
         total += ok
         diag = ""
         if kinds["_tiles"]:
-            diag = (f"  tiles found {kinds['_found'] / kinds['_tiles']:.1%}, found with the right "
-                    f"value {kinds['_value_right'] / kinds['_tiles']:.1%} of {kinds['_tiles']}")
+            diag = (
+                f"  tiles found {kinds['_found'] / kinds['_tiles']:.1%}, found with the right "
+                f"value {kinds['_value_right'] / kinds['_tiles']:.1%} of {kinds['_tiles']}"
+            )
         fails = {k: v for k, v in kinds.items() if not k.startswith("_")}
-        print(f"{g:15s} {ok:4d}/{a.n} = {ok / a.n:6.1%}  (95% CI {lo:.1%}-{hi:.1%})  "
-              f"read median {statistics.median(times):6.1f} ms{diag}  failures {fails}")
+        print(
+            f"{g:15s} {ok:4d}/{a.n} = {ok / a.n:6.1%}  (95% CI {lo:.1%}-{hi:.1%})  "
+            f"read median {statistics.median(times):6.1f} ms{diag}  failures {fails}"
+        )
     print(f"all games       {total}/{a.n * len(a.games)} = {total / (a.n * len(a.games)):.1%}")
     return 0
 

@@ -24,6 +24,7 @@ Example (what docs/solitaires.md reports)::
 
     nice -n 10 .venv/bin/python scripts/bench_solitaires.py --deals 2000 --hint-deals 300 --jobs 2
 """
+
 from __future__ import annotations
 
 import argparse
@@ -143,8 +144,14 @@ class ResultLog:
         self.done[result["seed"]] = result
 
 
-def policy_config(mod, policy: str, samples: int | None, node_limit: int,
-                  params: dict | None = None, hint_nodes: int | None = None) -> dict:
+def policy_config(
+    mod,
+    policy: str,
+    samples: int | None,
+    node_limit: int,
+    params: dict | None = None,
+    hint_nodes: int | None = None,
+) -> dict:
     """What a stored result of ``policy`` depends on besides game, size and seed: the command's
     settings and the module's ``SOLVER_SETTINGS`` / ``HINT_SETTINGS`` (the entry of this size
     when the table is keyed by ``max_pip``); change those and the old results are no longer
@@ -193,29 +200,49 @@ def summarise(name: str, label: str, rows: list[dict]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", default=",".join(available_games()),
-                    help="comma list of solitaires (default: every one whose engine exists)")
+    ap.add_argument(
+        "--games",
+        default=",".join(available_games()),
+        help="comma list of solitaires (default: every one whose engine exists)",
+    )
     ap.add_argument("--deals", type=int, default=2000, help="seeded deals per size (seeds 0..N-1)")
-    ap.add_argument("--hint-deals", type=int, default=None,
-                    help="play the hint on the first K deals only (default: all)")
-    ap.add_argument("--samples", type=int, default=None,
-                    help="hint samples (sampled stock orders); default: the module's default")
+    ap.add_argument(
+        "--hint-deals",
+        type=int,
+        default=None,
+        help="play the hint on the first K deals only (default: all)",
+    )
+    ap.add_argument(
+        "--samples",
+        type=int,
+        default=None,
+        help="hint samples (sampled stock orders); default: the module's default",
+    )
     ap.add_argument("--node-limit", type=int, default=500_000, help="solver node limit per deal")
-    ap.add_argument("--hint-node-limit", type=int, default=None,
-                    help="hint nodes per search (default: the module's default); with --samples "
-                         "this makes a costlier reference hint")
+    ap.add_argument(
+        "--hint-node-limit",
+        type=int,
+        default=None,
+        help="hint nodes per search (default: the module's default); with --samples "
+        "this makes a costlier reference hint",
+    )
     ap.add_argument("--jobs", type=int, default=2, help="worker processes")
     ap.add_argument("--sizes", default=None, help="comma list of size labels to run (default all)")
     ap.add_argument("--json", default=None, help="also write the summaries to this JSON file")
-    ap.add_argument("--out-dir", default="data/bench",
-                    help="per-deal results, one JSONL file per game, size and policy; reused "
-                         "on a rerun with the same settings (default data/bench)")
+    ap.add_argument(
+        "--out-dir",
+        default="data/bench",
+        help="per-deal results, one JSONL file per game, size and policy; reused "
+        "on a rerun with the same settings (default data/bench)",
+    )
     args = ap.parse_args(argv)
 
     hint_deals = args.deals if args.hint_deals is None else min(args.hint_deals, args.deals)
     summaries = []
-    print("| game | size | random | greedy | hint | solver (ceiling) | hint - greedy | "
-          "ceiling - hint | hint ms median / p95 |")
+    print(
+        "| game | size | random | greedy | hint | solver (ceiling) | hint - greedy | "
+        "ceiling - hint | hint ms median / p95 |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for name in [g.strip() for g in args.games.split(",") if g.strip()]:
         if name not in SOLITAIRES:
@@ -230,35 +257,54 @@ def main(argv: list[str] | None = None) -> int:
             jobs = []
             for pol in POLICIES:
                 n_pol = hint_deals if pol == "hint" else args.deals
-                logs[pol] = ResultLog(Path(args.out_dir), name, label, pol,
-                                      policy_config(mod, pol, args.samples, args.node_limit, params,
-                                                    args.hint_node_limit))
-                jobs += [(name, params, seed, pol, args.samples, args.node_limit,
-                          args.hint_node_limit)
-                         for seed in range(n_pol) if seed not in logs[pol].done]
+                logs[pol] = ResultLog(
+                    Path(args.out_dir),
+                    name,
+                    label,
+                    pol,
+                    policy_config(
+                        mod, pol, args.samples, args.node_limit, params, args.hint_node_limit
+                    ),
+                )
+                jobs += [
+                    (name, params, seed, pol, args.samples, args.node_limit, args.hint_node_limit)
+                    for seed in range(n_pol)
+                    if seed not in logs[pol].done
+                ]
             # the hint last: when a long run has to be cut, the other policies are complete and
             # the hint rows done so far are kept for the next run
             jobs.sort(key=lambda j: (j[3] == "hint", j[2]))
-            print(f"<!-- {name} {label}: {len(jobs)} deal-policy runs to do, the rest reused "
-                  f"from {args.out_dir} -->", file=sys.stderr, flush=True)
+            print(
+                f"<!-- {name} {label}: {len(jobs)} deal-policy runs to do, the rest reused "
+                f"from {args.out_dir} -->",
+                file=sys.stderr,
+                flush=True,
+            )
             t0 = time.time()
             with Pool(args.jobs) as pool:
                 for r in pool.imap_unordered(run_task, jobs, chunksize=1):
                     logs[r["policy"]].add(r)
-            done = [r for pol in POLICIES for seed, r in logs[pol].done.items()
-                    if seed < (hint_deals if pol == "hint" else args.deals)]
+            done = [
+                r
+                for pol in POLICIES
+                for seed, r in logs[pol].done.items()
+                if seed < (hint_deals if pol == "hint" else args.deals)
+            ]
             rows = merge_rows(done)
             s = summarise(name, label, rows)
             s["wall_s"] = round(time.time() - t0, 1)
             summaries.append(s)
             n, h = s["deals"], s["hint_deals"]
             hint_rate = s["hint"] / h if h else float("nan")
-            print(f"| {name} | {label} | {rate_cell(s['random'], n)} | {rate_cell(s['greedy'], n)}"
-                  f" | {rate_cell(s['hint'], h)} | {rate_cell(s['solver'], n)}"
-                  f"{' (' + str(s['solver_unknown']) + ' unknown)' if s['solver_unknown'] else ''}"
-                  f" | {100 * (hint_rate - s['greedy_on_hint_deals'] / max(h, 1)):+.1f} pts"
-                  f" | {100 * (s['solver_on_hint_deals'] / max(h, 1) - hint_rate):+.1f} pts"
-                  f" | {s['hint_median_ms']:.1f} / {s['hint_p95_ms']:.1f} |", flush=True)
+            print(
+                f"| {name} | {label} | {rate_cell(s['random'], n)} | {rate_cell(s['greedy'], n)}"
+                f" | {rate_cell(s['hint'], h)} | {rate_cell(s['solver'], n)}"
+                f"{' (' + str(s['solver_unknown']) + ' unknown)' if s['solver_unknown'] else ''}"
+                f" | {100 * (hint_rate - s['greedy_on_hint_deals'] / max(h, 1)):+.1f} pts"
+                f" | {100 * (s['solver_on_hint_deals'] / max(h, 1) - hint_rate):+.1f} pts"
+                f" | {s['hint_median_ms']:.1f} / {s['hint_p95_ms']:.1f} |",
+                flush=True,
+            )
             if args.json:
                 Path(args.json).write_text(json.dumps(summaries, indent=1))
     return 0

@@ -29,6 +29,7 @@ Parts:
 4. (``--turned``) the real photos turned by 0, 37, 90, 180 and 233 degrees at 640, 1280 and 1600
    px on the long side: values read, values read that the photo does not hold, extra backs.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -60,9 +61,13 @@ def poly_iou(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter / union) if union > 0 else 0.0
 
 
-def match(gt: list[np.ndarray], pred: list[np.ndarray], iou_min: float = 0.5, iou=poly_iou) -> dict[int, int]:
+def match(
+    gt: list[np.ndarray], pred: list[np.ndarray], iou_min: float = 0.5, iou=poly_iou
+) -> dict[int, int]:
     """Greedy one-to-one matching by IoU: ``{gt index: pred index}`` for pairs with IoU >= ``iou_min``."""
-    pairs = sorted(((iou(g, p), i, j) for i, g in enumerate(gt) for j, p in enumerate(pred)), reverse=True)
+    pairs = sorted(
+        ((iou(g, p), i, j) for i, g in enumerate(gt) for j, p in enumerate(pred)), reverse=True
+    )
     out: dict[int, int] = {}
     used: set[int] = set()
     for v, i, j in pairs:
@@ -84,10 +89,17 @@ def oriented_pips(gt: TileDetection, pred: TileDetection) -> tuple[int, int] | N
 
 
 def in_frame(c: np.ndarray, w: int, h: int) -> bool:
-    return bool((c[:, 0] >= 0).all() and (c[:, 1] >= 0).all() and (c[:, 0] < w).all() and (c[:, 1] < h).all())
+    return bool(
+        (c[:, 0] >= 0).all()
+        and (c[:, 1] >= 0).all()
+        and (c[:, 0] < w).all()
+        and (c[:, 1] < h).all()
+    )
 
 
-def bench_rendered(n: int, model: str | None, conf: float, seed0: int = VAL_SEED0, scale: int = 1) -> dict:
+def bench_rendered(
+    n: int, model: str | None, conf: float, seed0: int = VAL_SEED0, scale: int = 1
+) -> dict:
     """Part 1 (see the module docstring); ``seed0`` moves the scenes (a tuning set apart from
     the validation seeds); ``scale`` renders the same scenes (same seeds, tiles, camera and
     style) at ``scale`` times the base size of 640x640, 640x480 or 480x640 pixels, like a camera
@@ -102,7 +114,9 @@ def bench_rendered(n: int, model: str | None, conf: float, seed0: int = VAL_SEED
         for k in range(n):
             rng = np.random.default_rng(seed0 + 100_000 * mp + k)
             style = random_style(rng, max_pip=mp)
-            base = DEFAULT_IMAGE_SIZES[int(rng.integers(len(DEFAULT_IMAGE_SIZES)))]  # the draw random_scene would make
+            base = DEFAULT_IMAGE_SIZES[
+                int(rng.integers(len(DEFAULT_IMAGE_SIZES)))
+            ]  # the draw random_scene would make
             scene = random_scene(rng, image_size=(base[0] * scale, base[1] * scale), style=style)
             h, w = scene.image.shape[:2]
             gts = [(g, v) for g, v in zip(scene.labels, scene.visible) if v >= 0.6]
@@ -132,10 +146,13 @@ def bench_rendered(n: int, model: str | None, conf: float, seed0: int = VAL_SEED
                         c["gtbox30_n"] += 1
                         c["gtbox30_ok"] += int(r.pips == tuple(g.pips))
         res[f"double-{mp}"] = {
-            "images": n, "gt_tiles": c["gt"], "recall": round(c["found"] / max(c["gt"], 1), 4),
+            "images": n,
+            "gt_tiles": c["gt"],
+            "recall": round(c["found"] / max(c["gt"], 1), 4),
             "precision": round(c["found"] / max(c["pred"], 1), 4),
             "face_side_ok": round(c["side_ok"] / max(c["found"], 1), 4),
-            "value_tiles": c["val_n"], "value_accuracy": round(c["val_ok"] / max(c["val_n"], 1), 4),
+            "value_tiles": c["val_n"],
+            "value_accuracy": round(c["val_ok"] / max(c["val_n"], 1), 4),
             "value_tiles_30px": c["val30_n"],
             "value_accuracy_30px": round(c["val30_ok"] / max(c["val30_n"], 1), 4),
             "unreadable": c["unread"],
@@ -166,7 +183,10 @@ def real_boxes(photos: Path, name: str, w: int, h: int) -> list[np.ndarray]:
 
 def _aabb_iou(a: np.ndarray, b: np.ndarray) -> float:
     a0, a1, b0, b1 = a.min(0), a.max(0), b.min(0), b.max(0)
-    iw, ih = max(0.0, min(a1[0], b1[0]) - max(a0[0], b0[0])), max(0.0, min(a1[1], b1[1]) - max(a0[1], b0[1]))
+    iw, ih = (
+        max(0.0, min(a1[0], b1[0]) - max(a0[0], b0[0])),
+        max(0.0, min(a1[1], b1[1]) - max(a0[1], b0[1])),
+    )
     inter = iw * ih
     union = np.prod(a1 - a0) + np.prod(b1 - b0) - inter
     return float(inter / union) if union > 0 else 0.0
@@ -182,7 +202,9 @@ def load_scorer(path: Path):
     return mod
 
 
-def bench_real_scored(photos: Path, scorer: Path, model: str | None, conf: float, side: int | None = None) -> dict:
+def bench_real_scored(
+    photos: Path, scorer: Path, model: str | None, conf: float, side: int | None = None
+) -> dict:
     """Part 0: every photo of ``photos/labels.json`` detected in process and scored by the shared
     scorer's own ``score`` (the rules of ``score_real_photos.py``: values as multisets, unsure
     tiles neither right nor wrong, unread and surplus face-down boxes are false boxes), in total
@@ -197,7 +219,9 @@ def bench_real_scored(photos: Path, scorer: Path, model: str | None, conf: float
         img = load_image(photos / name)  # as the detect command reads it
         if side is not None:
             f = side / max(img.shape[:2])
-            img = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_CUBIC)
+            img = cv2.resize(
+                img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_CUBIC
+            )
         t0 = time.perf_counter()
         tiles = detect(img, model=model, conf_threshold=conf)
         times.append((time.perf_counter() - t0) * 1000)
@@ -206,19 +230,29 @@ def bench_real_scored(photos: Path, scorer: Path, model: str | None, conf: float
         total["photos"] += 1
         by_kind.setdefault(kind, Counter()).update(sc)
         by_kind[kind]["photos"] += 1
-        print(f"  {name} [{kind}]: tiles {sc['hit']}/{sc['gt']} wrong {sc['wrong']} unread {sc['unread']} "
-              f"false boxes {sc['false_boxes']} face-down {sc['down_got']}/{sc['down_want']}", flush=True)
+        print(
+            f"  {name} [{kind}]: tiles {sc['hit']}/{sc['gt']} wrong {sc['wrong']} unread {sc['unread']} "
+            f"false boxes {sc['false_boxes']} face-down {sc['down_got']}/{sc['down_want']}",
+            flush=True,
+        )
 
     def figures(c: Counter) -> dict:
-        return {"photos": c["photos"], "tiles": c["gt"],
-                "recall": round(c["hit"] / c["gt"], 4) if c["gt"] else 1.0,
-                "precision": round(c["hit"] / c["pred"], 4) if c["pred"] else 1.0,
-                "false_boxes_per_photo": round(c["false_boxes"] / max(1, c["photos"]), 3),
-                "false_boxes": c["false_boxes"], "photos_exact": f"{c['exact']}/{c['photos']}"}
+        return {
+            "photos": c["photos"],
+            "tiles": c["gt"],
+            "recall": round(c["hit"] / c["gt"], 4) if c["gt"] else 1.0,
+            "precision": round(c["hit"] / c["pred"], 4) if c["pred"] else 1.0,
+            "false_boxes_per_photo": round(c["false_boxes"] / max(1, c["photos"]), 3),
+            "false_boxes": c["false_boxes"],
+            "photos_exact": f"{c['exact']}/{c['photos']}",
+        }
 
-    out = {"size": "full" if side is None else f"{side}px", **figures(total),
-           "median_ms": round(float(np.median(times)), 1),
-           "by_kind": {k: figures(c) for k, c in sorted(by_kind.items())}}
+    out = {
+        "size": "full" if side is None else f"{side}px",
+        **figures(total),
+        "median_ms": round(float(np.median(times)), 1),
+        "by_kind": {k: figures(c) for k, c in sorted(by_kind.items())},
+    }
     print(f"real photos scored ({out['size']}): {out}", flush=True)
     return out
 
@@ -237,7 +271,9 @@ def bench_real(photos: Path, model: str | None, conf: float) -> dict:
         h, w = img.shape[:2]
         tiles = detect(img, model=model, conf_threshold=conf)
         want = Counter(tuple(sorted(t)) for t in lab["tiles"])
-        have = Counter(tuple(sorted(t.pips)) for t in tiles if not t.face_down and t.pips is not None)
+        have = Counter(
+            tuple(sorted(t.pips)) for t in tiles if not t.face_down and t.pips is not None
+        )
         up_ok = sum((want & have).values())
         down = sum(1 for t in tiles if t.face_down)
         boxes = real_boxes(photos, name, w, h)
@@ -246,18 +282,34 @@ def bench_real(photos: Path, model: str | None, conf: float) -> dict:
         # (each labelled value is used once)
         left = Counter(want)
         box_ok = 0
-        for i, j in sorted(m.items()):
-            v = None if tiles[j].pips is None or tiles[j].face_down else tuple(sorted(tiles[j].pips))
+        for _i, j in sorted(m.items()):
+            v = (
+                None
+                if tiles[j].pips is None or tiles[j].face_down
+                else tuple(sorted(tiles[j].pips))
+            )
             if v is not None and left[v] > 0:
                 left[v] -= 1
                 box_ok += 1
-        unmatched_up = sum(1 for j, t in enumerate(tiles) if not t.face_down and j not in set(m.values()))
-        counter_alone = Counter(tuple(sorted(r.pips)) for r in (read_tile(img, b) for b in boxes) if r.readable)
+        unmatched_up = sum(
+            1 for j, t in enumerate(tiles) if not t.face_down and j not in set(m.values())
+        )
+        counter_alone = Counter(
+            tuple(sorted(r.pips)) for r in (read_tile(img, b) for b in boxes) if r.readable
+        )
         alone_ok = sum((want & counter_alone).values())
-        per_photo[name] = {"face_up": len(lab["tiles"]), "face_up_read": up_ok, "face_down": lab["face_down"],
-                           "reported_face_down": down, "boxes_found": f"{len(m)}/{len(boxes)}",
-                           "boxes_read": box_ok, "detections": len(tiles), "extra_face_up": unmatched_up, "counter_on_boxes": alone_ok,
-                           "values": [None if t.face_down else t.pips for t in tiles]}
+        per_photo[name] = {
+            "face_up": len(lab["tiles"]),
+            "face_up_read": up_ok,
+            "face_down": lab["face_down"],
+            "reported_face_down": down,
+            "boxes_found": f"{len(m)}/{len(boxes)}",
+            "boxes_read": box_ok,
+            "detections": len(tiles),
+            "extra_face_up": unmatched_up,
+            "counter_on_boxes": alone_ok,
+            "values": [None if t.face_down else t.pips for t in tiles],
+        }
         tot["up"] += len(lab["tiles"])
         tot["up_ok"] += up_ok
         tot["down"] += lab["face_down"]
@@ -269,10 +321,15 @@ def bench_real(photos: Path, model: str | None, conf: float) -> dict:
         tot["boxes_read"] += box_ok
         tot["extra_up"] += unmatched_up
         print(f"real {name}: {per_photo[name]}", flush=True)
-    summary = {"face_up_read_per_box": f"{tot['boxes_read']}/{tot['up']}",
-               "face_up_read_multiset": f"{tot['up_ok']}/{tot['up']}", "extra_face_up": tot["extra_up"], "face_down_reported": f"{tot['down_ok']}/{tot['down']}",
-               "extra_face_down": tot["extra_down"], "labelled_boxes_found": f"{tot['boxes_found']}/{tot['boxes']}",
-               "pip_counter_on_labelled_boxes": f"{tot['alone_ok']}/{tot['up']}"}
+    summary = {
+        "face_up_read_per_box": f"{tot['boxes_read']}/{tot['up']}",
+        "face_up_read_multiset": f"{tot['up_ok']}/{tot['up']}",
+        "extra_face_up": tot["extra_up"],
+        "face_down_reported": f"{tot['down_ok']}/{tot['down']}",
+        "extra_face_down": tot["extra_down"],
+        "labelled_boxes_found": f"{tot['boxes_found']}/{tot['boxes']}",
+        "pip_counter_on_labelled_boxes": f"{tot['alone_ok']}/{tot['up']}",
+    }
     print(f"real photos: {summary}", flush=True)
     return {"summary": summary, "photos": per_photo}
 
@@ -282,7 +339,9 @@ def turn(image: np.ndarray, degrees: float, side: int) -> np.ndarray:
     enough for all of it (the corners filled with the median colour of the photo's rim), and
     scaled back to ``side`` px on the long side. ``(H, W, 3) uint8`` BGR in and out."""
     s = side / max(image.shape[:2])
-    img = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_CUBIC)
+    img = cv2.resize(
+        image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_CUBIC
+    )
     h, w = img.shape[:2]
     M = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
     c, sn = abs(M[0, 0]), abs(M[0, 1])
@@ -290,7 +349,9 @@ def turn(image: np.ndarray, degrees: float, side: int) -> np.ndarray:
     M[0, 2] += W / 2 - w / 2
     M[1, 2] += H / 2 - h / 2
     rim = np.median(np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]]), axis=0)
-    img = cv2.warpAffine(img, M, (W, H), flags=cv2.INTER_LINEAR, borderValue=tuple(float(x) for x in rim))
+    img = cv2.warpAffine(
+        img, M, (W, H), flags=cv2.INTER_LINEAR, borderValue=tuple(float(x) for x in rim)
+    )
     if max(W, H) > side * 1.05:
         f = side / max(W, H)
         img = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
@@ -314,7 +375,9 @@ def bench_real_turned(photos: Path, model: str | None, conf: float) -> dict:
             want = Counter(tuple(sorted(t)) for t in lab["tiles"])
             for deg in TURN_DEGREES:
                 tiles = detect(turn(img0, deg, side), model=model, conf_threshold=conf)
-                have = Counter(tuple(sorted(t.pips)) for t in tiles if not t.face_down and t.pips is not None)
+                have = Counter(
+                    tuple(sorted(t.pips)) for t in tiles if not t.face_down and t.pips is not None
+                )
                 down = sum(t.face_down for t in tiles)
                 c["up"] += len(lab["tiles"])
                 c["up_ok"] += sum((want & have).values())
@@ -322,8 +385,12 @@ def bench_real_turned(photos: Path, model: str | None, conf: float) -> dict:
                 c["down"] += lab["face_down"]
                 c["down_ok"] += min(down, lab["face_down"])
                 c["extra_down"] += max(0, down - lab["face_down"])
-        res[f"{side}px"] = {"face_up_read": f"{c['up_ok']}/{c['up']}", "extra_values": c["extra_up"],
-                            "face_down_reported": f"{c['down_ok']}/{c['down']}", "extra_face_down": c["extra_down"]}
+        res[f"{side}px"] = {
+            "face_up_read": f"{c['up_ok']}/{c['up']}",
+            "extra_values": c["extra_up"],
+            "face_down_reported": f"{c['down_ok']}/{c['down']}",
+            "extra_face_down": c["extra_down"],
+        }
         print(f"real photos turned, {side} px: {res[f'{side}px']}", flush=True)
     return res
 
@@ -336,10 +403,20 @@ def bench_timing(photos: Path, calls: int, model: str | None, conf: float) -> di
 
     files = sorted(p for p in photos.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
     full = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in files]
-    scaled = [cv2.resize(im, None, fx=1280 / max(im.shape[:2]), fy=1280 / max(im.shape[:2]),
-                         interpolation=cv2.INTER_AREA if max(im.shape[:2]) > 1280 else cv2.INTER_CUBIC) for im in full]
-    scaled += [random_scene(np.random.default_rng(VAL_SEED0 + 900_000 + k), image_size=(1280, 960)).image
-               for k in range(4)]
+    scaled = [
+        cv2.resize(
+            im,
+            None,
+            fx=1280 / max(im.shape[:2]),
+            fy=1280 / max(im.shape[:2]),
+            interpolation=cv2.INTER_AREA if max(im.shape[:2]) > 1280 else cv2.INTER_CUBIC,
+        )
+        for im in full
+    ]
+    scaled += [
+        random_scene(np.random.default_rng(VAL_SEED0 + 900_000 + k), image_size=(1280, 960)).image
+        for k in range(4)
+    ]
     detect(scaled[0], model=model, conf_threshold=conf)  # load + warm up
     out = {}
     for label, imgs in (("1280px", scaled), ("full_size", full)):
@@ -349,8 +426,12 @@ def bench_timing(photos: Path, calls: int, model: str | None, conf: float) -> di
             t0 = time.perf_counter()
             detect(img, model=model, conf_threshold=conf)
             times.append((time.perf_counter() - t0) * 1000)
-        out[label] = {"calls": calls, "images": len(imgs), "median_ms": round(float(np.median(times)), 1),
-                      "p95_ms": round(float(np.percentile(times, 95)), 1)}
+        out[label] = {
+            "calls": calls,
+            "images": len(imgs),
+            "median_ms": round(float(np.median(times)), 1),
+            "p95_ms": round(float(np.percentile(times, 95)), 1),
+        }
     out["full_size"]["long_sides_px"] = sorted(int(max(im.shape[:2])) for im in full)
     print(f"timing: {out}", flush=True)
     return out
@@ -362,30 +443,55 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timing", type=int, default=30, help="timed detect() calls (0: skip)")
     ap.add_argument("--model", default=None, help="ONNX detector (default models/tiles-obb.onnx)")
     ap.add_argument("--conf", type=float, default=0.25, help="detector confidence threshold")
-    ap.add_argument("--seed0", type=int, default=VAL_SEED0,
-                    help="first rendered seed (default: the validation seeds; another value gives a tuning set)")
+    ap.add_argument(
+        "--seed0",
+        type=int,
+        default=VAL_SEED0,
+        help="first rendered seed (default: the validation seeds; another value gives a tuning set)",
+    )
     default_photos = ROOT.parent / "shared" / "real_photos"
-    ap.add_argument("--scale", type=int, default=1,
-                    help="render the rendered scenes at this multiple of 640 px (2: 1280x960)")
-    ap.add_argument("--photos", type=Path,
-                    default=default_photos if default_photos.exists() else ROOT / "sample_images")
-    ap.add_argument("--scorer", type=Path, default=None,
-                    help="the shared scorer score_real_photos.py (default: tools/ beside the photos folder)")
+    ap.add_argument(
+        "--scale",
+        type=int,
+        default=1,
+        help="render the rendered scenes at this multiple of 640 px (2: 1280x960)",
+    )
+    ap.add_argument(
+        "--photos",
+        type=Path,
+        default=default_photos if default_photos.exists() else ROOT / "sample_images",
+    )
+    ap.add_argument(
+        "--scorer",
+        type=Path,
+        default=None,
+        help="the shared scorer score_real_photos.py (default: tools/ beside the photos folder)",
+    )
     ap.add_argument("--real-only", action="store_true", help="only the real-photo parts")
-    ap.add_argument("--turned", action="store_true",
-                    help="also the real photos turned by 0/37/90/180/233 degrees at 640/1280/1600 px")
+    ap.add_argument(
+        "--turned",
+        action="store_true",
+        help="also the real photos turned by 0/37/90/180/233 degrees at 640/1280/1600 px",
+    )
     ap.add_argument("--json", type=Path, default=None, help="write the results as JSON here")
     args = ap.parse_args(argv)
     import onnxruntime
 
-    result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "onnxruntime": onnxruntime.__version__,
-              "conf": args.conf}
+    result = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "onnxruntime": onnxruntime.__version__,
+        "conf": args.conf,
+    }
     scorer = args.scorer or args.photos.parent / "tools" / "score_real_photos.py"
     if scorer.is_file() and (args.photos / "labels.json").is_file():
         result["real_scored"] = bench_real_scored(args.photos, scorer, args.model, args.conf)
-        result["real_scored_1280"] = bench_real_scored(args.photos, scorer, args.model, args.conf, side=1280)
+        result["real_scored_1280"] = bench_real_scored(
+            args.photos, scorer, args.model, args.conf, side=1280
+        )
     else:
-        print(f"no shared scorer at {scorer}: real-photo scores skipped (give --scorer)", flush=True)
+        print(
+            f"no shared scorer at {scorer}: real-photo scores skipped (give --scorer)", flush=True
+        )
     result["real"] = bench_real(args.photos, args.model, args.conf)
     if args.turned:
         result["real_turned"] = bench_real_turned(args.photos, args.model, args.conf)

@@ -23,6 +23,7 @@ independent, are narrower than the truth; the deal counts are printed beside the
     .venv/bin/python scripts/calibrate_solitaires.py --write
     .venv/bin/python scripts/calibrate_solitaires.py --games big-clock --sizes double-6
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import GAMES, wilson_interval  # noqa: E402
-from engine.calibration import (BINS, MIN_DEALS, MIN_HINTS, TABLE_PATH, TOLERANCE,  # noqa: E402
-                                bin_of)
+from engine.calibration import BINS, MIN_DEALS, MIN_HINTS, TABLE_PATH, TOLERANCE, bin_of  # noqa: E402
 
 SOLITAIRES = ("good-neighbors", "big-clock", "luzon")
 
@@ -62,7 +62,9 @@ def load_hints(path: Path, settings_repr: str | None) -> list[dict]:
         except json.JSONDecodeError:
             continue
         cfg = r.get("config", {})
-        if "quotes" not in r or (settings_repr is not None and cfg.get("settings") != settings_repr):
+        if "quotes" not in r or (
+            settings_repr is not None and cfg.get("settings") != settings_repr
+        ):
             continue
         if cfg.get("samples") is not None or cfg.get("hint_node_limit") is not None:
             continue  # a hint run with other than the default settings
@@ -72,8 +74,17 @@ def load_hints(path: Path, settings_repr: str | None) -> list[dict]:
 
 def reliability(rows: list[dict]) -> dict:
     """Bins of (raw rate, won) over the hint calls of ``rows``, split by seed parity."""
-    bins = [{"fit_n": 0, "fit_won": 0, "check_n": 0, "check_won": 0,
-             "fit_deals": set(), "check_deals": set()} for _ in range(BINS)]
+    bins = [
+        {
+            "fit_n": 0,
+            "fit_won": 0,
+            "check_n": 0,
+            "check_won": 0,
+            "fit_deals": set(),
+            "check_deals": set(),
+        }
+        for _ in range(BINS)
+    ]
     for r in rows:
         half = "fit" if r["seed"] % 2 == 0 else "check"
         for raw, _shown in r["quotes"]:
@@ -85,10 +96,14 @@ def reliability(rows: list[dict]) -> dict:
             b[f"{half}_deals"].add(r["seed"])
     for b in bins:
         b["fit_deals"], b["check_deals"] = len(b["fit_deals"]), len(b["check_deals"])
-        ok = (min(b["fit_n"], b["check_n"]) >= MIN_HINTS
-              and min(b["fit_deals"], b["check_deals"]) >= MIN_DEALS)
-        b["shown"] = bool(ok and abs(b["fit_won"] / b["fit_n"] - b["check_won"] / b["check_n"])
-                          <= TOLERANCE + 1e-12)
+        ok = (
+            min(b["fit_n"], b["check_n"]) >= MIN_HINTS
+            and min(b["fit_deals"], b["check_deals"]) >= MIN_DEALS
+        )
+        b["shown"] = bool(
+            ok
+            and abs(b["fit_won"] / b["fit_n"] - b["check_won"] / b["check_n"]) <= TOLERANCE + 1e-12
+        )
     return {"bins": bins}
 
 
@@ -113,8 +128,14 @@ def brier(rows: list[dict], table: dict) -> dict:
     def mean(xs):
         return sum(xs) / len(xs) if xs else float("nan")
 
-    return {"raw": mean(raw_sq), "shown": mean(shown_sq), "base_rate": mean(base_sq),
-            "hints": len(raw_sq), "hints_shown": len(shown_sq), "base": base}
+    return {
+        "raw": mean(raw_sq),
+        "shown": mean(shown_sq),
+        "base_rate": mean(base_sq),
+        "hints": len(raw_sq),
+        "hints_shown": len(shown_sq),
+        "base": base,
+    }
 
 
 def pct(k: int, n: int) -> str:
@@ -129,8 +150,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", default=",".join(SOLITAIRES))
     ap.add_argument("--sizes", default=None, help="comma list of size labels (default all)")
     ap.add_argument("--out-dir", default="data/bench", help="where bench_solitaires.py wrote")
-    ap.add_argument("--write", action="store_true",
-                    help=f"store the tables in {TABLE_PATH.relative_to(TABLE_PATH.parents[2])}")
+    ap.add_argument(
+        "--write",
+        action="store_true",
+        help=f"store the tables in {TABLE_PATH.relative_to(TABLE_PATH.parents[2])}",
+    )
     args = ap.parse_args(argv)
     stored = json.loads(TABLE_PATH.read_text()) if TABLE_PATH.exists() else {}
     for name in [g.strip() for g in args.games.split(",") if g.strip()]:
@@ -152,26 +176,40 @@ def main(argv: list[str] | None = None) -> int:
             sc = brier(rows, rel)
             deals = len(rows)
             won = sum(bool(r["won"]) for r in rows)
-            print(f"\n{name} {label}: {deals} deals (seeds {rows[0]['seed']}-{rows[-1]['seed']},"
-                  f" {won} won), {sc['hints']} check hints with a raw rate")
-            print("| raw rate | fit hints (deals) | fit realised | check hints (deals) | "
-                  "check realised | gap | shown |")
+            print(
+                f"\n{name} {label}: {deals} deals (seeds {rows[0]['seed']}-{rows[-1]['seed']},"
+                f" {won} won), {sc['hints']} check hints with a raw rate"
+            )
+            print(
+                "| raw rate | fit hints (deals) | fit realised | check hints (deals) | "
+                "check realised | gap | shown |"
+            )
             print("|---|---|---|---|---|---|---|")
             for i, b in enumerate(rel["bins"]):
                 if not b["fit_n"] and not b["check_n"]:
                     continue
-                gap = (100 * (b["check_won"] / b["check_n"] - b["fit_won"] / b["fit_n"])
-                       if b["fit_n"] and b["check_n"] else float("nan"))
-                print(f"| {10 * i}-{10 * i + 10}% | {b['fit_n']} ({b['fit_deals']}) | "
-                      f"{pct(b['fit_won'], b['fit_n'])} | {b['check_n']} ({b['check_deals']}) | "
-                      f"{pct(b['check_won'], b['check_n'])} | {gap:+.1f} | "
-                      f"{'yes' if b['shown'] else 'no'} |")
-            print(f"Brier on check hints: raw rate {sc['raw']:.3f}, shown chance {sc['shown']:.3f}"
-                  f" ({sc['hints_shown']} of {sc['hints']} hints shown), base rate "
-                  f"{100 * sc['base']:.1f}% {sc['base_rate']:.3f}")
+                gap = (
+                    100 * (b["check_won"] / b["check_n"] - b["fit_won"] / b["fit_n"])
+                    if b["fit_n"] and b["check_n"]
+                    else float("nan")
+                )
+                print(
+                    f"| {10 * i}-{10 * i + 10}% | {b['fit_n']} ({b['fit_deals']}) | "
+                    f"{pct(b['fit_won'], b['fit_n'])} | {b['check_n']} ({b['check_deals']}) | "
+                    f"{pct(b['check_won'], b['check_n'])} | {gap:+.1f} | "
+                    f"{'yes' if b['shown'] else 'no'} |"
+                )
+            print(
+                f"Brier on check hints: raw rate {sc['raw']:.3f}, shown chance {sc['shown']:.3f}"
+                f" ({sc['hints_shown']} of {sc['hints']} hints shown), base rate "
+                f"{100 * sc['base']:.1f}% {sc['base_rate']:.3f}"
+            )
             stored[f"{name}/{label}" if name != "luzon" else f"luzon/{label}"] = {
                 "settings": hint_settings(mod, params) if bench_settings else None,
-                "deals": deals, "bins": rel["bins"], "brier": sc}
+                "deals": deals,
+                "bins": rel["bins"],
+                "brier": sc,
+            }
     if args.write:
         TABLE_PATH.parent.mkdir(parents=True, exist_ok=True)
         TABLE_PATH.write_text(json.dumps(stored, indent=1, sort_keys=True) + "\n")

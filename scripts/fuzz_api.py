@@ -28,6 +28,7 @@ in tests/web/test_hardening.py.
 
 Loopback only (127.0.0.1): it never talks to another machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,11 +60,19 @@ def free_port() -> int:
 
 # --- image mutations ------------------------------------------------------------------------
 
+
 def _png(width: int, height: int, depth: int = 8, colour: int = 2, rows: bytes = b"") -> bytes:
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(rows or b"\0" * 64, 9)) + chunk(b"IEND", b""))
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(rows or b"\0" * 64, 9))
+        + chunk(b"IEND", b"")
+    )
 
 
 class Images:
@@ -72,6 +81,7 @@ class Images:
     def __init__(self) -> None:
         import cv2
         import numpy as np
+
         self.valid: list[bytes] = []
         for p in sorted((ROOT / "sample_images").glob("*.jpg"))[:4]:
             img = cv2.imread(str(p))
@@ -84,26 +94,44 @@ class Images:
         self.valid.append(cv2.imencode(".png", rgba16)[1].tobytes())
         jpg = bytearray(cv2.imencode(".jpg", np.full((8, 8, 3), 90, np.uint8))[1].tobytes())
         i = jpg.index(b"\xff\xc0")
-        jpg[i + 5:i + 9] = struct.pack(">HH", 30000, 30000)
+        jpg[i + 5 : i + 9] = struct.pack(">HH", 30000, 30000)
         self.bombs = [
             _png(30000, 30000, rows=b"\0" * (30000 * 3 + 1) * 2),
-            _png(65535, 65535), _png(6000, 6000, 16, 6), _png(100000, 1, 8, 0),
-            _png(6000, 6000, 8, 0, rows=b"\0" * (6000 + 1) * 6000),  # 36 MP of grey: legal, decoded in full
-            bytes(jpg), b"GIF89a\x30\x75\x30\x75\x80\x00\x00" + b"\0" * 22,
+            _png(65535, 65535),
+            _png(6000, 6000, 16, 6),
+            _png(100000, 1, 8, 0),
+            _png(
+                6000, 6000, 8, 0, rows=b"\0" * (6000 + 1) * 6000
+            ),  # 36 MP of grey: legal, decoded in full
+            bytes(jpg),
+            b"GIF89a\x30\x75\x30\x75\x80\x00\x00" + b"\0" * 22,
             b"BM" + b"\0" * 16 + struct.pack("<ii", 30000, 30000) + b"\0" * 30,
             b"RIFF\x24\0\0\0WEBPVP8X" + b"\0" * 4 + b"\xff\xff\x01\xff\xff\x01" + b"\0" * 20,
         ]
 
     def pick(self, rnd: random.Random) -> tuple[str, bytes]:
-        kind = rnd.choice(["valid", "valid", "valid", "bomb", "bomb", "truncated", "flipped", "flipped", "empty",
-                           "noise", "header_only"])
+        kind = rnd.choice(
+            [
+                "valid",
+                "valid",
+                "valid",
+                "bomb",
+                "bomb",
+                "truncated",
+                "flipped",
+                "flipped",
+                "empty",
+                "noise",
+                "header_only",
+            ]
+        )
         base = rnd.choice(self.valid)
         if kind == "valid":
             return kind, base
         if kind == "bomb":
             return kind, rnd.choice(self.bombs)
         if kind == "truncated":
-            return kind, base[:rnd.randrange(1, len(base))]
+            return kind, base[: rnd.randrange(1, len(base))]
         if kind == "flipped":
             data = bytearray(base)
             for _ in range(rnd.choice([1, 3, 20, 200])):
@@ -114,16 +142,63 @@ class Images:
             return kind, b""
         if kind == "noise":
             return kind, rnd.randbytes(rnd.choice([1, 100, 5000]))
-        return kind, base[:rnd.choice([3, 8, 30, 200])]
+        return kind, base[: rnd.choice([3, 8, 30, 200])]
 
 
 # --- value mutations ------------------------------------------------------------------------------
 
-ODD_TEXT = ["Infinity", "-Infinity", "NaN", "1e400", "-1e400", "1" * 30, "9" * 400, "true", "false", "null",
-            "[]", "{}", '""', '"²"', '"٣"', '"\\ud800"', '"\\u0000"', '"' + "x" * 3000 + '"', "-0", "0.5",
-            '"12"', "[1, 2]", '{"a": [1]}', "2147483648", "-9223372036854775809"]
-ODD_IDS = ["0", "-1", "9" * 20, "1e400", "abc", "%C2%B3", "%D9%A3", "1.0", "", "00001", "18446744073709551616"]
-ODD_CODES = ["", "ZZZZZZ", "ÄÖÜ²³", "a" * 5000, "\x00\x01", "AB CD-EF", "😀", "ab-cd-ef", "1", "٣٣٣٣٣٣"]
+ODD_TEXT = [
+    "Infinity",
+    "-Infinity",
+    "NaN",
+    "1e400",
+    "-1e400",
+    "1" * 30,
+    "9" * 400,
+    "true",
+    "false",
+    "null",
+    "[]",
+    "{}",
+    '""',
+    '"²"',
+    '"٣"',
+    '"\\ud800"',
+    '"\\u0000"',
+    '"' + "x" * 3000 + '"',
+    "-0",
+    "0.5",
+    '"12"',
+    "[1, 2]",
+    '{"a": [1]}',
+    "2147483648",
+    "-9223372036854775809",
+]
+ODD_IDS = [
+    "0",
+    "-1",
+    "9" * 20,
+    "1e400",
+    "abc",
+    "%C2%B3",
+    "%D9%A3",
+    "1.0",
+    "",
+    "00001",
+    "18446744073709551616",
+]
+ODD_CODES = [
+    "",
+    "ZZZZZZ",
+    "ÄÖÜ²³",
+    "a" * 5000,
+    "\x00\x01",
+    "AB CD-EF",
+    "😀",
+    "ab-cd-ef",
+    "1",
+    "٣٣٣٣٣٣",
+]
 
 
 def deep_json(rnd: random.Random) -> str:
@@ -142,7 +217,7 @@ def mutate_body(rnd: random.Random, template: dict) -> bytes:
         return deep_json(rnd).encode()
     if r < 0.10:
         text = json.dumps(template)
-        return text[:rnd.randrange(len(text) + 1)].encode()
+        return text[: rnd.randrange(len(text) + 1)].encode()
     if r < 0.13:
         return b'{"game": "\xff\xfe", "players": ["\xed\xa0\x80"]}'
     if r < 0.16:
@@ -162,26 +237,49 @@ def mutate_body(rnd: random.Random, template: dict) -> bytes:
 def multipart(rnd: random.Random, data: bytes, hand: str) -> tuple[bytes, str]:
     boundary = uuid.uuid4().hex
     field = "photo" if rnd.random() > 0.05 else rnd.choice(["image", "photo[]", ""])
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"hand\"\r\n\r\n{hand}\r\n"
-            f"--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"p.jpg\"\r\n"
-            f"Content-Type: image/jpeg\r\n\r\n").encode("utf-8", "surrogatepass") + data \
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="hand"\r\n\r\n{hand}\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"; filename="p.jpg"\r\n'
+            f"Content-Type: image/jpeg\r\n\r\n"
+        ).encode("utf-8", "surrogatepass")
+        + data
         + f"\r\n--{boundary}--\r\n".encode()
+    )
     if rnd.random() < 0.05:
-        body = body[:rnd.randrange(len(body))]
+        body = body[: rnd.randrange(len(body))]
     ctype = f"multipart/form-data; boundary={boundary}"
     if rnd.random() < 0.03:
-        ctype = rnd.choice(["multipart/form-data", "multipart/form-data; boundary=", "image/jpeg", "text/plain"])
+        ctype = rnd.choice(
+            ["multipart/form-data", "multipart/form-data; boundary=", "image/jpeg", "text/plain"]
+        )
     return body, ctype
 
 
 # --- the server -----------------------------------------------------------------------------
 
+
 def start_server(port: int, instance: str, code_tries: int) -> subprocess.Popen:
     (Path(instance) / "config.py").write_text(f"CODE_TRIES_PER_MINUTE = {int(code_tries)}\n")
     log = open(Path(instance) / "server.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "companion.commands.serve", "--host", HOST, "--port", str(port),
-                             "--instance", instance, "--no-demo", "--no-https"], cwd=ROOT, stdout=log,
-                            stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "companion.commands.serve",
+            "--host",
+            HOST,
+            "--port",
+            str(port),
+            "--instance",
+            instance,
+            "--no-demo",
+            "--no-https",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     log.close()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -216,7 +314,9 @@ def peak_rss_mb(pid: int) -> float | None:
     return None
 
 
-def call(port: int, method: str, path: str, body: bytes | None = None, headers: dict | None = None) -> tuple[int, bytes]:
+def call(
+    port: int, method: str, path: str, body: bytes | None = None, headers: dict | None = None
+) -> tuple[int, bytes]:
     c = http.client.HTTPConnection(HOST, port, timeout=120)
     try:
         c.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
@@ -242,17 +342,31 @@ class Fuzzer:
         self.photos: dict[int, list[int]] = defaultdict(list)
 
     def setup(self) -> None:
-        for game, players, extra in [("draw100", ["A", "B", "C"], {}), ("tableaux", ["A", "B"], {"max_pip": 9}),
-                                     ("luzon", ["Solo"], {}), ("big-clock", [], {"max_pip": 12})]:
-            st, body = call(self.port, "POST", "/api/tables", json.dumps({"game": game, "players": players, **extra}).encode(),
-                            {"Content-Type": "application/json"})
+        for game, players, extra in [
+            ("draw100", ["A", "B", "C"], {}),
+            ("tableaux", ["A", "B"], {"max_pip": 9}),
+            ("luzon", ["Solo"], {}),
+            ("big-clock", [], {"max_pip": 12}),
+        ]:
+            st, body = call(
+                self.port,
+                "POST",
+                "/api/tables",
+                json.dumps({"game": game, "players": players, **extra}).encode(),
+                {"Content-Type": "application/json"},
+            )
             assert st == 201, body
             self.tables.append(json.loads(body))
         for t in self.tables:
             for data in self.images.valid[:2]:
                 body, ctype = multipart(random.Random(0), data, "")
-                st, out = call(self.port, "POST", f"/api/tables/{t['id']}/photos", body,
-                               {"Content-Type": ctype, "X-Table-Code": t["code"]})
+                st, out = call(
+                    self.port,
+                    "POST",
+                    f"/api/tables/{t['id']}/photos",
+                    body,
+                    {"Content-Type": ctype, "X-Table-Code": t["code"]},
+                )
                 if st == 201:
                     self.photos[t["id"]].append(json.loads(out)["id"])
 
@@ -269,14 +383,46 @@ class Fuzzer:
         if rnd.random() < 0.02:
             headers["Host"] = rnd.choice(["evil.example", "", "127.0.0.1:99999", "[::1", "a" * 300])
         if rnd.random() < 0.1:
-            headers["Idempotency-Key"] = rnd.choice([uuid.uuid4().hex, "short", "x y", "k" * 200, "ÄÖÜÄÖÜÄÖ",
-                                                     "fixed-key-0000"])
+            headers["Idempotency-Key"] = rnd.choice(
+                [uuid.uuid4().hex, "short", "x y", "k" * 200, "ÄÖÜÄÖÜÄÖ", "fixed-key-0000"]
+            )
         player = str(rnd.choice(t["players"])["id"])
-        route = rnd.choice(["status", "games", "openapi", "tables_get", "tables_post", "table_get", "qr", "rounds_post",
-                            "rounds_get", "undo", "photos_post", "photos_post", "photos_get", "photo_get",
-                            "photo_image", "tile_put", "tile_delete", "hand_put", "camera", "index", "form_post",
-                            "join", "join_query", "table_page", "api_docs", "favicon", "static", "unknown"])
-        jhdr = {**headers, "Content-Type": "application/json" if rnd.random() > 0.05 else "text/plain"}
+        route = rnd.choice(
+            [
+                "status",
+                "games",
+                "openapi",
+                "tables_get",
+                "tables_post",
+                "table_get",
+                "qr",
+                "rounds_post",
+                "rounds_get",
+                "undo",
+                "photos_post",
+                "photos_post",
+                "photos_get",
+                "photo_get",
+                "photo_image",
+                "tile_put",
+                "tile_delete",
+                "hand_put",
+                "camera",
+                "index",
+                "form_post",
+                "join",
+                "join_query",
+                "table_page",
+                "api_docs",
+                "favicon",
+                "static",
+                "unknown",
+            ]
+        )
+        jhdr = {
+            **headers,
+            "Content-Type": "application/json" if rnd.random() > 0.05 else "text/plain",
+        }
         if route == "status":
             return route, "GET", "/api/status", None, headers
         if route == "games":
@@ -286,28 +432,62 @@ class Fuzzer:
         if route == "tables_get":
             return route, "GET", "/api/tables", None, headers
         if route == "tables_post":
-            body = mutate_body(rnd, {"game": rnd.choice(["draw100", "tableaux", "luzon", "chess"]),
-                                     "players": ["A", "B"], "max_pip": 6, "variant": "", "target": 100})
+            body = mutate_body(
+                rnd,
+                {
+                    "game": rnd.choice(["draw100", "tableaux", "luzon", "chess"]),
+                    "players": ["A", "B"],
+                    "max_pip": 6,
+                    "variant": "",
+                    "target": 100,
+                },
+            )
             return route, "POST", "/api/tables", body, jhdr
         if route == "table_get":
             return route, "GET", f"/api/tables/{tid}", None, headers
         if route == "qr":
             return route, "GET", f"/api/tables/{tid}/qr.svg", None, headers
         if route == "rounds_post":
-            body = mutate_body(rnd, {"scores": {player: rnd.choice([0, 1, 5, 30])}, "kind": rnd.choice(["domino", "play", "pass", "x"]),
-                                     "source": "hand", "photo_id": None, "note": "n"})
+            body = mutate_body(
+                rnd,
+                {
+                    "scores": {player: rnd.choice([0, 1, 5, 30])},
+                    "kind": rnd.choice(["domino", "play", "pass", "x"]),
+                    "source": "hand",
+                    "photo_id": None,
+                    "note": "n",
+                },
+            )
             return route, "POST", f"/api/tables/{tid}/rounds", body, jhdr
         if route == "rounds_get":
             return route, "GET", f"/api/tables/{tid}/rounds", None, headers
         if route == "undo":
-            return route, "POST", f"/api/tables/{tid}/undo", mutate_body(rnd, {"round_id": rnd.randrange(1, 50)}), jhdr
+            return (
+                route,
+                "POST",
+                f"/api/tables/{tid}/undo",
+                mutate_body(rnd, {"round_id": rnd.randrange(1, 50)}),
+                jhdr,
+            )
         if route in ("photos_post", "camera"):
             _kind, data = self.images.pick(rnd)
             hand = rnd.choice(["", "1-2 3-4", "banana", "9-9", "1-2 1-2", "x" * 3000])
             body, ctype = multipart(rnd, data, hand)
             if route == "camera":
-                return route, "POST", f"/api/tables/{tid}/camera", mutate_body(rnd, {"hand": hand}), jhdr
-            return route, "POST", f"/api/tables/{tid}/photos", body, {**headers, "Content-Type": ctype}
+                return (
+                    route,
+                    "POST",
+                    f"/api/tables/{tid}/camera",
+                    mutate_body(rnd, {"hand": hand}),
+                    jhdr,
+                )
+            return (
+                route,
+                "POST",
+                f"/api/tables/{tid}/photos",
+                body,
+                {**headers, "Content-Type": ctype},
+            )
         if route == "photos_get":
             return route, "GET", f"/api/tables/{tid}/photos", None, headers
         if route == "photo_get":
@@ -326,20 +506,38 @@ class Fuzzer:
         if route == "index":
             return route, "GET", "/", None, headers
         if route == "form_post":
-            fields = {"game": rnd.choice(["draw100", "tableaux", "x"]), "max_pip": rnd.choice(["6", "9", "²", "1e400", "٣"]),
-                      "players": rnd.choice(["A\nB", "", "x" * 100]), "target": rnd.choice(["", "100", "Infinity", "²"]),
-                      "csrf_token": rnd.choice(["", "x" * 43])}
+            fields = {
+                "game": rnd.choice(["draw100", "tableaux", "x"]),
+                "max_pip": rnd.choice(["6", "9", "²", "1e400", "٣"]),
+                "players": rnd.choice(["A\nB", "", "x" * 100]),
+                "target": rnd.choice(["", "100", "Infinity", "²"]),
+                "csrf_token": rnd.choice(["", "x" * 43]),
+            }
             from urllib.parse import urlencode
+
             body = urlencode(fields).encode()
             if rnd.random() < 0.1:
                 body = b"game=%ED%A0%80&players=%FF%FE&max_pip=%C2%B2"
-            return route, "POST", "/tables", body, {**headers, "Content-Type": "application/x-www-form-urlencoded"}
+            return (
+                route,
+                "POST",
+                "/tables",
+                body,
+                {**headers, "Content-Type": "application/x-www-form-urlencoded"},
+            )
         if route == "join":
             c = rnd.choice([t["code"], *ODD_CODES[1:], "%C2%B2", "%FF"])
             from urllib.parse import quote
+
             return route, "GET", "/join/" + quote(c, safe="%"), None, headers
         if route == "join_query":
-            return route, "GET", "/join?code=" + rnd.choice(["", "%FF%FE", "ABC", "%C2%B2" * 100]), None, headers
+            return (
+                route,
+                "GET",
+                "/join?code=" + rnd.choice(["", "%FF%FE", "ABC", "%C2%B2" * 100]),
+                None,
+                headers,
+            )
         if route == "table_page":
             return route, "GET", f"/t/{tid}", None, headers
         if route == "api_docs":
@@ -347,20 +545,59 @@ class Fuzzer:
         if route == "favicon":
             return route, "GET", "/favicon.ico", None, headers
         if route == "static":
-            return route, "GET", rnd.choice(["/static/table.js", "/static/../companion.sqlite", "/static/%2e%2e/secret_key",
-                                             "/static/style.css"]), None, headers
-        return route, rnd.choice(["GET", "POST", "PATCH"]), rnd.choice(["/api/nothing", "/api/tables/1/photos/1/tiles",
-                                                                        "/%FF", "/t/", "/api/tables/1/rounds/1"]), None, headers
+            return (
+                route,
+                "GET",
+                rnd.choice(
+                    [
+                        "/static/table.js",
+                        "/static/../companion.sqlite",
+                        "/static/%2e%2e/secret_key",
+                        "/static/style.css",
+                    ]
+                ),
+                None,
+                headers,
+            )
+        return (
+            route,
+            rnd.choice(["GET", "POST", "PATCH"]),
+            rnd.choice(
+                [
+                    "/api/nothing",
+                    "/api/tables/1/photos/1/tiles",
+                    "/%FF",
+                    "/t/",
+                    "/api/tables/1/rounds/1",
+                ]
+            ),
+            None,
+            headers,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--requests", type=int, default=10_000, help="how many mutated requests (default 10,000)")
-    ap.add_argument("--batch", type=int, default=500, help="requests between liveness and memory checks")
+    ap.add_argument(
+        "--requests", type=int, default=10_000, help="how many mutated requests (default 10,000)"
+    )
+    ap.add_argument(
+        "--batch", type=int, default=500, help="requests between liveness and memory checks"
+    )
     ap.add_argument("--clients", type=int, default=4, help="threads sending at once (default 4)")
     ap.add_argument("--seed", type=int, default=17)
-    ap.add_argument("--max-rss-mb", type=float, default=1024.0, help="fail when the server's peak RSS passes this")
-    ap.add_argument("--code-tries", type=int, default=1_000_000, help="wrong codes a minute before 429 (see above)")
+    ap.add_argument(
+        "--max-rss-mb",
+        type=float,
+        default=1024.0,
+        help="fail when the server's peak RSS passes this",
+    )
+    ap.add_argument(
+        "--code-tries",
+        type=int,
+        default=1_000_000,
+        help="wrong codes a minute before 429 (see above)",
+    )
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = ap.parse_args(argv)
     images = Images()
@@ -402,6 +639,7 @@ def main(argv: list[str] | None = None) -> int:
                             per_route[route][st] += 1
                             if st >= 500 or st == 0:
                                 failures.append(f"{method} {path[:80]} -> {st} {out[:200]!r}")
+
                 threads = [threading.Thread(target=worker) for _ in range(args.clients)]
                 for th in threads:
                     th.start()
@@ -411,11 +649,20 @@ def main(argv: list[str] | None = None) -> int:
                 batch_no += 1
                 up = proc.poll() is None and alive(port)
                 rss = peak_rss_mb(proc.pid)
-                batches.append({"sent": sent, "alive": up, "peak_rss_mb": round(rss, 1) if rss else None,
-                                "elapsed_s": round(time.monotonic() - started, 1)})
+                batches.append(
+                    {
+                        "sent": sent,
+                        "alive": up,
+                        "peak_rss_mb": round(rss, 1) if rss else None,
+                        "elapsed_s": round(time.monotonic() - started, 1),
+                    }
+                )
                 if not args.json:
-                    print(f"  {sent:>6} requests  alive={up}  peak RSS {rss or 0:.0f} MB  "
-                          f"{time.monotonic() - started:.0f} s", flush=True)
+                    print(
+                        f"  {sent:>6} requests  alive={up}  peak RSS {rss or 0:.0f} MB  "
+                        f"{time.monotonic() - started:.0f} s",
+                        flush=True,
+                    )
                 if not up:
                     survived = False
                     failures.append(f"server down after {sent} requests")
@@ -430,16 +677,30 @@ def main(argv: list[str] | None = None) -> int:
     peak = max((b["peak_rss_mb"] or 0.0) for b in batches) if batches else None
     n5xx = sum(v for k, v in statuses.items() if k >= 500)
     summary = {
-        "requests": sum(statuses.values()), "clients": args.clients, "seed": args.seed,
-        "seconds": round(time.monotonic() - started, 1), "cpus": os.cpu_count(),
+        "requests": sum(statuses.values()),
+        "clients": args.clients,
+        "seed": args.seed,
+        "seconds": round(time.monotonic() - started, 1),
+        "cpus": os.cpu_count(),
         "status_codes": {str(k): v for k, v in sorted(statuses.items())},
-        "responses_5xx": n5xx, "connection_errors": statuses.get(0, 0),
-        "peak_rss_mb": peak, "max_rss_mb": args.max_rss_mb, "server_survived_every_batch": survived,
+        "responses_5xx": n5xx,
+        "connection_errors": statuses.get(0, 0),
+        "peak_rss_mb": peak,
+        "max_rss_mb": args.max_rss_mb,
+        "server_survived_every_batch": survived,
         "batches": len(batches),
-        "per_route": {r: {str(k): v for k, v in sorted(c.items())} for r, c in sorted(per_route.items())},
+        "per_route": {
+            r: {str(k): v for k, v in sorted(c.items())} for r, c in sorted(per_route.items())
+        },
         "failures": failures[:20],
     }
-    ok = n5xx == 0 and not statuses.get(0) and survived and peak is not None and peak < args.max_rss_mb
+    ok = (
+        n5xx == 0
+        and not statuses.get(0)
+        and survived
+        and peak is not None
+        and peak < args.max_rss_mb
+    )
     summary["ok"] = ok
     if args.json:
         print(json.dumps(summary, indent=2))

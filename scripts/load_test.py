@@ -26,6 +26,7 @@ trip, ms: median, p95, max) and as the server measured it (``elapsed_ms``), and 
 
 Loopback only (127.0.0.1): it never talks to another machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,7 +50,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PHOTOS = sorted((ROOT / "sample_images").glob("*.jpg"))
 HOST = "127.0.0.1"
-HAND = "4-6 1-2 0-0 3-5 2-6"  # sent with each photo so a readable line gets moves and the engine hint
+HAND = (
+    "4-6 1-2 0-0 3-5 2-6"  # sent with each photo so a readable line gets moves and the engine hint
+)
 
 
 def free_port() -> int:
@@ -58,8 +61,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def call(base: str, method: str, path: str, body: bytes | None = None, headers: dict | None = None,
-         timeout: float = 60.0) -> tuple[int, dict]:
+def call(
+    base: str,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    headers: dict | None = None,
+    timeout: float = 60.0,
+) -> tuple[int, dict]:
     """One HTTP request; returns (status, JSON body). Network failures raise OSError."""
     req = urllib.request.Request(base + path, data=body, method=method, headers=headers or {})
     try:
@@ -72,9 +81,15 @@ def call(base: str, method: str, path: str, body: bytes | None = None, headers: 
 def multipart(field: str, filename: str, data: bytes, hand: str = "") -> tuple[bytes, str]:
     """A multipart body with the photo file and the ``hand`` text field."""
     boundary = uuid.uuid4().hex
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"hand\"\r\n\r\n{hand}\r\n"
-            f"--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{filename}\"\r\n"
-            f"Content-Type: image/jpeg\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="hand"\r\n\r\n{hand}\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"; filename="{filename}"\r\n'
+            f"Content-Type: image/jpeg\r\n\r\n"
+        ).encode()
+        + data
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
     return body, f"multipart/form-data; boundary={boundary}"
 
 
@@ -88,9 +103,24 @@ def percentile(values: list[float], q: float) -> float:
 def start_server(port: int, instance: str) -> subprocess.Popen:
     """The server as its own process; its console (one line per request) goes to instance/server.log."""
     log = open(Path(instance) / "server.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "companion.commands.serve", "--host", HOST, "--port", str(port),
-                             "--instance", instance, "--no-demo", "--no-https"], cwd=ROOT, stdout=log,
-                            stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "companion.commands.serve",
+            "--host",
+            HOST,
+            "--port",
+            str(port),
+            "--instance",
+            instance,
+            "--no-demo",
+            "--no-https",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     log.close()
     base = f"http://{HOST}:{port}"
     deadline = time.monotonic() + 60
@@ -106,8 +136,16 @@ def start_server(port: int, instance: str) -> subprocess.Popen:
     raise SystemExit("the server did not answer within 60 s")
 
 
-def call_until_answered(base: str, method: str, path: str, body: bytes | None, headers: dict,
-                        deadline: float, counts: dict, lock: threading.Lock) -> tuple[int, dict]:
+def call_until_answered(
+    base: str,
+    method: str,
+    path: str,
+    body: bytes | None,
+    headers: dict,
+    deadline: float,
+    counts: dict,
+    lock: threading.Lock,
+) -> tuple[int, dict]:
     """``call`` repeated with the same request (and Idempotency-Key) while the server is down
     or answers 503; raises OSError when ``deadline`` (monotonic s) passes first."""
     while True:
@@ -143,11 +181,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--phones", type=int, default=8)
     ap.add_argument("--tables", type=int, default=4)
     ap.add_argument("--seconds", type=float, default=60.0)
-    ap.add_argument("--think", type=float, default=0.0, metavar="S",
-                    help="seconds each phone waits after an answer before its next photo "
-                         "(0: back to back, the saturating worst case)")
-    ap.add_argument("--kill", type=int, default=0, metavar="N",
-                    help="kill -9 the server N times during the run and restart it (see above)")
+    ap.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="seconds each phone waits after an answer before its next photo "
+        "(0: back to back, the saturating worst case)",
+    )
+    ap.add_argument(
+        "--kill",
+        type=int,
+        default=0,
+        metavar="N",
+        help="kill -9 the server N times during the run and restart it (see above)",
+    )
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = ap.parse_args(argv)
     if not PHOTOS:
@@ -163,9 +211,13 @@ def main(argv: list[str] | None = None) -> int:
             status, parts = call(base, "GET", "/api/status")
             tables = []
             for i in range(args.tables):
-                st, t = call(base, "POST", "/api/tables",
-                             json.dumps({"game": "draw100", "players": [f"P{i}a", f"P{i}b"]}).encode(),
-                             {"Content-Type": "application/json"})
+                st, t = call(
+                    base,
+                    "POST",
+                    "/api/tables",
+                    json.dumps({"game": "draw100", "players": [f"P{i}a", f"P{i}b"]}).encode(),
+                    {"Content-Type": "application/json"},
+                )
                 assert st == 201, t
                 tables.append(t)
             lock = threading.Lock()
@@ -174,7 +226,15 @@ def main(argv: list[str] | None = None) -> int:
             errors: list[str] = []
             recorded = {t["id"]: 0 for t in tables}
             uploads = {t["id"]: set() for t in tables}
-            counts = {"photos": 0, "rounds": 0, "tiles": 0, "with_moves": 0, "with_hint": 0, "retries": 0, "kills": 0}
+            counts = {
+                "photos": 0,
+                "rounds": 0,
+                "tiles": 0,
+                "with_moves": 0,
+                "with_hint": 0,
+                "retries": 0,
+                "kills": 0,
+            }
             stop_at = time.monotonic() + args.seconds
             deadline = stop_at + 120  # a request pending at the end is retried until answered
 
@@ -187,9 +247,16 @@ def main(argv: list[str] | None = None) -> int:
                     body, ctype = multipart("photo", name, data, HAND)
                     t0 = time.perf_counter()
                     try:
-                        st, p = call_until_answered(base, "POST", f"/api/tables/{t['id']}/photos", body,
-                                                    {**hdr, "Content-Type": ctype, "Idempotency-Key": uuid.uuid4().hex},
-                                                    deadline, counts, lock)
+                        st, p = call_until_answered(
+                            base,
+                            "POST",
+                            f"/api/tables/{t['id']}/photos",
+                            body,
+                            {**hdr, "Content-Type": ctype, "Idempotency-Key": uuid.uuid4().hex},
+                            deadline,
+                            counts,
+                            lock,
+                        )
                     except OSError as exc:
                         with lock:
                             errors.append(f"phone {i}: upload: {exc}")
@@ -212,10 +279,21 @@ def main(argv: list[str] | None = None) -> int:
                     if n % 3 == 0:
                         try:
                             st, r = call_until_answered(
-                                base, "POST", f"/api/tables/{t['id']}/rounds",
-                                json.dumps({"scores": {str(t["players"][0]["id"]): 1}, "kind": "domino"}).encode(),
-                                {**hdr, "Content-Type": "application/json", "Idempotency-Key": uuid.uuid4().hex},
-                                deadline, counts, lock)
+                                base,
+                                "POST",
+                                f"/api/tables/{t['id']}/rounds",
+                                json.dumps(
+                                    {"scores": {str(t["players"][0]["id"]): 1}, "kind": "domino"}
+                                ).encode(),
+                                {
+                                    **hdr,
+                                    "Content-Type": "application/json",
+                                    "Idempotency-Key": uuid.uuid4().hex,
+                                },
+                                deadline,
+                                counts,
+                                lock,
+                            )
                         except OSError as exc:
                             with lock:
                                 errors.append(f"phone {i}: round: {exc}")
@@ -229,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
                                 errors.append(f"phone {i}: round -> {st} {r}")
 
             def killer() -> None:
-                for k in range(args.kill):
+                for _k in range(args.kill):
                     time.sleep(args.seconds / (args.kill + 1))
                     server["proc"].send_signal(signal.SIGKILL)
                     server["proc"].wait()
@@ -251,8 +329,10 @@ def main(argv: list[str] | None = None) -> int:
                 total = got["players"][0]["total"]
                 if total != recorded[t["id"]] or got["photo_count"] != len(uploads[t["id"]]):
                     consistent = False
-                    errors.append(f"table {t['id']}: total {total} vs recorded {recorded[t['id']]}, "
-                                  f"photos {got['photo_count']} vs {len(uploads[t['id']])}")
+                    errors.append(
+                        f"table {t['id']}: total {total} vs recorded {recorded[t['id']]}, "
+                        f"photos {got['photo_count']} vs {len(uploads[t['id']])}"
+                    )
                 for pid in uploads[t["id"]]:
                     req = urllib.request.Request(f"{base}/api/tables/{t['id']}/photos/{pid}/image")
                     try:
@@ -269,19 +349,30 @@ def main(argv: list[str] | None = None) -> int:
             server["proc"].terminate()
             server["proc"].wait(10)
     summary = {
-        "phones": args.phones, "tables": args.tables, "think_s": args.think, "seconds": round(wall, 1),
-        "cpus": os.cpu_count(), "load_average_before": load_before,
-        "photos": counts["photos"], "rounds": counts["rounds"], "errors": len(errors),
-        "kills": counts["kills"], "retries": counts["retries"],
+        "phones": args.phones,
+        "tables": args.tables,
+        "think_s": args.think,
+        "seconds": round(wall, 1),
+        "cpus": os.cpu_count(),
+        "load_average_before": load_before,
+        "photos": counts["photos"],
+        "rounds": counts["rounds"],
+        "errors": len(errors),
+        "kills": counts["kills"],
+        "retries": counts["retries"],
         "photos_per_s": round(counts["photos"] / wall, 2) if wall else 0.0,
         "tiles_per_photo": round(counts["tiles"] / max(1, counts["photos"]), 2),
         "photos_with_moves": counts["with_moves"],
         "photos_with_hint": counts["with_hint"],
-        "upload_to_hint_ms": {"median": round(statistics.median(latencies), 1) if latencies else None,
-                              "p95": round(percentile(latencies, 95), 1) if latencies else None,
-                              "max": round(max(latencies), 1) if latencies else None},
-        "server_ms": {"median": round(statistics.median(server_ms), 1) if server_ms else None,
-                      "p95": round(percentile(server_ms, 95), 1) if server_ms else None},
+        "upload_to_hint_ms": {
+            "median": round(statistics.median(latencies), 1) if latencies else None,
+            "p95": round(percentile(latencies, 95), 1) if latencies else None,
+            "max": round(max(latencies), 1) if latencies else None,
+        },
+        "server_ms": {
+            "median": round(statistics.median(server_ms), 1) if server_ms else None,
+            "p95": round(percentile(server_ms, 95), 1) if server_ms else None,
+        },
         "totals_consistent": consistent,
         "pipeline": {k: v["ok"] for k, v in parts["parts"].items() if k in ("detector", "layout")},
         "load_average_after": [round(x, 2) for x in os.getloadavg()],

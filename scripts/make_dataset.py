@@ -4,6 +4,7 @@
 Usage: python scripts/make_dataset.py --out data/tiles-obb --train 2000 --val 200 --seed 0 -j 2
 Classes: 0 = tile face up, 1 = tile face down. See vision/render/dataset.py for the format.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,16 +24,31 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--val", type=int, default=200, help="validation images")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("-j", "--processes", type=int, default=2)
-    ap.add_argument("--low-pip-bias", type=float, default=0.0,
-                    help="chance per scene of drawing low-pip tiles (blanks) first")
-    ap.add_argument("--set-weights", type=float, nargs=3, default=None, metavar=("D6", "D9", "D12"),
-                    help="chances of double-6 / 9 / 12 sets (default 0.6 0.25 0.15)")
-    ap.add_argument("--layout-share", type=float, default=0.0,
-                    help="chance per image of a rendered game position (vision/render/layouts.py)")
+    ap.add_argument(
+        "--low-pip-bias",
+        type=float,
+        default=0.0,
+        help="chance per scene of drawing low-pip tiles (blanks) first",
+    )
+    ap.add_argument(
+        "--set-weights",
+        type=float,
+        nargs=3,
+        default=None,
+        metavar=("D6", "D9", "D12"),
+        help="chances of double-6 / 9 / 12 sets (default 0.6 0.25 0.15)",
+    )
+    ap.add_argument(
+        "--layout-share",
+        type=float,
+        default=0.0,
+        help="chance per image of a rendered game position (vision/render/layouts.py)",
+    )
     a = ap.parse_args(argv)
     t = time.time()
-    s = write_obb_dataset(a.out, a.train, a.val, a.seed, a.processes, a.low_pip_bias, a.set_weights,
-                          a.layout_share)
+    s = write_obb_dataset(
+        a.out, a.train, a.val, a.seed, a.processes, a.low_pip_bias, a.set_weights, a.layout_share
+    )
     print(f"{s} in {time.time() - t:.1f} s -> {a.out}/data.yaml")
     return 0
 

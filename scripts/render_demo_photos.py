@@ -12,6 +12,7 @@ and a hint (a solitaire's chance to win at least 20%), so the demo tables open w
 Prints, per game, the seed kept, tiles, read time (ms) and file size (kB); writes
 ``<game>.jpg`` and ``README.md`` (what the photos are) into ``--out``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,14 +57,18 @@ def keep(game: str, seed: int) -> tuple[bytes, dict] | None:
     ms = (time.perf_counter() - started) * 1000
     if not read_matches(sample, res) or res.problems or res.hint is None or res.hint.action is None:
         return None
-    if res.hint.win_chance is not None and res.hint.win_chance < 0.2:  # a demo the player can still win
+    if (
+        res.hint.win_chance is not None and res.hint.win_chance < 0.2
+    ):  # a demo the player can still win
         return None
     return buf.tobytes(), {"tiles": len(dets), "ms": ms, "hand": hand}
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "sample_images" / "rendered"))
+    ap.add_argument(
+        "--out", default=str(Path(__file__).resolve().parents[1] / "sample_images" / "rendered")
+    )
     ap.add_argument("--tries", type=int, default=40, help="seeds tried per game (default 40)")
     ap.add_argument("--games", nargs="*", default=list(GAMES))
     args = ap.parse_args(argv)
@@ -77,8 +82,11 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             data, info = got
             (out / f"{game}.jpg").write_bytes(data)
-            print(f"{game}: seed {seed}, {info['tiles']} tiles, read in {info['ms']:.0f} ms, "
-                  f"{len(data) / 1024:.0f} kB, hand {info['hand']}", flush=True)
+            print(
+                f"{game}: seed {seed}, {info['tiles']} tiles, read in {info['ms']:.0f} ms, "
+                f"{len(data) / 1024:.0f} kB, hand {info['hand']}",
+                flush=True,
+            )
             break
         else:
             print(f"{game}: no seed of {args.tries} was read exactly", flush=True)

@@ -11,6 +11,7 @@ Steps: (1) render ``data/tiles-obb`` with vision.render (skipped when it exists,
 with ``--from-weights``; (3) export ``best.pt`` to ``models/tiles-obb.onnx``.
 ``--export-only [WEIGHTS]`` just exports. Classes: 0 = tile (face up), 1 = tile_face_down.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,10 +35,14 @@ def export_onnx(weights: Path, imgsz: int, out: Path) -> Path:
 
     model = YOLO(str(weights))
     try:
-        path = model.export(format="onnx", imgsz=imgsz, opset=12, simplify=True, dynamic=True, device="cpu")
+        path = model.export(
+            format="onnx", imgsz=imgsz, opset=12, simplify=True, dynamic=True, device="cpu"
+        )
     except Exception as exc:  # simplifier trouble: plain export
         print(f"simplified export failed ({exc}); exporting without simplify")
-        path = model.export(format="onnx", imgsz=imgsz, opset=12, simplify=False, dynamic=True, device="cpu")
+        path = model.export(
+            format="onnx", imgsz=imgsz, opset=12, simplify=False, dynamic=True, device="cpu"
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(path, out)
     print(f"exported {weights} -> {out} ({out.stat().st_size / 1e6:.1f} MB)")
@@ -85,9 +90,14 @@ def check_real(weights: str, imgsz: int, photos: Path, out_dir: Path, conf: floa
             v = line.split()
             if len(v) == 5:
                 cx, cy, bw, bh = (float(x) for x in v[1:])
-                gt.append(((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h))
-        up_boxes = [(p[:, 0].min(), p[:, 1].min(), p[:, 0].max(), p[:, 1].max())
-                    for p, c in zip(polys, cls) if c == 0]
+                gt.append(
+                    ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
+                )
+        up_boxes = [
+            (p[:, 0].min(), p[:, 1].min(), p[:, 0].max(), p[:, 1].max())
+            for p, c in zip(polys, cls)
+            if c == 0
+        ]
         used = set()
         hit = 0
         for g in gt:
@@ -99,28 +109,50 @@ def check_real(weights: str, imgsz: int, photos: Path, out_dir: Path, conf: floa
                 used.add(bj)
                 hit += 1
         n_up, n_down = int((cls == 0).sum()), int((cls == 1).sum())
-        rows[name] = {"face_up_labelled": len(lab["tiles"]), "face_up_found": hit,
-                      "face_up_detections": n_up, "face_down_labelled": lab["face_down"],
-                      "face_down_detections": n_down}
+        rows[name] = {
+            "face_up_labelled": len(lab["tiles"]),
+            "face_up_found": hit,
+            "face_up_detections": n_up,
+            "face_down_labelled": lab["face_down"],
+            "face_down_detections": n_down,
+        }
         total_up += len(gt)
         found_up += hit
         false_up += n_up - hit
         vis = img.copy()
         for p, c, cf in zip(polys, cls, confs):
-            cv2.polylines(vis, [p.astype(np.int32)], True, (0, 0, 255) if c == 1 else (0, 200, 0), 2)
-            cv2.putText(vis, f"{cf:.2f}", tuple(int(v) for v in p[0]), cv2.FONT_HERSHEY_SIMPLEX, 0.4,
-                        (255, 0, 255), 1)
+            cv2.polylines(
+                vis, [p.astype(np.int32)], True, (0, 0, 255) if c == 1 else (0, 200, 0), 2
+            )
+            cv2.putText(
+                vis,
+                f"{cf:.2f}",
+                tuple(int(v) for v in p[0]),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                0.4,
+                (255, 0, 255),
+                1,
+            )
         for g in gt:
             cv2.rectangle(vis, (int(g[0]), int(g[1])), (int(g[2]), int(g[3])), (255, 200, 0), 1)
         cv2.imwrite(str(out_dir / (Path(name).stem + ".png")), vis)
-    summary = {"photos": rows, "face_up_recall": found_up / max(total_up, 1),
-               "face_up_labelled": total_up, "face_up_found": found_up, "unmatched_face_up_detections": false_up,
-               "conf": conf, "imgsz": imgsz, "weights": str(weights)}
+    summary = {
+        "photos": rows,
+        "face_up_recall": found_up / max(total_up, 1),
+        "face_up_labelled": total_up,
+        "face_up_found": found_up,
+        "unmatched_face_up_detections": false_up,
+        "conf": conf,
+        "imgsz": imgsz,
+        "weights": str(weights),
+    }
     print(json.dumps(summary, indent=1))
     return summary
 
 
-def eval_rendered(weights: str, imgsz: int, data: Path, conf: float = 0.25, iou_match: float = 0.5) -> dict:
+def eval_rendered(
+    weights: str, imgsz: int, data: Path, conf: float = 0.25, iou_match: float = 0.5
+) -> dict:
     """Tile recall/precision on the rendered validation split at one confidence threshold.
 
     A labelled tile is found when a detection (either class) has polygon IoU >= ``iou_match``
@@ -142,7 +174,12 @@ def eval_rendered(weights: str, imgsz: int, data: Path, conf: float = 0.25, iou_
         for line in (data / "labels/val" / (im_path.stem + ".txt")).read_text().split("\n"):
             v = line.split()
             if len(v) == 9:
-                gt.append((int(v[0]), (np.array(v[1:], np.float32).reshape(4, 2) * [w, h]).astype(np.float32)))
+                gt.append(
+                    (
+                        int(v[0]),
+                        (np.array(v[1:], np.float32).reshape(4, 2) * [w, h]).astype(np.float32),
+                    )
+                )
         res = model.predict(img, imgsz=imgsz, conf=conf, verbose=False, device="cpu")[0]
         polys = res.obb.xyxyxyxy.cpu().numpy().astype(np.float32)
         cls = res.obb.cls.cpu().numpy().astype(int)
@@ -162,10 +199,19 @@ def eval_rendered(weights: str, imgsz: int, data: Path, conf: float = 0.25, iou_
                 used_d.add(j)
                 n_found += 1
                 n_cls_ok += int(gt[i][0] == cls[j])
-    out = {"images": len(imgs), "tiles": n_gt, "detections": n_det, "found": n_found,
-           "recall": n_found / max(n_gt, 1), "precision": n_found / max(n_det, 1),
-           "class_accuracy_of_found": n_cls_ok / max(n_found, 1), "conf": conf, "iou": iou_match,
-           "imgsz": imgsz, "weights": str(weights)}
+    out = {
+        "images": len(imgs),
+        "tiles": n_gt,
+        "detections": n_det,
+        "found": n_found,
+        "recall": n_found / max(n_gt, 1),
+        "precision": n_found / max(n_det, 1),
+        "class_accuracy_of_found": n_cls_ok / max(n_found, 1),
+        "conf": conf,
+        "iou": iou_match,
+        "imgsz": imgsz,
+        "weights": str(weights),
+    }
     print(json.dumps(out, indent=1))
     return out
 
@@ -178,24 +224,48 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="dataset seed")
     ap.add_argument("--rerender", action="store_true", help="render the dataset again")
     ap.add_argument("--epochs", type=int, default=40)
-    ap.add_argument("--hours", type=float, default=None,
-                    help="train for this many hours instead of --epochs (ultralytics fits the LR schedule)")
+    ap.add_argument(
+        "--hours",
+        type=float,
+        default=None,
+        help="train for this many hours instead of --epochs (ultralytics fits the LR schedule)",
+    )
     ap.add_argument("--imgsz", type=int, default=384)
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--name", default="tiles-obb", help="run name under data/runs")
     ap.add_argument("--resume", action="store_true", help="resume data/runs/<name>/weights/last.pt")
-    ap.add_argument("--from-weights", default=None, help="fine-tune from this .pt instead of from scratch")
+    ap.add_argument(
+        "--from-weights", default=None, help="fine-tune from this .pt instead of from scratch"
+    )
     ap.add_argument("--lr0", type=float, default=0.01)
-    ap.add_argument("--export-only", nargs="?", const="best", default=None,
-                    help="only export (weights path, or 'best' for data/runs/<name>/weights/best.pt)")
+    ap.add_argument(
+        "--export-only",
+        nargs="?",
+        const="best",
+        default=None,
+        help="only export (weights path, or 'best' for data/runs/<name>/weights/best.pt)",
+    )
     ap.add_argument("--onnx", default=str(ROOT / "models/tiles-obb.onnx"))
-    ap.add_argument("--check-real", nargs="?", const="best", default=None,
-                    help="only run WEIGHTS (.pt/.onnx, or 'best') on the real photos; boxes drawn to data/real_check")
-    ap.add_argument("--photos", default="/work/shared/real_photos",
-                    help="folder with the photos, labels.json and *.boxes.txt")
+    ap.add_argument(
+        "--check-real",
+        nargs="?",
+        const="best",
+        default=None,
+        help="only run WEIGHTS (.pt/.onnx, or 'best') on the real photos; boxes drawn to data/real_check",
+    )
+    ap.add_argument(
+        "--photos",
+        default="/work/shared/real_photos",
+        help="folder with the photos, labels.json and *.boxes.txt",
+    )
     ap.add_argument("--conf", type=float, default=0.25)
-    ap.add_argument("--eval-val", nargs="?", const="best", default=None,
-                    help="only measure tile recall/precision of WEIGHTS on the rendered val split")
+    ap.add_argument(
+        "--eval-val",
+        nargs="?",
+        const="best",
+        default=None,
+        help="only measure tile recall/precision of WEIGHTS on the rendered val split",
+    )
     a = ap.parse_args(argv)
 
     run_dir = ROOT / "data/runs" / a.name
@@ -219,8 +289,12 @@ def main(argv: list[str] | None = None) -> int:
         if a.rerender and data.exists():
             shutil.rmtree(data)
         t = time.time()
-        print("rendering", write_obb_dataset(data, a.train, a.val, a.seed, processes=2),
-              f"{time.time() - t:.0f} s", flush=True)
+        print(
+            "rendering",
+            write_obb_dataset(data, a.train, a.val, a.seed, processes=2),
+            f"{time.time() - t:.0f} s",
+            flush=True,
+        )
 
     from ultralytics import YOLO
 
@@ -231,12 +305,34 @@ def main(argv: list[str] | None = None) -> int:
     else:
         model = YOLO("yolo11n-obb.yaml")  # --from-weights is loaded through `pretrained`
         model.train(
-            data=str(data / "data.yaml"), epochs=a.epochs, time=a.hours, imgsz=a.imgsz, batch=a.batch, workers=2,
-            device="cpu", plots=False, project=str(ROOT / "data/runs"), name=a.name, exist_ok=True,
-            pretrained=a.from_weights or False, seed=0, lr0=a.lr0, cos_lr=False, close_mosaic=min(5, a.epochs // 4),
+            data=str(data / "data.yaml"),
+            epochs=a.epochs,
+            time=a.hours,
+            imgsz=a.imgsz,
+            batch=a.batch,
+            workers=2,
+            device="cpu",
+            plots=False,
+            project=str(ROOT / "data/runs"),
+            name=a.name,
+            exist_ok=True,
+            pretrained=a.from_weights or False,
+            seed=0,
+            lr0=a.lr0,
+            cos_lr=False,
+            close_mosaic=min(5, a.epochs // 4),
             # augmentation on top of the renderer's own: flips and rotations keep labels valid
-            degrees=0.0, fliplr=0.5, flipud=0.5, mosaic=1.0, scale=0.5, translate=0.1,
-            hsv_h=0.02, hsv_s=0.6, hsv_v=0.4, patience=100, val=True,
+            degrees=0.0,
+            fliplr=0.5,
+            flipud=0.5,
+            mosaic=1.0,
+            scale=0.5,
+            translate=0.1,
+            hsv_h=0.02,
+            hsv_s=0.6,
+            hsv_v=0.4,
+            patience=100,
+            val=True,
         )
     print(f"training took {(time.time() - t) / 60:.1f} min", flush=True)
     export_onnx(run_dir / "weights/best.pt", a.imgsz, Path(a.onnx))

@@ -33,6 +33,7 @@ smoothing 0.02), AdamW, one-cycle learning rate, batches of 128, left-right mirr
 per-channel contrast augmentation. Exported to ONNX (opset 12); the runtime
 (onnxruntime, no torch) is :mod:`vision.pips.classifier`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,8 +53,14 @@ DATA_DIR = ROOT / "data" / "pip-halves"
 FAMILY_INDEX = {"ivory": 0, "coloured": 1, "white_on_black": 2, "raised_colour": 3, "wood": 4}
 
 
-def jitter_box(corners: np.ndarray, rng: np.random.Generator, size: float = 0.04, along: float = 0.03,
-               across: float = 0.02, angle_deg: float = 3.0) -> np.ndarray:
+def jitter_box(
+    corners: np.ndarray,
+    rng: np.random.Generator,
+    size: float = 0.04,
+    along: float = 0.03,
+    across: float = 0.02,
+    angle_deg: float = 3.0,
+) -> np.ndarray:
     """A true box ``(4, 2)`` moved, scaled and turned a little, like a detector's box (standard
     deviations: ``size`` relative, ``along``/``across`` as fractions of the length/width,
     ``angle_deg`` degrees)."""
@@ -86,9 +93,15 @@ def tile_samples(image: np.ndarray, corners: np.ndarray) -> list[dict]:
     out = []
     for k, box in enumerate(boxes):
         r = read_classical(image, box, snap=False)
-        out.append(dict(x=half_inputs(r.rect, r.divider_pos).astype(np.float16),
-                        classical=tuple(-1 if p is None else int(p) for p in r.pips),
-                        cconf=float(r.confidence), snapped=int(len(boxes) == 2 and k == 0), nbox=len(boxes)))
+        out.append(
+            dict(
+                x=half_inputs(r.rect, r.divider_pos).astype(np.float16),
+                classical=tuple(-1 if p is None else int(p) for p in r.pips),
+                cconf=float(r.confidence),
+                snapped=int(len(boxes) == 2 and k == 0),
+                nbox=len(boxes),
+            )
+        )
     return out
 
 
@@ -103,14 +116,23 @@ def _scene_tiles(image, labels, visible, rng, max_pip, family, source, tile_id0)
         jit = rng.random() < 0.7
         box = jitter_box(c, rng) if jit else c
         for s in tile_samples(image, box):
-            s.update(y=tuple(int(p) for p in g.pips), width=float(g.size[1]), max_pip=max_pip, family=family,
-                     source=source, jitter=int(jit), tile=tid)
+            s.update(
+                y=tuple(int(p) for p in g.pips),
+                width=float(g.size[1]),
+                max_pip=max_pip,
+                family=family,
+                source=source,
+                jitter=int(jit),
+                tile=tid,
+            )
             rows.append(s)
         tid += 1
     return rows, tid
 
 
-def make_shard(shard: int, n_scenes: int, n_layouts: int, out: Path, sets: list[int] | None = None) -> int:
+def make_shard(
+    shard: int, n_scenes: int, n_layouts: int, out: Path, sets: list[int] | None = None
+) -> int:
     """Render one shard of samples and save it as ``out`` (npz); returns the number of samples.
     ``sets``: draw every scene's set size from these (None: a third double-9/12, else the
     renderer's mix)."""
@@ -131,7 +153,10 @@ def make_shard(shard: int, n_scenes: int, n_layouts: int, out: Path, sets: list[
         r, tid = _scene_tiles(sc.image, sc.labels, sc.visible, rng, sc.style.max_pip, fam, 0, tid)
         rows += r
         if k % 100 == 0:
-            print(f"shard {shard}: scene {k}, {len(rows)} samples, {time.time() - t0:.0f} s", flush=True)
+            print(
+                f"shard {shard}: scene {k}, {len(rows)} samples, {time.time() - t0:.0f} s",
+                flush=True,
+            )
     for k in range(n_layouts):
         prng = random.Random(LAYOUT_SEED0 + 100_000 * shard + k)
         rng = np.random.default_rng(LAYOUT_SEED0 + 100_000 * shard + k)
@@ -140,19 +165,26 @@ def make_shard(shard: int, n_scenes: int, n_layouts: int, out: Path, sets: list[
         r, tid = _scene_tiles(s.image, s.labels, [1.0] * len(s.labels), rng, s.max_pip, -1, 1, tid)
         rows += r
         if k % 25 == 0:
-            print(f"shard {shard}: layout {k}, {len(rows)} samples, {time.time() - t0:.0f} s", flush=True)
+            print(
+                f"shard {shard}: layout {k}, {len(rows)} samples, {time.time() - t0:.0f} s",
+                flush=True,
+            )
     out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(out, X=np.stack([r["x"] for r in rows]), y=np.array([r["y"] for r in rows], np.int8),
-             classical=np.array([r["classical"] for r in rows], np.int8),
-             cconf=np.array([r["cconf"] for r in rows], np.float32),
-             width=np.array([r["width"] for r in rows], np.float32),
-             max_pip=np.array([r["max_pip"] for r in rows], np.int8),
-             family=np.array([r["family"] for r in rows], np.int8),
-             source=np.array([r["source"] for r in rows], np.int8),
-             jitter=np.array([r["jitter"] for r in rows], np.int8),
-             snapped=np.array([r["snapped"] for r in rows], np.int8),
-             nbox=np.array([r["nbox"] for r in rows], np.int8),
-             tile=np.array([r["tile"] for r in rows], np.int64))
+    np.savez(
+        out,
+        X=np.stack([r["x"] for r in rows]),
+        y=np.array([r["y"] for r in rows], np.int8),
+        classical=np.array([r["classical"] for r in rows], np.int8),
+        cconf=np.array([r["cconf"] for r in rows], np.float32),
+        width=np.array([r["width"] for r in rows], np.float32),
+        max_pip=np.array([r["max_pip"] for r in rows], np.int8),
+        family=np.array([r["family"] for r in rows], np.int8),
+        source=np.array([r["source"] for r in rows], np.int8),
+        jitter=np.array([r["jitter"] for r in rows], np.int8),
+        snapped=np.array([r["snapped"] for r in rows], np.int8),
+        nbox=np.array([r["nbox"] for r in rows], np.int8),
+        tile=np.array([r["tile"] for r in rows], np.int64),
+    )
     print(f"shard {shard}: {len(rows)} samples in {time.time() - t0:.0f} s -> {out}", flush=True)
     return len(rows)
 
@@ -170,9 +202,20 @@ def build_net():
     def block(i, o):
         return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU()]
 
-    return nn.Sequential(*block(4, 16), nn.MaxPool2d(2), *block(16, 32), *block(32, 32), nn.MaxPool2d(2),
-                         *block(32, 64), *block(64, 64), nn.AvgPool2d(4), nn.Flatten(),
-                         nn.Linear(256, 64), nn.ReLU(), nn.Linear(64, 13))
+    return nn.Sequential(
+        *block(4, 16),
+        nn.MaxPool2d(2),
+        *block(16, 32),
+        *block(32, 32),
+        nn.MaxPool2d(2),
+        *block(32, 64),
+        *block(64, 64),
+        nn.AvgPool2d(4),
+        nn.Flatten(),
+        nn.Linear(256, 64),
+        nn.ReLU(),
+        nn.Linear(64, 13),
+    )
 
 
 def train(args) -> int:
@@ -188,7 +231,10 @@ def train(args) -> int:
     v = load_shards([args.data_dir / f"shard{args.val_shard}.npz"])
     Xv = torch.from_numpy(v["X"].reshape(-1, 4, 32, 32).astype(np.float32))
     yv = v["y"].reshape(-1).astype(np.int64)
-    print(f"train: {len(y)} halves from {tr_paths}; held out: {len(yv)} halves (shard {args.val_shard})", flush=True)
+    print(
+        f"train: {len(y)} halves from {tr_paths}; held out: {len(yv)} halves (shard {args.val_shard})",
+        flush=True,
+    )
     net = build_net()
     bs = 128
     steps = args.epochs * ((len(y) + bs - 1) // bs)
@@ -202,11 +248,15 @@ def train(args) -> int:
         order = torch.randperm(len(y), generator=g)
         tot = 0.0
         for i in range(0, len(order), bs):
-            b = order[i:i + bs]
+            b = order[i : i + bs]
             xb = X[b].float()
-            flip = torch.rand(len(b), generator=g) < 0.5  # halves read the same mirrored across the tile
+            flip = (
+                torch.rand(len(b), generator=g) < 0.5
+            )  # halves read the same mirrored across the tile
             xb[flip] = torch.flip(xb[flip], dims=[3])
-            xb = xb * (1 + 0.1 * torch.randn(len(b), 4, 1, 1, generator=g))  # contrast jitter per channel
+            xb = xb * (
+                1 + 0.1 * torch.randn(len(b), 4, 1, 1, generator=g)
+            )  # contrast jitter per channel
             opt.zero_grad()
             loss = loss_fn(net(xb), y[b])
             loss.backward()
@@ -215,15 +265,30 @@ def train(args) -> int:
             tot += loss.item() * len(b)
         net.eval()
         with torch.no_grad():
-            pv = torch.cat([net(Xv[i:i + 1024]) for i in range(0, len(Xv), 1024)]).argmax(1).numpy()
+            pv = (
+                torch.cat([net(Xv[i : i + 1024]) for i in range(0, len(Xv), 1024)])
+                .argmax(1)
+                .numpy()
+            )
         half_ok = pv == yv
         tile_ok = half_ok.reshape(-1, 2).all(1)
-        print(f"epoch {ep + 1}: loss {tot / len(y):.4f}, held-out half accuracy {half_ok.mean():.4f}, "
-              f"tile accuracy {tile_ok.mean():.4f}, {time.time() - t0:.0f} s", flush=True)
+        print(
+            f"epoch {ep + 1}: loss {tot / len(y):.4f}, held-out half accuracy {half_ok.mean():.4f}, "
+            f"tile accuracy {tile_ok.mean():.4f}, {time.time() - t0:.0f} s",
+            flush=True,
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     net.eval()
-    torch.onnx.export(net, torch.zeros(1, 4, 32, 32), str(args.out), input_names=["halves"], output_names=["logits"],
-                      dynamic_axes={"halves": {0: "n"}, "logits": {0: "n"}}, opset_version=12, dynamo=False)
+    torch.onnx.export(
+        net,
+        torch.zeros(1, 4, 32, 32),
+        str(args.out),
+        input_names=["halves"],
+        output_names=["logits"],
+        dynamic_axes={"halves": {0: "n"}, "logits": {0: "n"}},
+        opset_version=12,
+        dynamo=False,
+    )
     print(f"exported {args.out} ({args.out.stat().st_size} bytes)", flush=True)
     return 0
 
@@ -236,7 +301,9 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--scenes", type=int, default=1500)
     d.add_argument("--layouts", type=int, default=150)
     d.add_argument("--out-dir", type=Path, default=DATA_DIR)
-    d.add_argument("--sets", type=int, nargs="*", default=None, help="set sizes of the scenes (default: a mix)")
+    d.add_argument(
+        "--sets", type=int, nargs="*", default=None, help="set sizes of the scenes (default: a mix)"
+    )
     t = sub.add_parser("train", help="train on shards and export ONNX")
     t.add_argument("--shards", type=int, nargs="+", default=[0, 2])
     t.add_argument("--val-shard", type=int, default=9)
@@ -247,7 +314,13 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--out", type=Path, default=ROOT / "models" / "pip-halves.onnx")
     args = ap.parse_args(argv)
     if args.cmd == "data":
-        make_shard(args.shard, args.scenes, args.layouts, args.out_dir / f"shard{args.shard}.npz", args.sets)
+        make_shard(
+            args.shard,
+            args.scenes,
+            args.layouts,
+            args.out_dir / f"shard{args.shard}.npz",
+            args.sets,
+        )
         return 0
     return train(args)
 

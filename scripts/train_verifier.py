@@ -27,6 +27,7 @@ Every fifth background photo (sorted by name, ``holdout_photos``) is held out: i
 the shards made with ``--holdout`` (used by ``threshold``), never in training. The real photos
 with dominoes are never used here.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,6 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 sys.path.insert(0, str(ROOT / "scripts"))
 from bench_vision import poly_iou  # noqa: E402
+
 from vision.verifier import CROP, FACE_DOWN, FACE_UP, NOT_TILE, crops_to_input, verifier_crop  # noqa: E402
 
 SEED0 = 50_000_000
@@ -63,8 +65,15 @@ def _box(centre, u, length, width) -> np.ndarray:
     u = np.asarray(u, np.float64)
     v = np.array([-u[1], u[0]])
     c = np.asarray(centre, np.float64)
-    return np.array([c - u * length / 2 - v * width / 2, c + u * length / 2 - v * width / 2,
-                     c + u * length / 2 + v * width / 2, c - u * length / 2 + v * width / 2], np.float32)
+    return np.array(
+        [
+            c - u * length / 2 - v * width / 2,
+            c + u * length / 2 - v * width / 2,
+            c + u * length / 2 + v * width / 2,
+            c - u * length / 2 + v * width / 2,
+        ],
+        np.float32,
+    )
 
 
 def _frame(corners: np.ndarray):
@@ -94,8 +103,12 @@ def wrong_boxes(rng, corners) -> list[np.ndarray]:
     v = np.array([-u[1], u[0]])
     out = []
     s = rng.choice([-1, 1])
-    out.append(_box(c + s * u * L / 4, u, W * rng.uniform(0.9, 1.15), W * rng.uniform(0.9, 1.1)))  # one half
-    out.append(_box(c + s * u * L * rng.uniform(0.45, 0.65), u, L, W))  # along: half tile + what follows
+    out.append(
+        _box(c + s * u * L / 4, u, W * rng.uniform(0.9, 1.15), W * rng.uniform(0.9, 1.1))
+    )  # one half
+    out.append(
+        _box(c + s * u * L * rng.uniform(0.45, 0.65), u, L, W)
+    )  # along: half tile + what follows
     out.append(_box(c + rng.choice([-1, 1]) * v * W * rng.uniform(0.5, 0.7), u, L, W))  # across
     if rng.random() < 0.5:  # a box twice as long (two tiles end to end)
         out.append(_box(c + s * u * L / 2, u, 2 * L, W))
@@ -110,10 +123,12 @@ def _augment_background(rng, img: np.ndarray) -> np.ndarray:
     ch, cw = max(32, int(h * f)), max(32, int(w * f * rng.uniform(0.8, 1.25)))
     ch, cw = min(ch, h), min(cw, w)
     y0, x0 = int(rng.integers(0, h - ch + 1)), int(rng.integers(0, w - cw + 1))
-    out = img[y0:y0 + ch, x0:x0 + cw]
+    out = img[y0 : y0 + ch, x0 : x0 + cw]
     side = rng.uniform(400, 1600)
     s = side / max(out.shape[:2])
-    out = cv2.resize(out, None, fx=s, fy=s, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_CUBIC)
+    out = cv2.resize(
+        out, None, fx=s, fy=s, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_CUBIC
+    )
     out = np.rot90(out, int(rng.integers(4)))
     if rng.random() < 0.5:
         out = out[:, ::-1]
@@ -192,10 +207,10 @@ def make_shard(shard: int, n_scenes: int, backgrounds: Path, out: Path, holdout:
     """Render one shard of crops (see the module docstring) to ``out``."""
     from vision.detector import load_detector
     from vision.render import random_scene, random_style, render_scene
+    from vision.render.augment import photo_effects
     from vision.render.hard_negatives import add_tile_like_objects, hard_surface
     from vision.render.layouts import random_layout_scene
     from vision.render.scene import make_camera, random_placements
-    from vision.render.augment import photo_effects
 
     det = load_detector()
     photos = background_photos(backgrounds)
@@ -221,12 +236,22 @@ def make_shard(shard: int, n_scenes: int, backgrounds: Path, out: Path, holdout:
             W, H = [(640, 640), (640, 480), (480, 640), (1024, 768)][int(rng.integers(4))]
             style = random_style(rng)
             placements, _ = random_placements(rng, None, style.max_pip)
-            cam_kw = {"tile_px": rng.uniform(14, 110) * min(W, H) / 640} if rng.random() < 0.6 else \
-                {"fill": rng.uniform(0.4, 1.5)}
+            cam_kw = (
+                {"tile_px": rng.uniform(14, 110) * min(W, H) / 640}
+                if rng.random() < 0.6
+                else {"fill": rng.uniform(0.4, 1.5)}
+            )
             cam = make_camera(rng, placements, (W, H), **cam_kw)
             table = _table_from_background(rng, bgs[name], W, H)
-            scene = render_scene(placements, rng, style=style, image_size=(W, H), camera=cam, background=table,
-                                 clutter=0)
+            scene = render_scene(
+                placements,
+                rng,
+                style=style,
+                image_size=(W, H),
+                camera=cam,
+                background=table,
+                clutter=0,
+            )
             c, k = scene_samples(rng, det, scene.image, scene.labels, scene.visible)
             kind = f"paste:{name}"
         elif r < 0.8:  # procedural hard surface with tile-like objects, with or without tiles
@@ -234,11 +259,20 @@ def make_shard(shard: int, n_scenes: int, backgrounds: Path, out: Path, holdout:
             table = hard_surface(rng, H, W)
             objs = add_tile_like_objects(table, rng, size_px=rng.uniform(10, 70))
             style = random_style(rng)
-            placements = random_placements(rng, None, style.max_pip)[0] if rng.random() < 0.5 else []
+            placements = (
+                random_placements(rng, None, style.max_pip)[0] if rng.random() < 0.5 else []
+            )
             cam = make_camera(rng, placements, (W, H), tile_px=rng.uniform(14, 70))
             if placements:
-                scene = render_scene(placements, rng, style=style, image_size=(W, H), camera=cam,
-                                     background=table, clutter=None)
+                scene = render_scene(
+                    placements,
+                    rng,
+                    style=style,
+                    image_size=(W, H),
+                    camera=cam,
+                    background=table,
+                    clutter=None,
+                )
                 img, labels, vis = scene.image, scene.labels, scene.visible
             else:
                 img, labels, vis = photo_effects(table, rng, 1.0), [], []
@@ -259,20 +293,27 @@ def make_shard(shard: int, n_scenes: int, backgrounds: Path, out: Path, holdout:
         cls += k
         src += [kind] * len(c)
         if (i + 1) % 50 == 0:
-            print(f"shard {shard}{' (holdout)' if holdout else ''}: {i + 1}/{n_scenes} scenes, {len(crops)} crops, "
-                  f"{time.time() - t0:.0f} s", flush=True)
+            print(
+                f"shard {shard}{' (holdout)' if holdout else ''}: {i + 1}/{n_scenes} scenes, {len(crops)} crops, "
+                f"{time.time() - t0:.0f} s",
+                flush=True,
+            )
     out.parent.mkdir(parents=True, exist_ok=True)
     arr = np.stack(crops) if crops else np.zeros((0, CROP, CROP, 3), np.uint8)
     tmp = out.with_name(out.name + ".part")
     with open(tmp, "wb") as f:  # written whole, then renamed: a shard file is always complete
         np.savez_compressed(f, crops=arr, cls=np.array(cls, np.int64), src=np.array(src))
     tmp.replace(out)
-    counts = {n: int((np.array(cls) == j).sum()) for j, n in enumerate(("face_up", "face_down", "not_tile"))}
+    counts = {
+        n: int((np.array(cls) == j).sum())
+        for j, n in enumerate(("face_up", "face_down", "not_tile"))
+    }
     print(f"wrote {out}: {counts} in {time.time() - t0:.0f} s", flush=True)
     return counts
 
 
 # ------------------------------------------------------------------------------------ training
+
 
 def build_model():
     """The verifier network (about 100 k weights): 3x3 convs with batch norm and ReLU, 16 and 32
@@ -282,11 +323,25 @@ def build_model():
     import torch.nn as nn
 
     def conv(i, o, stride=1):
-        return [nn.Conv2d(i, o, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+        return [
+            nn.Conv2d(i, o, 3, stride=stride, padding=1, bias=False),
+            nn.BatchNorm2d(o),
+            nn.ReLU(inplace=True),
+        ]
 
-    return nn.Sequential(*conv(3, 16, 2), *conv(16, 32, 2), *conv(32, 48), nn.MaxPool2d(2),
-                         *conv(48, 64), nn.MaxPool2d(2), *conv(64, 96),
-                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(96, 3))
+    return nn.Sequential(
+        *conv(3, 16, 2),
+        *conv(16, 32, 2),
+        *conv(32, 48),
+        nn.MaxPool2d(2),
+        *conv(48, 64),
+        nn.MaxPool2d(2),
+        *conv(64, 96),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Dropout(0.2),
+        nn.Linear(96, 3),
+    )
 
 
 def load_shards(folder: Path, shards: list[int], holdout: bool = False):
@@ -312,12 +367,26 @@ def _augment_batch(rng, x: np.ndarray) -> np.ndarray:
     f = x.astype(np.float32)
     f = (f - 128) * rng.uniform(0.7, 1.3, (n, 1, 1, 1)) + 128 + rng.uniform(-25, 25, (n, 1, 1, 1))
     f *= rng.uniform(0.9, 1.1, (n, 1, 1, 3))
-    f += rng.normal(0, 1, (n, 1, 1, 1)) * rng.uniform(0, 6) * rng.standard_normal(f.shape).astype(np.float32) * 0.5
+    f += (
+        rng.normal(0, 1, (n, 1, 1, 1))
+        * rng.uniform(0, 6)
+        * rng.standard_normal(f.shape).astype(np.float32)
+        * 0.5
+    )
     return np.clip(f, 0, 255).astype(np.uint8)
 
 
-def train(folder: Path, shards: list[int], epochs: int, out: Path, lr: float = 2e-3, threads: int = 1,
-          batch: int = 128, seed: int = 0, init: Path | None = None) -> None:
+def train(
+    folder: Path,
+    shards: list[int],
+    epochs: int,
+    out: Path,
+    lr: float = 2e-3,
+    threads: int = 1,
+    batch: int = 128,
+    seed: int = 0,
+    init: Path | None = None,
+) -> None:
     """Train the verifier on the shards (from the weights ``init``, a ``.pt`` state dict, when
     given) and export ``out`` (ONNX; the weights go beside it as ``.pt``)."""
     import torch
@@ -344,7 +413,7 @@ def train(folder: Path, shards: list[int], epochs: int, out: Path, lr: float = 2
         order = rng.permutation(len(x))
         tot, right, n = 0.0, 0, 0
         for k in range(0, len(order), batch):
-            idx = order[k:k + batch]
+            idx = order[k : k + batch]
             xb = torch.from_numpy(crops_to_input(_augment_batch(rng, x[idx])))
             yb = torch.from_numpy(y[idx])
             logits = model(xb)
@@ -356,7 +425,10 @@ def train(folder: Path, shards: list[int], epochs: int, out: Path, lr: float = 2
             tot += loss.item() * len(idx)
             right += int((logits.argmax(1) == yb).sum())
             n += len(idx)
-        print(f"epoch {ep + 1}/{epochs}: loss {tot / n:.4f} acc {right / n:.4f} ({time.time() - t0:.0f} s)", flush=True)
+        print(
+            f"epoch {ep + 1}/{epochs}: loss {tot / n:.4f} acc {right / n:.4f} ({time.time() - t0:.0f} s)",
+            flush=True,
+        )
         torch.save(model.state_dict(), ckpt)
     export(model, out)
 
@@ -368,8 +440,16 @@ def export(model, out: Path) -> None:
     model.eval()
     out.parent.mkdir(parents=True, exist_ok=True)
     dummy = torch.zeros(1, 3, CROP, CROP)
-    torch.onnx.export(model, dummy, str(out), input_names=["crops"], output_names=["logits"],
-                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    torch.onnx.export(
+        model,
+        dummy,
+        str(out),
+        input_names=["crops"],
+        output_names=["logits"],
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
     print(f"exported {out} ({out.stat().st_size / 1e3:.0f} kB)", flush=True)
 
 
@@ -381,10 +461,12 @@ def threshold_report(folder: Path, shards: list[int], model: Path | None) -> Non
     import onnxruntime as ort
 
     x, y, src = load_shards(folder, shards, holdout=True)
-    sess = ort.InferenceSession(str(model or ROOT / "models" / "tile-verifier.onnx"), providers=["CPUExecutionProvider"])
+    sess = ort.InferenceSession(
+        str(model or ROOT / "models" / "tile-verifier.onnx"), providers=["CPUExecutionProvider"]
+    )
     probs = []
     for k in range(0, len(x), 256):
-        lg = sess.run(None, {"crops": crops_to_input(x[k:k + 256])})[0]
+        lg = sess.run(None, {"crops": crops_to_input(x[k : k + 256])})[0]
         e = np.exp(lg - lg.max(1, keepdims=True))
         probs.append(e / e.sum(1, keepdims=True))
     p = np.concatenate(probs)
@@ -397,7 +479,9 @@ def threshold_report(folder: Path, shards: list[int], model: Path | None) -> Non
     for t in (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
         drop = p[:, NOT_TILE] >= t
         errors = int((drop & tiles).sum() + (~drop & ~tiles).sum())
-        row = [f"thr {t:.2f}: errors {errors}; tiles dropped {int((drop & tiles).sum())}/{int(tiles.sum())}"]
+        row = [
+            f"thr {t:.2f}: errors {errors}; tiles dropped {int((drop & tiles).sum())}/{int(tiles.sum())}"
+        ]
         for kd in ("render", "paste", "hard", "bg"):
             m = (kind == kd) & ~tiles
             if m.any():
@@ -411,7 +495,11 @@ def main(argv: list[str] | None = None) -> int:
     d = sub.add_parser("data", help="make one shard of crops")
     d.add_argument("--shard", type=int, required=True)
     d.add_argument("--scenes", type=int, default=500)
-    d.add_argument("--holdout", action="store_true", help="held-out background photos and seeds (for threshold)")
+    d.add_argument(
+        "--holdout",
+        action="store_true",
+        help="held-out background photos and seeds (for threshold)",
+    )
     d.add_argument("--backgrounds", type=Path, default=ROOT.parent / "shared" / "backgrounds")
     d.add_argument("--out", type=Path, default=ROOT / "data" / "verifier")
     t = sub.add_parser("train", help="train and export")

@@ -6,6 +6,7 @@ tile detector), ``vision.pips`` (pip counting per half), ``vision.layout`` (tile
 engine state). ``vision.pipeline.detect(image)`` runs detector + pips.
 The record passed between stages is :class:`vision.types.TileDetection`.
 """
+
 from .types import TileDetection, half_centres
 
 

@@ -13,6 +13,7 @@ Conversions (so every caller gets the same array): JPEG EXIF orientation is appl
 ``IMREAD_COLOR``); greyscale becomes three equal channels; 16-bit samples are scaled to 8 bit;
 a transparent or translucent PNG is composited over neutral grey (:data:`BACKGROUND`).
 """
+
 from __future__ import annotations
 
 import os
@@ -83,11 +84,11 @@ def declared_size(data: bytes) -> tuple[int, int, int]:
                 continue
             if marker in (0xD9, 0xDA):  # end of image or start of scan before any frame header
                 break
-            length = struct.unpack(">H", data[i + 2:i + 4])[0]
+            length = struct.unpack(">H", data[i + 2 : i + 4])[0]
             if marker in _SOF:
                 if i + 9 > n:
                     break
-                height, width = struct.unpack(">HH", data[i + 5:i + 9])
+                height, width = struct.unpack(">HH", data[i + 5 : i + 9])
                 break
             i += 2 + length
         bpp = 3
@@ -129,8 +130,12 @@ def to_bgr8(img: np.ndarray) -> np.ndarray:
     return (colour.astype(np.float32) * a + bg * (1.0 - a) + 0.5).astype(np.uint8)
 
 
-def decode(data: bytes, what: str = "image data", max_pixels: int = DEFAULT_MAX_PIXELS,
-           wait_s: float = 30.0) -> np.ndarray:
+def decode(
+    data: bytes,
+    what: str = "image data",
+    max_pixels: int = DEFAULT_MAX_PIXELS,
+    wait_s: float = 30.0,
+) -> np.ndarray:
     """Encoded JPEG/PNG bytes -> ``HxWx3 uint8 BGR`` (see the module docstring for the rules).
 
     Args:
@@ -153,12 +158,16 @@ def decode(data: bytes, what: str = "image data", max_pixels: int = DEFAULT_MAX_
     except ValueError as exc:
         raise ValueError(f"{what}: {exc}") from None
     if width * height > max_pixels:
-        raise ValueError(f"{what}: {width}x{height} is {width * height / 1e6:.0f} megapixels; "
-                         f"the limit is {max_pixels / 1e6:.0f} megapixels")
+        raise ValueError(
+            f"{what}: {width}x{height} is {width * height / 1e6:.0f} megapixels; "
+            f"the limit is {max_pixels / 1e6:.0f} megapixels"
+        )
     if width * height * bpp > max_pixels * 3:
-        raise ValueError(f"{what}: a {width}x{height} PNG with {bpp} bytes a pixel needs "
-                         f"{width * height * bpp / 2**20:.0f} MB to decode; the limit is "
-                         f"{max_pixels * 3 / 2**20:.0f} MB (save it as an 8-bit JPEG)")
+        raise ValueError(
+            f"{what}: a {width}x{height} PNG with {bpp} bytes a pixel needs "
+            f"{width * height * bpp / 2**20:.0f} MB to decode; the limit is "
+            f"{max_pixels * 3 / 2**20:.0f} MB (save it as an 8-bit JPEG)"
+        )
     if kind == "jpeg" and data.rfind(b"\xff\xd9") < 4:
         raise ValueError(f"{what}: the JPEG is corrupt or cut off (no end-of-image marker)")
     flags = cv2.IMREAD_COLOR if kind == "jpeg" else cv2.IMREAD_UNCHANGED
@@ -167,7 +176,9 @@ def decode(data: bytes, what: str = "image data", max_pixels: int = DEFAULT_MAX_
     try:
         img = cv2.imdecode(np.frombuffer(data, np.uint8), flags)
     except cv2.error as exc:
-        raise ValueError(f"{what}: cannot decode the image ({str(exc).strip().splitlines()[-1]})") from None
+        raise ValueError(
+            f"{what}: cannot decode the image ({str(exc).strip().splitlines()[-1]})"
+        ) from None
     finally:
         _slots.release()
     if img is None or img.size == 0:

@@ -6,21 +6,21 @@ Public API:
 - :func:`detect` ``(image, ...) -> list[TileDetection]``: oriented boxes, face up/down, pips.
 - :func:`annotate` ``(image, tiles) -> (H, W, 3) uint8``: the photo with outlines and values drawn.
 """
+
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from vision import image_io  # noqa: I001 - first: it sets OpenCV's decode limit before cv2 is imported
-
 import cv2
 import numpy as np
 
+from vision import image_io  # noqa: I001 - first: it sets OpenCV's decode limit before cv2 is imported
 from vision.detector import load_detector, obb_corners
 from vision.detector.onnx_model import FACE_DOWN, FACE_UP, MAX_COVERED
 from vision.pips import read_pips
-from vision.verifier import NOT_TILE, not_a_tile, verify
 from vision.types import TileDetection, boxes_on_better_boxes
+from vision.verifier import NOT_TILE, not_a_tile, verify
 
 #: Largest accepted file (bytes) and image (pixels); larger input is refused, not downscaled,
 #: so a phone never waits on a decompression bomb.
@@ -55,11 +55,15 @@ def load_image(source: str | os.PathLike | bytes | bytearray | memoryview) -> np
             raise ValueError(f"not a file: {path}")
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            raise ValueError(f"{path}: file is {size / 2**20:.1f} MB; the limit is {MAX_FILE_BYTES / 2**20:.0f} MB")
+            raise ValueError(
+                f"{path}: file is {size / 2**20:.1f} MB; the limit is {MAX_FILE_BYTES / 2**20:.0f} MB"
+            )
         data = path.read_bytes()
         what = str(path)
     if len(data) > MAX_FILE_BYTES:
-        raise ValueError(f"{what}: {len(data) / 2**20:.1f} MB; the limit is {MAX_FILE_BYTES / 2**20:.0f} MB")
+        raise ValueError(
+            f"{what}: {len(data) / 2**20:.1f} MB; the limit is {MAX_FILE_BYTES / 2**20:.0f} MB"
+        )
     return image_io.decode(data, what, max_pixels=MAX_PIXELS)
 
 
@@ -68,13 +72,17 @@ def _check_image(image: np.ndarray) -> np.ndarray:
     if img.ndim == 2:
         img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
     if img.ndim != 3 or img.shape[2] not in (3, 4) or img.shape[0] < 8 or img.shape[1] < 8:
-        raise ValueError(f"expected an (H, W, 3) BGR image of at least 8x8 pixels, got shape {img.shape}")
+        raise ValueError(
+            f"expected an (H, W, 3) BGR image of at least 8x8 pixels, got shape {img.shape}"
+        )
     if img.shape[2] == 4:
         img = cv2.cvtColor(img, cv2.COLOR_BGRA2BGR)
     if img.dtype != np.uint8:
         raise ValueError(f"expected a uint8 image, got {img.dtype}")
     if img.shape[0] * img.shape[1] > MAX_PIXELS:
-        raise ValueError(f"image of {img.shape[1]}x{img.shape[0]} is over {MAX_PIXELS / 1e6:.0f} megapixels")
+        raise ValueError(
+            f"image of {img.shape[1]}x{img.shape[0]} is over {MAX_PIXELS / 1e6:.0f} megapixels"
+        )
     return np.ascontiguousarray(img)
 
 
@@ -84,9 +92,15 @@ def _check_image(image: np.ndarray) -> np.ndarray:
 DETECT_MAX_SIDE = 1280
 
 
-def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_threshold: float = 0.25,
-           iou_threshold: float = 0.5, read_backs: bool = False,
-           keep_covered: bool = False, dropped: list[TileDetection] | None = None) -> list[TileDetection]:
+def detect(
+    image: np.ndarray,
+    model: str | os.PathLike | None = None,
+    conf_threshold: float = 0.25,
+    iou_threshold: float = 0.5,
+    read_backs: bool = False,
+    keep_covered: bool = False,
+    dropped: list[TileDetection] | None = None,
+) -> list[TileDetection]:
     """Find the tiles in a photo and read their pips.
 
     Steps: the detector (on a copy at most :data:`DETECT_MAX_SIDE` px long), the tile verifier
@@ -123,9 +137,16 @@ def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_thres
     det = load_detector(model)
     h, w = img.shape[:2]
     scale = min(1.0, DETECT_MAX_SIDE / max(h, w))
-    small = img if scale >= 1.0 else cv2.resize(img, (max(8, round(w * scale)), max(8, round(h * scale))),
-                                                interpolation=cv2.INTER_AREA)
-    raw = det.raw(small, conf_threshold, iou_threshold, max_covered=None if keep_covered else MAX_COVERED)
+    small = (
+        img
+        if scale >= 1.0
+        else cv2.resize(
+            img, (max(8, round(w * scale)), max(8, round(h * scale))), interpolation=cv2.INTER_AREA
+        )
+    )
+    raw = det.raw(
+        small, conf_threshold, iou_threshold, max_covered=None if keep_covered else MAX_COVERED
+    )
     corners_small = obb_corners(raw.xywhr)
     cls, conf = raw.cls, raw.confidence
     sc = raw.scores
@@ -139,19 +160,26 @@ def detect(image: np.ndarray, model: str | os.PathLike | None = None, conf_thres
     corners = corners_small * np.array([sx, sy], np.float32)
     tiles, ratios = [], []
     for i in range(len(corners)):
-        t = TileDetection(corners=corners[i], confidence=float(conf[i]), face_down=bool(cls[i] == FACE_DOWN))
+        t = TileDetection(
+            corners=corners[i], confidence=float(conf[i]), face_down=bool(cls[i] == FACE_DOWN)
+        )
         if not keep[i]:
             t.note = f"dropped: not a tile (verifier {not_tile[i]:.2f})"
             if dropped is not None:
                 dropped.append(t)
             continue
         tiles.append(t)
-        ratios.append(float(sc[i, FACE_DOWN] / max(sc[i, FACE_UP], 1e-6)) if sc.shape[1] > FACE_DOWN else 0.0)
+        ratios.append(
+            float(sc[i, FACE_DOWN] / max(sc[i, FACE_UP], 1e-6)) if sc.shape[1] > FACE_DOWN else 0.0
+        )
     read = read_pips(img, tiles, ratios, read_backs=read_backs)
     once = drop_repeated_reads(read)
     kept = drop_tiny_unread(once)
     if dropped is not None:
-        for before, after, why in ((read, once, "the same tile read twice"), (once, kept, "a tiny unread box")):
+        for before, after, why in (
+            (read, once, "the same tile read twice"),
+            (once, kept, "a tiny unread box"),
+        ):
             ids = {id(t) for t in after}
             for t in before:
                 if id(t) not in ids:
@@ -211,7 +239,9 @@ def drop_tiny_unread(tiles: list[TileDetection]) -> list[TileDetection]:
 REPEAT_OVERLAP = 0.3
 
 
-def drop_repeated_reads(tiles: list[TileDetection], max_overlap: float = REPEAT_OVERLAP) -> list[TileDetection]:
+def drop_repeated_reads(
+    tiles: list[TileDetection], max_overlap: float = REPEAT_OVERLAP
+) -> list[TileDetection]:
     """Drop a second box on the same tile: a face-up detection read as the same tile (the same
     two numbers, either way round) as a more confident one whose box it overlaps by more than
     ``max_overlap`` of the smaller box. A set has one of each tile, so two overlapping readings
@@ -251,11 +281,20 @@ def annotate(image: np.ndarray, tiles: list[TileDetection]) -> np.ndarray:
         else:
             colour, text = (40, 200, 40), f"{t.pips[0]}-{t.pips[1]}"
         cv2.polylines(out, [np.round(t.corners).astype(np.int32)], True, colour, thick, cv2.LINE_AA)
-        cv2.circle(out, tuple(int(v) for v in np.round(t.halves[0])), max(2, thick + 1), colour, -1, cv2.LINE_AA)
+        cv2.circle(
+            out,
+            tuple(int(v) for v in np.round(t.halves[0])),
+            max(2, thick + 1),
+            colour,
+            -1,
+            cv2.LINE_AA,
+        )
         x, y = (int(v) for v in np.round(t.centre))
         fs = 0.5 * max(scale, 0.6)
         (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, fs, thick)
         org = (x - tw // 2, y + th // 2)
         cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, fs, (0, 0, 0), thick + 2, cv2.LINE_AA)
-        cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, fs, (255, 255, 255), thick, cv2.LINE_AA)
+        cv2.putText(
+            out, text, org, cv2.FONT_HERSHEY_SIMPLEX, fs, (255, 255, 255), thick, cv2.LINE_AA
+        )
     return out

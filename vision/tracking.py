@@ -18,10 +18,11 @@ Public API:
 - :class:`TrackUpdate`: ``frame``, ``steady``, ``changed``, ``stable`` (``list[TileDetection]``
   with smoothed corners), ``tracks`` (per-tile overlay records for a live picture).
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Sequence
 
 import numpy as np
 
@@ -49,7 +50,7 @@ class _Frame:
     values: dict[Tile, TileDetection]
     others: list[TileDetection]
     repeated: bool
-    moved_from: "_Frame | None" = None
+    moved_from: _Frame | None = None
     moved: list = field(default_factory=list)
 
     @property
@@ -67,8 +68,11 @@ def _frame(detections: Sequence[TileDetection], min_pip_confidence: float) -> _F
     for d in detections:
         if not isinstance(d, TileDetection):
             raise ValueError(f"expected TileDetection, got {type(d).__name__}")
-        usable = (not d.face_down and d.pips is not None
-                  and (d.pip_confidence is None or d.pip_confidence >= min_pip_confidence))
+        usable = (
+            not d.face_down
+            and d.pips is not None
+            and (d.pip_confidence is None or d.pip_confidence >= min_pip_confidence)
+        )
         if not usable:
             others.append(d)
             continue
@@ -117,8 +121,11 @@ def _moved(a: _Frame, b: _Frame, tolerance: float) -> list[Tile]:
         return []
     m = _align(a, b)
     limit = tolerance * max(a.width, b.width)
-    return [t for t in common
-            if float(np.hypot(*(_apply(m, a.values[t].centre)[0] - b.values[t].centre))) > limit]
+    return [
+        t
+        for t in common
+        if float(np.hypot(*(_apply(m, a.values[t].centre)[0] - b.values[t].centre))) > limit
+    ]
 
 
 def agree(a: _Frame, b: _Frame, tolerance: float = MOVE_TOLERANCE) -> bool:
@@ -173,8 +180,12 @@ class Tracker:
         ValueError: ``steady_frames`` < 1 or a negative tolerance.
     """
 
-    def __init__(self, steady_frames: int = STEADY_FRAMES, move_tolerance: float = MOVE_TOLERANCE,
-                 min_pip_confidence: float = 0.5):
+    def __init__(
+        self,
+        steady_frames: int = STEADY_FRAMES,
+        move_tolerance: float = MOVE_TOLERANCE,
+        min_pip_confidence: float = 0.5,
+    ):
         if int(steady_frames) < 1:
             raise ValueError(f"steady_frames must be at least 1, got {steady_frames!r}")
         if move_tolerance < 0:
@@ -196,7 +207,7 @@ class Tracker:
     @property
     def last_values(self) -> set[Tile]:
         """The face-up values read in any of the last ``steady_frames`` frames."""
-        return {t for f in self._frames[-self.steady_frames:] for t in f.values}
+        return {t for f in self._frames[-self.steady_frames :] for t in f.values}
 
     def _voted(self) -> set[Tile]:
         counts: dict[Tile, int] = {}
@@ -231,7 +242,7 @@ class Tracker:
         """
         self.frame += 1
         cur = _frame(detections, self.min_pip_confidence)
-        self._frames = (self._frames + [cur])[-self.window:]
+        self._frames = (self._frames + [cur])[-self.window :]
         changed = False
         if self._change():
             voted = self._voted()
@@ -252,7 +263,9 @@ class Tracker:
         maps = [_align(f, last) for f in self._frames]
         limit = self.move_tolerance * last.width
         for t in voted:
-            obs = [_apply(m, f.values[t].corners) for f, m in zip(self._frames, maps) if t in f.values]
+            obs = [
+                _apply(m, f.values[t].corners) for f, m in zip(self._frames, maps) if t in f.values
+            ]
             centres = np.array([o.mean(0) for o in obs])
             mid = np.median(centres, axis=0)  # where most readings put it (not a stray one)
             ref = obs[int(np.argmin(np.hypot(*(centres - mid).T)))]
@@ -260,8 +273,12 @@ class Tracker:
             d = next(f.values[t] for f in reversed(self._frames) if t in f.values)
             out.append(replace(d, corners=np.mean(near, axis=0).astype(np.float32)))
         for d in last.others:
-            votes = sum(any(float(np.hypot(*(_apply(m, o.centre)[0] - d.centre))) <= limit for o in f.others)
-                        for f, m in zip(self._frames, maps))
+            votes = sum(
+                any(
+                    float(np.hypot(*(_apply(m, o.centre)[0] - d.centre))) <= limit for o in f.others
+                )
+                for f, m in zip(self._frames, maps)
+            )
             if votes >= self.steady_frames:
                 out.append(d)
         return out
@@ -270,11 +287,21 @@ class Tracker:
         known = set(self._stable.values) if self._stable is not None else set()
         out = []
         for t, d in cur.values.items():
-            out.append({"tile": str(t), "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in d.corners],
-                        "status": "stable" if t in known else "new"})
+            out.append(
+                {
+                    "tile": str(t),
+                    "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in d.corners],
+                    "status": "stable" if t in known else "new",
+                }
+            )
         for d in cur.others:
-            out.append({"tile": None, "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in d.corners],
-                        "status": "unsure"})
+            out.append(
+                {
+                    "tile": None,
+                    "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in d.corners],
+                    "status": "unsure",
+                }
+            )
         return out
 
 

@@ -2,13 +2,13 @@
 
 Detector -> pip counter -> layout code all exchange ``list[TileDetection]``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Collection
 
 import numpy as np
-
 
 #: ``TileDetection.note`` of a face-down box whose face shows nothing at all: no pip, no divider
 #: bar, no large printed mark (set by ``vision.pips.counter.read_pips``). A plain back looks like
@@ -71,7 +71,7 @@ class TileDetection:
         b = float(np.linalg.norm(c[2] - c[1]))
         return (max(a, b), min(a, b))
 
-    def overlap(self, other: "TileDetection") -> float:
+    def overlap(self, other: TileDetection) -> float:
         """Area shared with ``other``'s box as a fraction of the smaller box's area.
 
         Returns:
@@ -97,23 +97,32 @@ class TileDetection:
             "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
             "halves": [[round(float(x), 1), round(float(y), 1)] for x, y in self.halves],
             "confidence": round(float(self.confidence), 4),
-            "pip_confidence": None if self.pip_confidence is None else round(float(self.pip_confidence), 4),
+            "pip_confidence": None
+            if self.pip_confidence is None
+            else round(float(self.pip_confidence), 4),
             "note": self.note,
             "alt_pips": list(self.alt_pips) if self.alt_pips is not None else None,
         }
 
 
-def _out_of_reach(centre_a: np.ndarray, centre_b: np.ndarray, length_a: float, length_b: float) -> bool:
+def _out_of_reach(
+    centre_a: np.ndarray, centre_b: np.ndarray, length_a: float, length_b: float
+) -> bool:
     """True when two boxes' centres (pixels) lie at least half their summed lengths apart: such
     boxes count as sharing no area (:meth:`TileDetection.overlap`, and the batch precheck of
     :func:`boxes_on_better_boxes`). A NaN distance is not out of reach."""
-    return float(np.hypot(*(np.asarray(centre_a, np.float64) - np.asarray(centre_b, np.float64)))) \
+    return (
+        float(np.hypot(*(np.asarray(centre_a, np.float64) - np.asarray(centre_b, np.float64))))
         >= (float(length_a) + float(length_b)) / 2
+    )
 
 
-def boxes_on_better_boxes(dets: "list[TileDetection]", max_overlap: float,
-                          same_value: bool = False,
-                          ignore: Collection[int] = ()) -> dict[int, tuple[int, float]]:
+def boxes_on_better_boxes(
+    dets: list[TileDetection],
+    max_overlap: float,
+    same_value: bool = False,
+    ignore: Collection[int] = (),
+) -> dict[int, tuple[int, float]]:
     """Face-up detections lying on a more confident face-up detection.
 
     Greedy, most confident first: a face-up box that shares more than ``max_overlap`` of the
@@ -130,26 +139,36 @@ def boxes_on_better_boxes(dets: "list[TileDetection]", max_overlap: float,
     Returns:
         ``{dropped index: (index of the kept box it lies on, shared fraction)}``.
     """
+
     def value(i: int):
         return None if dets[i].pips is None else tuple(sorted(dets[i].pips))
 
-    up = [i for i, d in enumerate(dets) if i not in ignore and not d.face_down
-          and (not same_value or d.pips is not None)]
+    up = [
+        i
+        for i, d in enumerate(dets)
+        if i not in ignore and not d.face_down and (not same_value or d.pips is not None)
+    ]
     kept: list[int] = []
     dropped: dict[int, tuple[int, float]] = {}
     # boxes out of reach share no area (the rule of overlap): skip them without the polygon
     # intersection (a layout has O(n^2) pairs, nearly all far apart)
-    corners = np.asarray([np.asarray(d.corners, np.float64).reshape(4, 2) for d in dets]).reshape(-1, 4, 2)
+    corners = np.asarray([np.asarray(d.corners, np.float64).reshape(4, 2) for d in dets]).reshape(
+        -1, 4, 2
+    )
     centre = corners.mean(axis=1)
-    length = np.maximum(np.linalg.norm(corners[:, 1] - corners[:, 0], axis=1),
-                        np.linalg.norm(corners[:, 2] - corners[:, 1], axis=1))
+    length = np.maximum(
+        np.linalg.norm(corners[:, 1] - corners[:, 0], axis=1),
+        np.linalg.norm(corners[:, 2] - corners[:, 1], axis=1),
+    )
 
     def near(i: int, j: int) -> bool:
         return not _out_of_reach(centre[i], centre[j], length[i], length[j])  # NaN: overlap judges
 
     for i in sorted(up, key=lambda j: -dets[j].confidence):
         rivals = [j for j in kept if (not same_value or value(j) == value(i)) and near(i, j)]
-        hit = max(((j, dets[j].overlap(dets[i])) for j in rivals), key=lambda x: x[1], default=(None, 0.0))
+        hit = max(
+            ((j, dets[j].overlap(dets[i])) for j in rivals), key=lambda x: x[1], default=(None, 0.0)
+        )
         if hit[0] is not None and hit[1] > max_overlap:
             dropped[i] = hit
         else:

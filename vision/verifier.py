@@ -16,6 +16,7 @@ Public API:
   not a tile); None when no model file exists.
 - :func:`verifier_available`.
 """
+
 from __future__ import annotations
 
 import os
@@ -44,6 +45,7 @@ NOT_TILE_THRESHOLD = 0.4
 #: "Tile verifier").
 SURE_BOX_NOT_TILE = 0.9
 SURE_BOX_CONFIDENCE = 0.8
+
 
 def _model_path(path: str | os.PathLike | None) -> Path:
     return Path(path or os.environ.get("DOMINO_VERIFIER_MODEL") or DEFAULT_VERIFIER)
@@ -84,7 +86,9 @@ def crop_transform(corners: np.ndarray, size: int = CROP, span: float = CROP_SPA
     return A
 
 
-def verifier_crop(image: np.ndarray, corners: np.ndarray, size: int = CROP, span: float = CROP_SPAN) -> np.ndarray:
+def verifier_crop(
+    image: np.ndarray, corners: np.ndarray, size: int = CROP, span: float = CROP_SPAN
+) -> np.ndarray:
     """The square crop the verifier looks at: ``span`` times the box length on a side, turned so
     that the long side runs down the crop, scaled to ``size`` px (large boxes are shrunk with
     area averaging first, so a close-up does not alias).
@@ -107,12 +111,18 @@ def verifier_crop(image: np.ndarray, corners: np.ndarray, size: int = CROP, span
         x1, y1 = int(min(w, np.ceil(ctr[0] + half))), int(min(h, np.ceil(ctr[1] + half)))
         x1, y1 = x0 + (x1 - x0) // k * k, y0 + (y1 - y0) // k * k
         if x1 - x0 >= 2 * k and y1 - y0 >= 2 * k:
-            patch = cv2.resize(image[y0:y1, x0:x1], ((x1 - x0) // k, (y1 - y0) // k), interpolation=cv2.INTER_AREA)
+            patch = cv2.resize(
+                image[y0:y1, x0:x1], ((x1 - x0) // k, (y1 - y0) // k), interpolation=cv2.INTER_AREA
+            )
             # patch pixel q <-> image pixel k * q + (x0, y0) + (k - 1) / 2
             off = np.array([x0 + (k - 1) / 2, y0 + (k - 1) / 2])
             A = np.c_[A[:, :2] * k, A[:, :2] @ off + A[:, 2]]
-            return cv2.warpAffine(patch, A, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return cv2.warpAffine(image, A, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            return cv2.warpAffine(
+                patch, A, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+            )
+    return cv2.warpAffine(
+        image, A, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
 
 
 def crops_to_input(crops: np.ndarray) -> np.ndarray:
@@ -136,7 +146,9 @@ def verifier_crops(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
     return crops_to_input(np.stack([verifier_crop(image, c) for c in cs]))
 
 
-def verify(image: np.ndarray, corners: np.ndarray, path: str | os.PathLike | None = None) -> np.ndarray | None:
+def verify(
+    image: np.ndarray, corners: np.ndarray, path: str | os.PathLike | None = None
+) -> np.ndarray | None:
     """Probabilities that each box is a face-up tile, a face-down tile or not a tile.
 
     Args:
@@ -158,7 +170,9 @@ def verify(image: np.ndarray, corners: np.ndarray, path: str | os.PathLike | Non
     # the crop as it is, turned by 180 degrees and mirrored both ways (a tile looks the same):
     # the mean of the four readings is steadier than one
     views = np.concatenate([x, x[:, :, ::-1, ::-1], x[:, :, :, ::-1], x[:, :, ::-1, :]])
-    logits = sess.run(None, {sess.get_inputs()[0].name: np.ascontiguousarray(views)})[0].astype(np.float64)
+    logits = sess.run(None, {sess.get_inputs()[0].name: np.ascontiguousarray(views)})[0].astype(
+        np.float64
+    )
     e = np.exp(logits - logits.max(axis=1, keepdims=True))
     p = e / e.sum(axis=1, keepdims=True)
     return p.reshape(4, n, 3).mean(axis=0).astype(np.float32)

@@ -4,6 +4,7 @@ The table page uses only these endpoints. Changing a table needs its code in the
 ``X-Table-Code`` header (or a ``code`` field in the JSON or form body); reading needs none.
 Errors are ``{"error": {"status": int, "message": str}}`` with the matching HTTP status.
 """
+
 from __future__ import annotations
 
 import json
@@ -70,6 +71,7 @@ def join_url(code: str) -> str:
 
 # --- meta --------------------------------------------------------------------------------
 
+
 @bp.get("/openapi.json")
 def openapi():
     return jsonify(openapi_document())
@@ -78,19 +80,35 @@ def openapi():
 @bp.get("/status")
 def status():
     """Which parts of the pipeline are there right now."""
-    return jsonify({"parts": services.availability(),
-                    "camera": current_app.config.get("CAMERA_INDEX") is not None})
+    return jsonify(
+        {
+            "parts": services.availability(),
+            "camera": current_app.config.get("CAMERA_INDEX") is not None,
+        }
+    )
 
 
 @bp.get("/games")
 def games():
-    return jsonify([{"name": g.name, "label": g.label, "scored": g.scored, "min_players": g.min_players,
-                     "max_players": g.max_players, "sets": list(g.sets),
-                     "default_target": services.default_target(g.name, g.sets[0]),
-                     "variants": [v for v in g.variants if v]} for g in services.GAMES.values()])
+    return jsonify(
+        [
+            {
+                "name": g.name,
+                "label": g.label,
+                "scored": g.scored,
+                "min_players": g.min_players,
+                "max_players": g.max_players,
+                "sets": list(g.sets),
+                "default_target": services.default_target(g.name, g.sets[0]),
+                "variants": [v for v in g.variants if v],
+            }
+            for g in services.GAMES.values()
+        ]
+    )
 
 
 # --- tables ------------------------------------------------------------------------------
+
 
 @bp.get("/tables")
 def list_tables():
@@ -101,8 +119,14 @@ def list_tables():
 def create_table():
     body = json_body()
     with transaction() as db:
-        out = store.create_table(db, body.get("game", ""), body.get("players") or [],
-                                 body.get("max_pip"), body.get("variant") or None, body.get("target"))
+        out = store.create_table(
+            db,
+            body.get("game", ""),
+            body.get("players") or [],
+            body.get("max_pip"),
+            body.get("variant") or None,
+            body.get("target"),
+        )
     out["join_url"] = join_url(out["code"])
     announce(out, out["join_url"])
     return jsonify(out), 201
@@ -123,6 +147,7 @@ def qr_svg(table_id: int):
 
 # --- scores ------------------------------------------------------------------------------
 
+
 @bp.post("/tables/<int:table_id>/rounds")
 def record_round(table_id: int):
     """One score entry. With an ``Idempotency-Key`` a retry gets the first answer, nothing twice."""
@@ -133,8 +158,15 @@ def record_round(table_id: int):
         first = store.stored_answer(db, table_id, key, "rounds")
         if first is not None:
             return jsonify(first[1]), first[0]
-        out = store.record_round(db, table_id, body.get("scores"), body.get("kind", "manual"),
-                                 body.get("source", "hand"), body.get("photo_id"), body.get("note", ""))
+        out = store.record_round(
+            db,
+            table_id,
+            body.get("scores"),
+            body.get("kind", "manual"),
+            body.get("source", "hand"),
+            body.get("photo_id"),
+            body.get("note", ""),
+        )
         store.store_answer(db, table_id, key, "rounds", 201, out)
     return jsonify(out), 201
 
@@ -157,6 +189,7 @@ def history(table_id: int):
 
 
 # --- photos ------------------------------------------------------------------------------
+
 
 def table_hand(row, raw) -> list[str]:
     """The hand sent with a request, checked against the table's set (400 when bad)."""
@@ -194,9 +227,16 @@ def player_reading(db, row, prow, player_id: int) -> dict | None:
     if not hand or public.get("unavailable"):  # nothing of the player's own to add
         analysis = public
     elif analysis is None:
-        analysis = services.read_table(json.loads(prow["detections_json"]), json.loads(prow["corrections_json"]),
-                                       row["game"], read_params(row), hand)
-        latest = db.execute("SELECT MAX(id) FROM photos WHERE table_id = ?", (row["id"],)).fetchone()[0]
+        analysis = services.read_table(
+            json.loads(prow["detections_json"]),
+            json.loads(prow["corrections_json"]),
+            row["game"],
+            read_params(row),
+            hand,
+        )
+        latest = db.execute(
+            "SELECT MAX(id) FROM photos WHERE table_id = ?", (row["id"],)
+        ).fetchone()[0]
         if latest == prow["id"]:
             store.keep_reading(db, row["id"], player_id, prow["id"], analysis)
     return {"player_id": player_id, "hand": hand, "analysis": analysis}
@@ -210,8 +250,15 @@ def read_params(row) -> dict:
     return params
 
 
-def add_photo(row, data: bytes, started: float, hand: list[str] | None = None,
-              key: str | None = None, player_id: int | None = None, rendered: bool = False) -> tuple[dict, int]:
+def add_photo(
+    row,
+    data: bytes,
+    started: float,
+    hand: list[str] | None = None,
+    key: str | None = None,
+    player_id: int | None = None,
+    rendered: bool = False,
+) -> tuple[dict, int]:
     """Decode, detect, read, then store the file and the row together (all or nothing).
 
     The JPEG (re-encoded: no EXIF or GPS data is kept) is written as ``<name>.part``, the row is
@@ -238,8 +285,15 @@ def add_photo(row, data: bytes, started: float, hand: list[str] | None = None,
         analysis = services.read_table(tiles, {}, row["game"], params, [])
     except services.Unavailable as exc:
         tiles = []
-        analysis = {"ok": False, "message": f"Tiles cannot be found yet: {exc}", "state": None,
-                    "problems": [], "legal_moves": [], "hint": None, "unavailable": True}
+        analysis = {
+            "ok": False,
+            "message": f"Tiles cannot be found yet: {exc}",
+            "state": None,
+            "problems": [],
+            "legal_moves": [],
+            "hint": None,
+            "unavailable": True,
+        }
     elapsed_ms = round((time.perf_counter() - started) * 1000.0, 1)
     photo_dir = Path(current_app.config["PHOTO_DIR"])
     name = f"t{row['id']}-{uuid.uuid4().hex}.jpg"
@@ -251,10 +305,20 @@ def add_photo(row, data: bytes, started: float, hand: list[str] | None = None,
             if first is not None:  # a retry finished first: keep its photo, drop this one
                 part.unlink(missing_ok=True)
                 return first[1], first[0]
-            cur = db.execute("""INSERT INTO photos (table_id, filename, width, height, detections_json,
+            cur = db.execute(
+                """INSERT INTO photos (table_id, filename, width, height, detections_json,
                                 analysis_json, elapsed_ms, rendered) VALUES (?,?,?,?,?,?,?,?)""",
-                             (row["id"], name, w, h, json.dumps(tiles), json.dumps(analysis), elapsed_ms,
-                              int(rendered)))
+                (
+                    row["id"],
+                    name,
+                    w,
+                    h,
+                    json.dumps(tiles),
+                    json.dumps(analysis),
+                    elapsed_ms,
+                    int(rendered),
+                ),
+            )
             prow = db.execute("SELECT * FROM photos WHERE id = ?", (cur.lastrowid,)).fetchone()
             mine = None
             if player_id is not None:
@@ -278,7 +342,9 @@ def upload_photo(table_id: int):
     if upload is None:
         raise store.ApiError(400, "send the photo as the multipart form field 'photo'")
     hand = table_hand(row, request.form.get("hand", ""))
-    out, status = add_photo(row, upload.read(), started, hand, idempotency_key(), request_player(row))
+    out, status = add_photo(
+        row, upload.read(), started, hand, idempotency_key(), request_player(row)
+    )
     return jsonify(out), status
 
 
@@ -292,8 +358,9 @@ def grab_camera(table_id: int):
         raise store.ApiError(404, "no laptop camera; start the server with `serve --camera N`")
     body = request.get_json(silent=True) or {}
     hand = table_hand(row, body.get("hand", "") if isinstance(body, dict) else "")
-    out, status = add_photo(row, services.grab_camera(int(index)), started, hand, idempotency_key(),
-                            request_player(row))
+    out, status = add_photo(
+        row, services.grab_camera(int(index)), started, hand, idempotency_key(), request_player(row)
+    )
     return jsonify(out), status
 
 
@@ -301,7 +368,9 @@ def grab_camera(table_id: int):
 def list_photos(table_id: int):
     db = get_db()
     row = store.table_row(db, table_id)
-    rows = db.execute("SELECT * FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 50", (table_id,))
+    rows = db.execute(
+        "SELECT * FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 50", (table_id,)
+    )
     return jsonify([store.photo_json(r, row["game"]) for r in rows])
 
 
@@ -323,22 +392,27 @@ def get_photo(table_id: int, photo_id: int):
 @bp.get("/tables/<int:table_id>/photos/<int:photo_id>/image")
 def photo_image(table_id: int, photo_id: int):
     prow = store.photo_row(get_db(), table_id, photo_id)
-    return send_from_directory(current_app.config["PHOTO_DIR"], prow["filename"], mimetype="image/jpeg",
-                               max_age=3600)
+    return send_from_directory(
+        current_app.config["PHOTO_DIR"], prow["filename"], mimetype="image/jpeg", max_age=3600
+    )
 
 
 def _reread(db, row, prow, tiles: list[dict], corrections: dict) -> dict:
     """Store new tiles/corrections of a photo, read the table again (every player's reading is
     made again on their next look) and answer the photo with this phone's own reading."""
     analysis = services.read_table(tiles, corrections, row["game"], read_params(row), [])
-    db.execute("UPDATE photos SET detections_json = ?, corrections_json = ?, analysis_json = ? WHERE id = ?",
-               (json.dumps(tiles), json.dumps(corrections), json.dumps(analysis), prow["id"]))
+    db.execute(
+        "UPDATE photos SET detections_json = ?, corrections_json = ?, analysis_json = ? WHERE id = ?",
+        (json.dumps(tiles), json.dumps(corrections), json.dumps(analysis), prow["id"]),
+    )
     store.forget_readings(db, row["id"])
     prow = store.photo_row(db, row["id"], prow["id"])
     return store.photo_json(prow, row["game"], player_reading(db, row, prow, request_player(row)))
 
 
-@bp.route("/tables/<int:table_id>/photos/<int:photo_id>/tiles/<int:index>", methods=["PUT", "DELETE"])
+@bp.route(
+    "/tables/<int:table_id>/photos/<int:photo_id>/tiles/<int:index>", methods=["PUT", "DELETE"]
+)
 def correct_tile(table_id: int, photo_id: int, index: int):
     """Fix a misread tile: PUT ``{"pips": [a, b]}``, ``{"kind": "not_tile"}`` (the box is no
     tile: left out of the reading) or ``{"kind": "face_down"}``; DELETE drops the fix. Re-reads
@@ -357,7 +431,9 @@ def correct_tile(table_id: int, photo_id: int, index: int):
         if kind in (services.NOT_A_TILE, services.FACE_DOWN):
             fix = kind
         elif kind not in (None, "", "pips"):
-            raise store.ApiError(400, "kind must be 'pips', 'not_tile' or 'face_down', got " + store.shown(kind))
+            raise store.ApiError(
+                400, "kind must be 'pips', 'not_tile' or 'face_down', got " + store.shown(kind)
+            )
         else:
             pips = body.get("pips")
             if not isinstance(pips, list) or len(pips) != 2:
@@ -380,7 +456,9 @@ def correct_tile(table_id: int, photo_id: int, index: int):
 def _coordinate(value, what: str, limit: int) -> float:
     """A pixel coordinate in ``[0, limit]`` (400 otherwise)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= limit:
-        raise store.ApiError(400, f"{what} must be a number of pixels from 0 to {limit}, got {store.shown(value)}")
+        raise store.ApiError(
+            400, f"{what} must be a number of pixels from 0 to {limit}, got {store.shown(value)}"
+        )
     return float(value)
 
 
@@ -444,8 +522,14 @@ def set_table_hand(table_id: int):
     with transaction() as db:
         pid = request_player(row)
         store.set_hand(db, table_id, pid, hand)
-        latest = db.execute("SELECT * FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 1", (table_id,)).fetchone()
-        photo = store.photo_json(latest, row["game"], player_reading(db, row, latest, pid)) if latest else None
+        latest = db.execute(
+            "SELECT * FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 1", (table_id,)
+        ).fetchone()
+        photo = (
+            store.photo_json(latest, row["game"], player_reading(db, row, latest, pid))
+            if latest
+            else None
+        )
     return jsonify({"player_id": pid, "hand": hand, "photo": photo})
 
 
@@ -501,13 +585,22 @@ def hand_photo(table_id: int):
         raise store.ApiError(400, "send the photo as the multipart form field 'photo'")
     hand, unread = photo_tiles(row, upload)
     if not hand:
-        raise store.ApiError(400, "no tile of a hand could be read on this photo; lay the tiles face up "
-                                  "side by side and take it again, or type them")
+        raise store.ApiError(
+            400,
+            "no tile of a hand could be read on this photo; lay the tiles face up "
+            "side by side and take it again, or type them",
+        )
     with transaction() as db:
         pid = request_player(row)
         store.set_hand(db, table_id, pid, hand)
-        latest = db.execute("SELECT * FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 1", (table_id,)).fetchone()
-        photo = store.photo_json(latest, row["game"], player_reading(db, row, latest, pid)) if latest else None
+        latest = db.execute(
+            "SELECT * FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 1", (table_id,)
+        ).fetchone()
+        photo = (
+            store.photo_json(latest, row["game"], player_reading(db, row, latest, pid))
+            if latest
+            else None
+        )
     message = f"Read {len(hand)} tile(s) of your hand: {' '.join(hand)}."
     if unread:
         message += f" {unread} tile(s) could not be read: add them to the box by hand."
@@ -523,7 +616,9 @@ def rematch(table_id: int):
     names = [p["name"] for p in store.players(db, table_id)]
     params = json.loads(row["params_json"])
     with transaction() as db:
-        out = store.create_table(db, row["game"], names, params.get("max_pip"), params.get("variant"), row["target"])
+        out = store.create_table(
+            db, row["game"], names, params.get("max_pip"), params.get("variant"), row["target"]
+        )
     remember_code(out["id"], out["code"])
     out["join_url"] = join_url(out["code"])
     out["url"] = url_for("pages.table", table_id=out["id"])
@@ -536,7 +631,10 @@ def delete_table(table_id: int):
     """Delete a table with its players, photos (files too), hands and score sheet (needs the code)."""
     editable_table(table_id)
     with transaction() as db:
-        names = [r["filename"] for r in db.execute("SELECT filename FROM photos WHERE table_id = ?", (table_id,))]
+        names = [
+            r["filename"]
+            for r in db.execute("SELECT filename FROM photos WHERE table_id = ?", (table_id,))
+        ]
         store.delete_table(db, table_id)
     for name in names:
         (Path(current_app.config["PHOTO_DIR"]) / name).unlink(missing_ok=True)

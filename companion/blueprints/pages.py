@@ -5,6 +5,7 @@ the JSON API only. The session cookie remembers the codes of the tables this bro
 so the page can hand the code to its own API calls (``X-Table-Code``); a cross-site form post
 carries no such header, so it cannot change a table.
 """
+
 from __future__ import annotations
 
 import segno
@@ -39,8 +40,11 @@ def announce(table: dict, url: str) -> None:
     """Print a new table's join link and QR code in the server console (``serve`` turns it on)."""
     if not current_app.config.get("ANNOUNCE_TABLES"):
         return
-    print(f"Table {table['id']} ({table['game_label']}, {', '.join(p['name'] for p in table['players'])}): "
-          f"code {table['code']}, join {url}", flush=True)
+    print(
+        f"Table {table['id']} ({table['game_label']}, {', '.join(p['name'] for p in table['players'])}): "
+        f"code {table['code']}, join {url}",
+        flush=True,
+    )
     try:
         segno.make(url, error="m").terminal(compact=True)
     except OSError:  # pragma: no cover - console gone
@@ -49,8 +53,14 @@ def announce(table: dict, url: str) -> None:
 
 def start_page(form: dict | None = None, error: str | None = None):
     """The start page; ``form`` (the values sent) and ``error`` when the start form was refused."""
-    return render_template("index.html", games=list(services.GAMES.values()), tables=store.list_tables(get_db()),
-                           targets=services.TABLEAUX_TARGETS, form=form or {}, error=error)
+    return render_template(
+        "index.html",
+        games=list(services.GAMES.values()),
+        tables=store.list_tables(get_db()),
+        targets=services.TABLEAUX_TARGETS,
+        form=form or {},
+        error=error,
+    )
 
 
 @bp.get("/")
@@ -74,8 +84,14 @@ def create_table():
     target = f.get("target") if info and info.scored else None
     try:
         with transaction() as db:
-            out = store.create_table(db, f.get("game", ""), names, f.get("max_pip") or None,
-                                     variant or None, target or None)
+            out = store.create_table(
+                db,
+                f.get("game", ""),
+                names,
+                f.get("max_pip") or None,
+                variant or None,
+                target or None,
+            )
     except store.ApiError as exc:
         if exc.status != 400:
             raise
@@ -96,7 +112,10 @@ def join(code: str | None = None):
     if row is None:
         if store.normalise_code(code):
             guard.wrong_code()
-        raise store.ApiError(403, f"no table has the code {store.normalise_code(code) or '(empty)'}; check it and try again")
+        raise store.ApiError(
+            403,
+            f"no table has the code {store.normalise_code(code) or '(empty)'}; check it and try again",
+        )
     remember_code(row["id"], row["code"])
     return redirect(url_for("pages.table", table_id=row["id"]))
 
@@ -117,18 +136,36 @@ def table(table_id: int):
         qr_svg = segno.make(join_url, error="m").svg_inline(scale=5, border=2, omitsize=True)
     photo = None
     if data["latest_photo_id"] is not None:
-        photo = store.photo_json(store.photo_row(db, table_id, data["latest_photo_id"]), row["game"])
+        photo = store.photo_json(
+            store.photo_row(db, table_id, data["latest_photo_id"]), row["game"]
+        )
     info = services.GAMES[row["game"]]
     max_pip = data["params"].get("max_pip", max(info.sets))
-    missing = [v["message"] for k, v in services.availability().items()
-               if not v["ok"] and (k in ("detector", "layout") or k == f"engine:{row['game']}")]
-    boot = {"table": data, "code": code, "photo": photo, "max_pip": max_pip,
-            "camera": current_app.config.get("CAMERA_INDEX") is not None,
-            "max_upload": current_app.config["MAX_CONTENT_LENGTH"]}
-    return render_template("table.html", t=data, code=code, qr_svg=qr_svg, join_url=join_url,
-                           boot=boot, missing=missing, secure=request.is_secure,
-                           secure_url=None if request.is_secure else current_app.config.get("SECURE_URL"),
-                           camera=boot["camera"])
+    missing = [
+        v["message"]
+        for k, v in services.availability().items()
+        if not v["ok"] and (k in ("detector", "layout") or k == f"engine:{row['game']}")
+    ]
+    boot = {
+        "table": data,
+        "code": code,
+        "photo": photo,
+        "max_pip": max_pip,
+        "camera": current_app.config.get("CAMERA_INDEX") is not None,
+        "max_upload": current_app.config["MAX_CONTENT_LENGTH"],
+    }
+    return render_template(
+        "table.html",
+        t=data,
+        code=code,
+        qr_svg=qr_svg,
+        join_url=join_url,
+        boot=boot,
+        missing=missing,
+        secure=request.is_secure,
+        secure_url=None if request.is_secure else current_app.config.get("SECURE_URL"),
+        camera=boot["camera"],
+    )
 
 
 @bp.get("/api-docs")

@@ -9,6 +9,7 @@ the flags (illegal plays), the questions and the score events (``--json``: one J
 
 Exit status: 0 done, 1 bad file or argument.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,12 +32,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", type=int, default=2, help="draw100: seats at the table (2-4)")
     p.add_argument("--first-player", type=int, default=0, help="seat to move first (default 0)")
     p.add_argument("--max-pip", type=int, default=None, choices=(6, 9, 12), help="the set")
-    p.add_argument("--steady-frames", type=int, default=3,
-                   help="frames a reading must hold to count (default 3)")
+    p.add_argument(
+        "--steady-frames",
+        type=int,
+        default=3,
+        help="frames a reading must hold to count (default 3)",
+    )
     p.add_argument("--every", type=int, default=1, help="video: read every Nth frame (default 1)")
-    p.add_argument("--max-frames", type=int, default=MAX_FRAMES, help="video: stop after this many frames read")
-    p.add_argument("--tap", action="append", default=[], metavar="FRAME:KIND[:SEAT]",
-                   help="a tap after frame FRAME: pass, done, or player:SEAT (repeatable)")
+    p.add_argument(
+        "--max-frames", type=int, default=MAX_FRAMES, help="video: stop after this many frames read"
+    )
+    p.add_argument(
+        "--tap",
+        action="append",
+        default=[],
+        metavar="FRAME:KIND[:SEAT]",
+        help="a tap after frame FRAME: pass, done, or player:SEAT (repeatable)",
+    )
     p.add_argument("--model", default=None, help="ONNX detector (default models/tiles-obb.onnx)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -55,8 +67,14 @@ def parse_taps(texts: list[str]) -> dict[int, list[tuple[str, int | None]]]:
             kind = parts[1]
             seat = int(parts[2]) if len(parts) > 2 else None
         except (ValueError, IndexError):
-            raise ValueError(f"bad --tap {text!r}; expected FRAME:KIND[:SEAT], e.g. 4:pass or 0:player:1") from None
-        if kind not in ("pass", "done", "player") or (kind == "player") != (seat is not None) or frame < 0:
+            raise ValueError(
+                f"bad --tap {text!r}; expected FRAME:KIND[:SEAT], e.g. 4:pass or 0:player:1"
+            ) from None
+        if (
+            kind not in ("pass", "done", "player")
+            or (kind == "player") != (seat is not None)
+            or frame < 0
+        ):
             raise ValueError(f"bad --tap {text!r}; KIND is pass, done or player:SEAT")
         out.setdefault(frame, []).append((kind, seat))
     return out
@@ -91,7 +109,9 @@ def read_frames(paths: list[str], every: int = 1, max_frames: int = MAX_FRAMES):
     w, h = cap.get(cv2.CAP_PROP_FRAME_WIDTH), cap.get(cv2.CAP_PROP_FRAME_HEIGHT)
     if w * h > MAX_PIXELS:
         cap.release()
-        raise ValueError(f"{path}: {int(w)}x{int(h)} frames are over {MAX_PIXELS / 1e6:.0f} megapixels")
+        raise ValueError(
+            f"{path}: {int(w)}x{int(h)} frames are over {MAX_PIXELS / 1e6:.0f} megapixels"
+        )
     try:
         k = read = 0
         while read < max_frames:
@@ -117,13 +137,19 @@ def _line(e: dict) -> str:
         pts = f" ({e['points']:+d} points)" if e.get("points") else ""
         return where + f"player {e['player']}: {e['action']}{pts}"
     if t == "score":
-        return where + f"SCORE player {e['player']} {e['points']:+d} ({e['reason']}, from the camera)"
+        return (
+            where + f"SCORE player {e['player']} {e['points']:+d} ({e['reason']}, from the camera)"
+        )
     if t == "flag":
         return where + f"ILLEGAL: {e['message']}"
     if t == "question":
         return where + f"QUESTION: {e['message']}"
     if t == "result":
-        return where + "GAME OVER: " + json.dumps({k: v for k, v in e.items() if k not in ("type", "frame")})
+        return (
+            where
+            + "GAME OVER: "
+            + json.dumps({k: v for k, v in e.items() if k not in ("type", "frame")})
+        )
     return where + t + " " + json.dumps({k: v for k, v in e.items() if k not in ("type", "frame")})
 
 
@@ -134,8 +160,13 @@ def run(args: argparse.Namespace) -> int:
     from vision.pipeline import detect
 
     taps = parse_taps(args.tap)
-    follower = Follower(args.game, players=args.players, max_pip=args.max_pip,
-                        first_player=args.first_player, steady_frames=args.steady_frames)
+    follower = Follower(
+        args.game,
+        players=args.players,
+        max_pip=args.max_pip,
+        first_player=args.first_player,
+        steady_frames=args.steady_frames,
+    )
     t0 = time.perf_counter()
     n = 0
     for k, img in enumerate(read_frames(args.frames, args.every, args.max_frames)):

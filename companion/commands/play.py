@@ -2,6 +2,7 @@
 
 Each game's terminal front end is ``companion/terminal/<module>.py`` with ``play(args)``.
 """
+
 from __future__ import annotations
 
 import argparse

@@ -7,6 +7,7 @@ moves and the hint (``--json``: one JSON object, see ``ReadResult.to_json``).
 Exit status: 0 when a state was rebuilt, 3 when the photo leaves a blocking problem (the
 problems say which tile and why), 1 for a bad file or argument.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,12 +19,25 @@ GAMES = ("draw100", "tableaux", "good-neighbors", "big-clock", "luzon")
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("image", help="photo of the table (JPEG/PNG)")
     p.add_argument("--game", required=True, choices=GAMES, help="which game is on the table")
-    p.add_argument("--hand", default=None, help="photo of your own hand, tiles face up "
-                   "(needed for draw100 and tableaux moves; big-clock: the tile you drew)")
-    p.add_argument("--drawn", default=None, help="big-clock: the tile you drew, e.g. 3-5 "
-                   "(the hint needs it; or photograph it with --hand)")
-    p.add_argument("--max-pip", type=int, default=None, choices=(6, 9, 12),
-                   help="set size (default: the game's, or read from the photo)")
+    p.add_argument(
+        "--hand",
+        default=None,
+        help="photo of your own hand, tiles face up "
+        "(needed for draw100 and tableaux moves; big-clock: the tile you drew)",
+    )
+    p.add_argument(
+        "--drawn",
+        default=None,
+        help="big-clock: the tile you drew, e.g. 3-5 "
+        "(the hint needs it; or photograph it with --hand)",
+    )
+    p.add_argument(
+        "--max-pip",
+        type=int,
+        default=None,
+        choices=(6, 9, 12),
+        help="set size (default: the game's, or read from the photo)",
+    )
     p.add_argument("--players", type=int, default=2, help="draw100: players at the table (2-4)")
     p.add_argument("--seed", type=int, default=0, help="seed of the unseen tiles' sample")
     p.add_argument("--no-hint", action="store_true", help="skip the hint (faster)")
@@ -44,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         if args.hand:
             raise ValueError("give the drawn tile once: --drawn or --hand, not both")
         from engine.tiles import Tile
+
         drawn = Tile.parse(args.drawn)
 
     table = detect(load_image(args.image), model=args.model, **detect_options(args.game))
@@ -57,8 +72,9 @@ def run(args: argparse.Namespace) -> int:
         if not 2 <= args.players <= 4:
             raise ValueError(f"--players must be 2-4, got {args.players}")
         params["players"] = args.players
-    result = read(table, args.game, hand=hand, max_pip=args.max_pip, with_hint=not args.no_hint,
-                  **params)
+    result = read(
+        table, args.game, hand=hand, max_pip=args.max_pip, with_hint=not args.no_hint, **params
+    )
     out = result.to_json()
     out["tiles_seen"] = len(table)
     if args.json:
@@ -68,8 +84,10 @@ def run(args: argparse.Namespace) -> int:
         if out["state_text"]:
             print(out["state_text"])
         if args.game == "draw100":
-            print("open ends: " + ", ".join(f"{e['number']} on {e['tile']}"
-                                            for e in out["layout"]["open_ends"]))
+            print(
+                "open ends: "
+                + ", ".join(f"{e['number']} on {e['tile']}" for e in out["layout"]["open_ends"])
+            )
         for p in out["problems"]:
             where = "" if p["tile_index"] is None else f" ({p['source']} tile {p['tile_index']})"
             print(f"{'PROBLEM' if p['blocking'] else 'note'}{where}: {p['message']}")

@@ -26,6 +26,7 @@ Only the Host names this computer answers to are served (DNS rebinding protectio
 localhost, 127.0.0.1, the LAN address, the computer's name (and ``<name>.local``), ``--host``
 and any ``--trusted-host NAME``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,7 +46,13 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
 #: first seat, or the Big Clock's drawn tile, or None). The draw game is a real photo of a line of play; the solitaires and
 #: Tableaux are rendered layouts (scripts/render_demo_photos.py prints the Tableaux hand).
 DEMOS = [
-    ("draw100", ["Ana", "Ben", "Cleo"], "vintage-games-game-night.jpg", None, ["6-6", "2-6", "1-2", "0-3"]),
+    (
+        "draw100",
+        ["Ana", "Ben", "Cleo"],
+        "vintage-games-game-night.jpg",
+        None,
+        ["6-6", "2-6", "1-2", "0-3"],
+    ),
     ("tableaux", ["Ana", "Ben"], "rendered/tableaux.jpg", 6, ["3-3", "1-5", "3-4"]),
     ("good-neighbors", ["You"], "rendered/good-neighbors.jpg", 6, None),
     ("big-clock", ["You"], "rendered/big-clock.jpg", 6, ["0-3"]),  # the tile drawn from the stock
@@ -54,27 +61,65 @@ DEMOS = [
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--host", default="0.0.0.0",
-                   help="address to listen on (default 0.0.0.0: phones on the network can join)")
-    p.add_argument("--local", action="store_true",
-                   help="this computer only: listen on 127.0.0.1 (same as --host 127.0.0.1)")
+    p.add_argument(
+        "--host",
+        default="0.0.0.0",
+        help="address to listen on (default 0.0.0.0: phones on the network can join)",
+    )
+    p.add_argument(
+        "--local",
+        action="store_true",
+        help="this computer only: listen on 127.0.0.1 (same as --host 127.0.0.1)",
+    )
     p.add_argument("--port", type=int, default=5000, help="TCP port for HTTP (default 5000)")
-    p.add_argument("--https-port", type=int, default=5443, metavar="PORT",
-                   help="TCP port for HTTPS beside HTTP, for the live camera on phones (default 5443)")
-    p.add_argument("--no-https", action="store_true", help="serve plain HTTP only (no live camera on phones)")
-    p.add_argument("--https", action="store_true",
-                   help="serve HTTPS only, on --port (self-signed certificate; session cookie Secure)")
-    p.add_argument("--camera", type=int, default=None, metavar="N",
-                   help="offer 'grab from laptop camera' using webcam N (cv2.VideoCapture index)")
-    p.add_argument("--instance", default=None, metavar="DIR",
-                   help="folder for the database and photos (default <project>/instance)")
+    p.add_argument(
+        "--https-port",
+        type=int,
+        default=5443,
+        metavar="PORT",
+        help="TCP port for HTTPS beside HTTP, for the live camera on phones (default 5443)",
+    )
+    p.add_argument(
+        "--no-https", action="store_true", help="serve plain HTTP only (no live camera on phones)"
+    )
+    p.add_argument(
+        "--https",
+        action="store_true",
+        help="serve HTTPS only, on --port (self-signed certificate; session cookie Secure)",
+    )
+    p.add_argument(
+        "--camera",
+        type=int,
+        default=None,
+        metavar="N",
+        help="offer 'grab from laptop camera' using webcam N (cv2.VideoCapture index)",
+    )
+    p.add_argument(
+        "--instance",
+        default=None,
+        metavar="DIR",
+        help="folder for the database and photos (default <project>/instance)",
+    )
     p.add_argument("--no-demo", action="store_true", help="do not create the demo tables")
-    p.add_argument("--threads", type=int, default=8, metavar="N",
-                   help="worker threads answering requests (default 8)")
-    p.add_argument("--trusted-host", action="append", default=[], metavar="NAME",
-                   help="another Host name phones use to reach this computer (e.g. mylaptop.local); repeatable")
-    p.add_argument("--debug", action="store_true",
-                   help="Werkzeug's development server with the debugger off but tracebacks in the console")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=8,
+        metavar="N",
+        help="worker threads answering requests (default 8)",
+    )
+    p.add_argument(
+        "--trusted-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another Host name phones use to reach this computer (e.g. mylaptop.local); repeatable",
+    )
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        help="Werkzeug's development server with the debugger off but tracebacks in the console",
+    )
 
 
 def lan_address() -> str | None:
@@ -98,7 +143,9 @@ def self_signed_certificate(folder: Path, host: str) -> tuple[str, str]:
     cert, key = folder / "cert.pem", folder / "key.pem"
     if cert.exists() and key.exists():
         return str(cert), str(key)
-    names = sorted({"localhost", "127.0.0.1", host, *(a for a in [lan_address()] if a)} - {"0.0.0.0"})
+    names = sorted(
+        {"localhost", "127.0.0.1", host, *(a for a in [lan_address()] if a)} - {"0.0.0.0"}
+    )
     try:
         import ipaddress
 
@@ -109,27 +156,65 @@ def self_signed_certificate(folder: Path, host: str) -> tuple[str, str]:
     except ImportError:
         openssl = shutil.which("openssl")
         if openssl is None:
-            raise OSError("--https needs the 'cryptography' package (pip install cryptography) "
-                          "or the openssl command") from None
+            raise OSError(
+                "--https needs the 'cryptography' package (pip install cryptography) "
+                "or the openssl command"
+            ) from None
         san = ",".join(f"IP:{n}" if n[0].isdigit() else f"DNS:{n}" for n in names)
-        subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "825",
-                        "-subj", "/CN=domino-companion", "-addext", f"subjectAltName={san}",
-                        "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+        subprocess.run(
+            [
+                openssl,
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "825",
+                "-subj",
+                "/CN=domino-companion",
+                "-addext",
+                f"subjectAltName={san}",
+                "-keyout",
+                str(key),
+                "-out",
+                str(cert),
+            ],
+            check=True,
+            capture_output=True,
+        )
         from companion.guard import private_file
+
         private_file(key)
         return str(cert), str(key)
     pkey = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "domino-companion")])
-    alt = [x509.IPAddress(ipaddress.ip_address(n)) if n[0].isdigit() else x509.DNSName(n) for n in names]
+    alt = [
+        x509.IPAddress(ipaddress.ip_address(n)) if n[0].isdigit() else x509.DNSName(n)
+        for n in names
+    ]
     now = dt.datetime.now(dt.timezone.utc)
-    certificate = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject)
-                   .public_key(pkey.public_key()).serial_number(x509.random_serial_number())
-                   .not_valid_before(now - dt.timedelta(days=1)).not_valid_after(now + dt.timedelta(days=825))
-                   .add_extension(x509.SubjectAlternativeName(alt), critical=False)
-                   .sign(pkey, hashes.SHA256()))
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(pkey.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=825))
+        .add_extension(x509.SubjectAlternativeName(alt), critical=False)
+        .sign(pkey, hashes.SHA256())
+    )
     from companion.guard import write_private
-    write_private(key, pkey.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
-                                          serialization.NoEncryption()))
+
+    write_private(
+        key,
+        pkey.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.TraditionalOpenSSL,
+            serialization.NoEncryption(),
+        ),
+    )
     cert.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
     return str(cert), str(key)
 
@@ -141,6 +226,7 @@ def create_demo_tables(app, log=print) -> int:
     from companion import store
     from companion.blueprints.api import add_photo
     from companion.db import get_db, transaction
+
     made = 0
     with app.test_request_context("/"):
         if get_db().execute("SELECT 1 FROM tables WHERE demo = 1").fetchone():
@@ -152,10 +238,18 @@ def create_demo_tables(app, log=print) -> int:
             if path.exists():
                 started = time.perf_counter()
                 first = t["players"][0]["id"]
-                photo, _ = add_photo(store.table_row(get_db(), t["id"]), path.read_bytes(), started, hand,
-                                     player_id=first, rendered=sample.startswith("rendered/"))
-                log(f"  demo table {t['id']}: {t['game_label']}, code {t['code']} ({len(photo['tiles'])} tiles "
-                    f"in {sample}, {photo['elapsed_ms']:.0f} ms)")
+                photo, _ = add_photo(
+                    store.table_row(get_db(), t["id"]),
+                    path.read_bytes(),
+                    started,
+                    hand,
+                    player_id=first,
+                    rendered=sample.startswith("rendered/"),
+                )
+                log(
+                    f"  demo table {t['id']}: {t['game_label']}, code {t['code']} ({len(photo['tiles'])} tiles "
+                    f"in {sample}, {photo['elapsed_ms']:.0f} ms)"
+                )
             made += 1
     return made
 
@@ -181,22 +275,39 @@ class LazyHandshakeAdapter(BuiltinSSLAdapter):
     ENVIRON = {"wsgi.url_scheme": "https", "HTTPS": "on"}
 
     def wrap(self, sock):
-        return self.context.wrap_socket(sock, do_handshake_on_connect=False, server_side=True), dict(self.ENVIRON)
+        return self.context.wrap_socket(
+            sock, do_handshake_on_connect=False, server_side=True
+        ), dict(self.ENVIRON)
 
     def get_environ(self, sock):  # the cipher is not known before the handshake
         return dict(self.ENVIRON)
 
 
-def https_server(app, host: str, port: int, certfile: str, keyfile: str, threads: int = 8,
-                 timeout_s: float = CHANNEL_TIMEOUT_S, max_pending: int = CONNECTION_LIMIT):
+def https_server(
+    app,
+    host: str,
+    port: int,
+    certfile: str,
+    keyfile: str,
+    threads: int = 8,
+    timeout_s: float = CHANNEL_TIMEOUT_S,
+    max_pending: int = CONNECTION_LIMIT,
+):
     """A cheroot HTTPS server for ``app`` (call ``.start()`` or ``.safe_start()``; ``.stop()``).
 
     ``threads`` worker threads (fixed), at most ``max_pending`` accepted connections waiting
     for a worker, ``timeout_s`` seconds on a silent or slow connection.
     """
-    server = wsgi.Server((host, port), app, numthreads=threads, max=threads, timeout=int(timeout_s),
-                         server_name="domino-companion", accepted_queue_size=max_pending,
-                         request_queue_size=64)
+    server = wsgi.Server(
+        (host, port),
+        app,
+        numthreads=threads,
+        max=threads,
+        timeout=int(timeout_s),
+        server_name="domino-companion",
+        accepted_queue_size=max_pending,
+        request_queue_size=64,
+    )
     server.ssl_adapter = LazyHandshakeAdapter(certfile, keyfile)
     return server
 
@@ -204,6 +315,7 @@ def https_server(app, host: str, port: int, certfile: str, keyfile: str, threads
 def trusted_hosts(args: argparse.Namespace, public_host: str) -> list[str]:
     """Host names to serve: the defaults (localhost, 127.0.0.1, LAN address) plus --host and --trusted-host."""
     from companion.guard import default_trusted_hosts
+
     hosts = default_trusted_hosts()
     for h in [args.host, public_host, *args.trusted_host]:
         if h and h not in ("0.0.0.0", "::", "") and h not in hosts:
@@ -213,6 +325,7 @@ def trusted_hosts(args: argparse.Namespace, public_host: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from companion.app import create_app
+
     instance = str(Path(args.instance).resolve()) if args.instance else None
     host = "127.0.0.1" if args.local else args.host
     both = not args.https and not args.no_https and not args.debug  # HTTP and HTTPS side by side
@@ -232,8 +345,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"Instance folder: {app.instance_path}")
     sweep = app.config.get("PHOTO_SWEEP") or {}
     if sweep.get("completed") or sweep.get("removed"):
-        print(f"Photo folder tidied after an interrupted run: {sweep['completed']} photo(s) completed, "
-              f"{sweep['removed']} orphan file(s) removed.")
+        print(
+            f"Photo folder tidied after an interrupted run: {sweep['completed']} photo(s) completed, "
+            f"{sweep['removed']} orphan file(s) removed."
+        )
     if not args.no_demo:
         n = create_demo_tables(app)
         if n:
@@ -251,15 +366,22 @@ def run(args: argparse.Namespace) -> int:
     url = app.config["PUBLIC_URL"] + "/"
     print(f"Open {url} (Ctrl+C stops).")
     if app.config.get("SECURE_URL"):
-        print(f"Live camera on phones: {app.config['SECURE_URL']}/ (self-signed certificate: "
-              "the phone warns once; accept it).")
+        print(
+            f"Live camera on phones: {app.config['SECURE_URL']}/ (self-signed certificate: "
+            "the phone warns once; accept it)."
+        )
     elif args.https:
-        print("HTTPS with a self-signed certificate: phones warn once; accept it to get the live camera.")
+        print(
+            "HTTPS with a self-signed certificate: phones warn once; accept it to get the live camera."
+        )
     if host == "127.0.0.1":
-        print("Only this computer can connect (--local); leave it out so phones on the network can join.")
+        print(
+            "Only this computer can connect (--local); leave it out so phones on the network can join."
+        )
     else:
         try:
             import segno
+
             print("Phones on the same network: scan to open the start page")
             segno.make(url, error="m").terminal(compact=True)
         except Exception:  # noqa: BLE001 - a QR code in the console is a nicety
@@ -267,12 +389,20 @@ def run(args: argparse.Namespace) -> int:
     threads = max(1, min(int(args.threads), 64))
     if args.debug:
         print("Development server (--debug): not for phones on a network.")
-        app.run(host=host, port=args.port, ssl_context=cert if args.https else None, threaded=True,
-                debug=False, use_reloader=False)
+        app.run(
+            host=host,
+            port=args.port,
+            ssl_context=cert if args.https else None,
+            threaded=True,
+            debug=False,
+            use_reloader=False,
+        )
         return 0
     tls = None
     if cert is not None:
-        tls = https_server(app, host, args.port if args.https else args.https_port, *cert, threads=threads)
+        tls = https_server(
+            app, host, args.port if args.https else args.https_port, *cert, threads=threads
+        )
         tls.prepare()
         if args.https:
             try:
@@ -282,11 +412,20 @@ def run(args: argparse.Namespace) -> int:
             return 0
         threading.Thread(target=tls.serve, name="https", daemon=True).start()
     import waitress
+
     try:
-        waitress.serve(app, host=host, port=args.port, threads=threads, connection_limit=CONNECTION_LIMIT,
-                       channel_timeout=CHANNEL_TIMEOUT_S, cleanup_interval=10,
-                       max_request_body_size=app.config["MAX_CONTENT_LENGTH"] + 1024 * 1024,
-                       ident="domino-companion", _quiet=True)
+        waitress.serve(
+            app,
+            host=host,
+            port=args.port,
+            threads=threads,
+            connection_limit=CONNECTION_LIMIT,
+            channel_timeout=CHANNEL_TIMEOUT_S,
+            cleanup_interval=10,
+            max_request_body_size=app.config["MAX_CONTENT_LENGTH"] + 1024 * 1024,
+            ident="domino-companion",
+            _quiet=True,
+        )
     finally:
         if tls is not None:
             tls.stop()
@@ -295,7 +434,9 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m companion.commands.serve [...]``: the same as ``domino-companion serve``."""
-    parser = argparse.ArgumentParser(prog="domino-companion serve", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="domino-companion serve", description=__doc__.splitlines()[0]
+    )
     add_arguments(parser)
     return run(parser.parse_args(argv))
 

@@ -7,6 +7,7 @@ the opponents' hand sizes and your hand, then the numbered legal moves. Type a n
 End of input (Ctrl-D) quits cleanly; bad input gets a message and the prompt again.
 Rules: RULES.md section 4.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,17 +33,20 @@ def _show(state, out: TextIO) -> None:
 
 def _report_rounds(state, seen: int, out: TextIO) -> int:
     for r in state.rounds[seen:]:
-        who = "nobody scores (tie for fewest pips)" if r.winner is None else (
-            f"P{r.winner} scores {r.points}")
+        who = (
+            "nobody scores (tie for fewest pips)"
+            if r.winner is None
+            else (f"P{r.winner} scores {r.points}")
+        )
         pips = ", ".join(f"P{p}:{x}" for p, x in enumerate(r.hand_pips))
         print(f"== round {r.round_no} ends ({r.kind}): {who}; pips left {pips}", file=out)
-        print("   totals: " + "  ".join(f"P{p}={s}" for p, s in enumerate(state.scores)),
-              file=out)
+        print("   totals: " + "  ".join(f"P{p}={s}" for p, s in enumerate(state.scores)), file=out)
     return len(state.rounds)
 
 
-def play(args: argparse.Namespace, stdin: TextIO | None = None,
-         stdout: TextIO | None = None) -> int:
+def play(
+    args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None
+) -> int:
     """Play a game to 100 in the terminal. Returns 0 (finished or quit).
 
     ``args``: ``players`` (2-4), ``seed`` (None: random, printed for replay), ``hint`` (show the
@@ -58,8 +62,11 @@ def play(args: argparse.Namespace, stdin: TextIO | None = None,
         raise ValueError("draw100 uses a double-six set; leave --max-pip out or use 6")
     game = Draw100Game(num_players=players)
     seed = args.seed if getattr(args, "seed", None) is not None else random.randrange(10**9)
-    print(f"Double-six draw to {game.target}, {players} players, seed {seed}. You are P0; "
-          f"play passes to the left (P0 -> P1 -> ...).", file=out)
+    print(
+        f"Double-six draw to {game.target}, {players} players, seed {seed}. You are P0; "
+        f"play passes to the left (P0 -> P1 -> ...).",
+        file=out,
+    )
     state = game.new_initial_state(seed)
     bot_rng = random.Random(seed ^ 0x5EED)
     seen = 0
@@ -85,13 +92,20 @@ def play(args: argparse.Namespace, stdin: TextIO | None = None,
             print(f"  {i}. {state.action_to_string(a)}", file=out)
         if getattr(args, "hint", False):
             print("hint: " + hint(state, seed=seed + len(state.history)).explanation, file=out)
-        a = choose_action(actions, lambda: "hint: " + hint(state, seed=seed + len(state.history)).explanation,
-                          inp, out)
+        a = choose_action(
+            actions,
+            lambda: "hint: " + hint(state, seed=seed + len(state.history)).explanation,
+            inp,
+            out,
+        )
         if a is None:
             return 0
         print(f"you: {state.action_to_string(a)}", file=out)
         state.apply_action(a)
     _report_rounds(state, seen, out)
-    print(f"game over: P{state.winner} wins with {state.scores[state.winner]} points"
-          + (" -- you win!" if state.winner == HUMAN else "."), file=out)
+    print(
+        f"game over: P{state.winner} wins with {state.scores[state.winner]} points"
+        + (" -- you win!" if state.winner == HUMAN else "."),
+        file=out,
+    )
     return 0

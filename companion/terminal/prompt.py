@@ -3,13 +3,20 @@
 Numbered actions, ``h`` for the hint, ``q`` to quit, optional extra keys (Tableaux: ``e`` ends
 the turn); bad input gets a message and the prompt again; end of input quits cleanly.
 """
+
 from __future__ import annotations
 
-from typing import Callable, Sequence, TextIO
+from collections.abc import Callable, Sequence
+from typing import TextIO
 
 
-def choose_action(actions: Sequence, hint_text: Callable[[], str], inp: TextIO, out: TextIO,
-                  extra: dict[str, tuple[str, object]] | None = None):
+def choose_action(
+    actions: Sequence,
+    hint_text: Callable[[], str],
+    inp: TextIO,
+    out: TextIO,
+    extra: dict[str, tuple[str, object]] | None = None,
+):
     """Ask the human for one of ``actions`` until a valid answer.
 
     Args:
@@ -40,5 +47,7 @@ def choose_action(actions: Sequence, hint_text: Callable[[], str], inp: TextIO, 
             return extra[text][1]
         if text.isdigit() and 1 <= int(text) <= len(actions):
             return actions[int(text) - 1]
-        print(f"please type a number from 1 to {len(actions)}{''.join(', ' + k for k in extra)}, h or q",
-              file=out)
+        print(
+            f"please type a number from 1 to {len(actions)}{''.join(', ' + k for k in extra)}, h or q",
+            file=out,
+        )

@@ -9,14 +9,16 @@ Each turn shows the layout (``str(state)``) and the numbered moves; the player t
 ``parse_action`` accept more (Good Neighbors: ``1+3`` removes pairs 1 and 3 in one turn). End of
 input (Ctrl-D) quits cleanly; bad input is answered with a message and the prompt again.
 """
+
 from __future__ import annotations
 
 import argparse
 import random
 import sys
+from collections.abc import Callable
 from importlib import import_module
 from types import ModuleType
-from typing import Callable, TextIO
+from typing import TextIO
 
 from engine import GAMES, make_game
 
@@ -54,7 +56,9 @@ def game_params(args: argparse.Namespace) -> dict:
     return params
 
 
-def play(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+def play(
+    args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None
+) -> int:
     """Play one solitaire deal in the terminal. Returns 0 (won, lost or quit).
 
     ``args``: ``game``, ``seed`` (None: a random seed, printed so the deal can be replayed),
@@ -143,8 +147,11 @@ def show_hint(module: ModuleType, state, menu: list, say: Callable[[str], None],
     if h.action is None:
         say("  hint: nothing to do")
         return
-    typed = (menu.index(h.action) + 1 if h.action in menu else
-             getattr(module, "menu_text", lambda s, a: None)(state, h.action))
+    typed = (
+        menu.index(h.action) + 1
+        if h.action in menu
+        else getattr(module, "menu_text", lambda s, a: None)(state, h.action)
+    )
     where = f" (type {typed})" if typed else ""
     chance = f", win chance {100 * h.win_chance:.0f}%" if h.win_chance is not None else ""
     say(f"  hint: {state.action_to_string(h.action)}{where}{chance} [{h.elapsed_ms:.0f} ms]")

@@ -9,6 +9,7 @@ for the hint (the best whole turn), ``q`` to quit. A forced pass is played for y
 reported. End of input (Ctrl-D) quits cleanly; bad input gets a message and the prompt again.
 Rules: RULES.md section 5 and docs/tableaux-rules.md.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +32,10 @@ def _print_events(state, seen: int, out: TextIO) -> int:
 
 def _menu(state) -> list:
     """Legal actions in menu order: plays by points (best first), then end turn / pass."""
-    places = sorted((a for a in state.legal_actions() if a not in (PASS, END_TURN)),
-                    key=lambda a: (-state.placement_of(a).points, str(a.tile), a.low_cell))
+    places = sorted(
+        (a for a in state.legal_actions() if a not in (PASS, END_TURN)),
+        key=lambda a: (-state.placement_of(a).points, str(a.tile), a.low_cell),
+    )
     rest = [a for a in state.legal_actions() if a in (PASS, END_TURN)]
     return places + rest
 
@@ -42,8 +45,9 @@ def _hint_text(state) -> str:
     return f"hint: {h.explanation} ({h.elapsed_ms:.0f} ms)"
 
 
-def play(args: argparse.Namespace, stdin: TextIO | None = None,
-         stdout: TextIO | None = None) -> int:
+def play(
+    args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None
+) -> int:
     """Play one game of Tableaux in the terminal. Returns 0 (finished or quit).
 
     ``args``: ``seed`` (None: random, printed for replay), ``max_pip`` (6 default, or 9),
@@ -58,8 +62,11 @@ def play(args: argparse.Namespace, stdin: TextIO | None = None,
     max_pip = getattr(args, "max_pip", None) or 6
     game = TableauxGame(max_pip)
     seed = args.seed if getattr(args, "seed", None) is not None else random.randrange(10**9)
-    print(f"Tableaux, double-{max_pip}, hands of {game.hand_size}, first to {game.target} "
-          f"points, seed {seed}. You are P0, the hint player is P1.", file=out)
+    print(
+        f"Tableaux, double-{max_pip}, hands of {game.hand_size}, first to {game.target} "
+        f"points, seed {seed}. You are P0, the hint player is P1.",
+        file=out,
+    )
     state = game.new_initial_state(seed)
     seen = 0
     while not state.is_terminal():
@@ -92,6 +99,9 @@ def play(args: argparse.Namespace, stdin: TextIO | None = None,
         state.apply_action(a)
     _print_events(state, seen, out)
     print(str(state), file=out)
-    print(f"game over: P{state.winner} wins with {state.scores[state.winner]} points"
-          + (" -- you win!" if state.winner == HUMAN else "."), file=out)
+    print(
+        f"game over: P{state.winner} wins with {state.scores[state.winner]} points"
+        + (" -- you win!" if state.winner == HUMAN else "."),
+        file=out,
+    )
     return 0

@@ -27,11 +27,13 @@ Rules as implemented (rule choices marked CHOICE are documented in ``docs/draw10
 ``returns()`` is the list of total scores (points) per player; ``state.winner`` is the winning
 seat once terminal.
 """
+
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from ..game import TERMINAL, Game, IllegalActionError, State
 from ..tiles import DominoSet, Tile
@@ -100,8 +102,9 @@ class Draw100Game(Game):
 
     name = "draw100"
 
-    def __init__(self, num_players: int = 2, target: int = 100, hand_size: int = 5,
-                 max_pip: int | None = 6):
+    def __init__(
+        self, num_players: int = 2, target: int = 100, hand_size: int = 5, max_pip: int | None = 6
+    ):
         if max_pip not in (None, 6):
             raise ValueError("draw100 is played with a double-six set (max_pip=6)")
         if not isinstance(num_players, int) or not 2 <= num_players <= 4:
@@ -114,18 +117,23 @@ class Draw100Game(Game):
         self.target = target
         self.hand_size = hand_size
 
-    def new_initial_state(self, seed: int | None = None) -> "Draw100State":
+    def new_initial_state(self, seed: int | None = None) -> Draw100State:
         """A fresh game: round 1 dealt (redealt until someone holds a double), scores 0."""
         state = Draw100State(self, seed)
         state._deal()
         return state
 
-    def state_from_position(self, line: LineOfPlay | Sequence[dict], hand: Iterable[Tile | str],
-                            boneyard_count: int, opponent_hand_counts: Sequence[int],
-                            scores: Sequence[int] | None = None, player: int = 0,
-                            seed: int | None = None,
-                            opponent_lacks: dict[int, Iterable[int]] | None = None,
-                            ) -> "Draw100State":
+    def state_from_position(
+        self,
+        line: LineOfPlay | Sequence[dict],
+        hand: Iterable[Tile | str],
+        boneyard_count: int,
+        opponent_hand_counts: Sequence[int],
+        scores: Sequence[int] | None = None,
+        player: int = 0,
+        seed: int | None = None,
+        opponent_lacks: dict[int, Iterable[int]] | None = None,
+    ) -> Draw100State:
         """A state for a position seen on the table (e.g. rebuilt from a photo), for hints.
 
         The unseen tiles (28 - line - hand) are dealt at random (``random.Random(seed)``) to the
@@ -159,23 +167,31 @@ class Draw100Game(Game):
         if len(line) == 0:
             raise ValueError("the line of play is empty; start a new round instead")
         if not line.nodes[0].tile.is_double:
-            raise ValueError(f"the first tile {line.nodes[0].tile} is not a double; "
-                             "the highest double leads (RULES.md section 4)")
+            raise ValueError(
+                f"the first tile {line.nodes[0].tile} is not a double; "
+                "the highest double leads (RULES.md section 4)"
+            )
         hand_tiles = [t if isinstance(t, Tile) else Tile.parse(str(t)) for t in hand]
         SET.check_tiles(list(line.tiles()) + hand_tiles)
         if not isinstance(player, int) or not 0 <= player < n:
             raise ValueError(f"player must be a seat 0..{n - 1}, got {player!r}")
         counts = list(opponent_hand_counts)
         if len(counts) != n - 1:
-            raise ValueError(f"need {n - 1} opponent hand counts for {n} players, got {len(counts)}")
+            raise ValueError(
+                f"need {n - 1} opponent hand counts for {n} players, got {len(counts)}"
+            )
         if not hand_tiles or any((not isinstance(c, int)) or c < 1 for c in counts):
-            raise ValueError("every hand must hold at least one tile (an empty hand ends the round)")
+            raise ValueError(
+                "every hand must hold at least one tile (an empty hand ends the round)"
+            )
         if not isinstance(boneyard_count, int) or boneyard_count < 0:
             raise ValueError(f"boneyard count must be >= 0, got {boneyard_count!r}")
         total = len(line) + len(hand_tiles) + boneyard_count + sum(counts)
         if total != len(SET):
-            raise ValueError(f"line {len(line)} + hand {len(hand_tiles)} + boneyard "
-                             f"{boneyard_count} + opponents {sum(counts)} = {total}, not 28")
+            raise ValueError(
+                f"line {len(line)} + hand {len(hand_tiles)} + boneyard "
+                f"{boneyard_count} + opponents {sum(counts)} = {total}, not 28"
+            )
         score_list = [0] * n if scores is None else [int(s) for s in scores]
         if len(score_list) != n or any(s < 0 or s >= self.target for s in score_list):
             raise ValueError(f"scores must be {n} values in 0..{self.target - 1}, got {scores!r}")
@@ -237,11 +253,11 @@ class Draw100State(State):
         g = self.game
         while True:
             stock = SET.shuffled(self.rng)
-            hands = [stock[i * g.hand_size:(i + 1) * g.hand_size] for i in range(g.num_players)]
+            hands = [stock[i * g.hand_size : (i + 1) * g.hand_size] for i in range(g.num_players)]
             if any(t.is_double for h in hands for t in h):
                 break  # otherwise: all back, reshuffle, redraw (RULES.md section 4)
         self.hands = [sorted(h) for h in hands]
-        self.boneyard = stock[g.num_players * g.hand_size:]
+        self.boneyard = stock[g.num_players * g.hand_size :]
         self.line = LineOfPlay()
         self.round_no += 1
         self.slots = [[0] * g.hand_size for _ in range(g.num_players)]
@@ -282,7 +298,7 @@ class Draw100State(State):
                 return True
         return False
 
-    def determinize(self, rng: random.Random, viewer: int | None = None) -> "Draw100State":
+    def determinize(self, rng: random.Random, viewer: int | None = None) -> Draw100State:
         """A clone where everything ``viewer`` (default: the player to move) cannot see -- the
         other hands and the boneyard order -- is redealt with ``rng``, consistently with the hand
         sizes and the known lacks in ``slots`` (if no such deal is found in 50 tries, the lacks
@@ -298,7 +314,7 @@ class Draw100State(State):
             out.slots = saved
         return out
 
-    def clone(self) -> "Draw100State":
+    def clone(self) -> Draw100State:
         """An independent copy (faster than deepcopy; the RNG state is copied)."""
         out = Draw100State.__new__(Draw100State)
         out.__dict__.update(self.__dict__)
@@ -449,34 +465,60 @@ class Draw100State(State):
         viewer = self.player if viewer is None else viewer
         to_move = self.current_player()
         return {
-            "game": "draw100", "round": self.round_no, "scores": list(self.scores),
-            "target": self.game.target, "player": to_move, "viewer": viewer,
+            "game": "draw100",
+            "round": self.round_no,
+            "scores": list(self.scores),
+            "target": self.game.target,
+            "player": to_move,
+            "viewer": viewer,
             "line": self.line.to_json(),
-            "open_ends": [{"id": e.id, "node": e.node_id, "direction": e.direction,
-                           "number": e.number} for e in self.line.open_ends()],
+            "open_ends": [
+                {"id": e.id, "node": e.node_id, "direction": e.direction, "number": e.number}
+                for e in self.line.open_ends()
+            ],
             "hand": [str(t) for t in self.hands[viewer]],
-            "hand_sizes": [len(h) for h in self.hands], "boneyard": len(self.boneyard),
-            "legal": ([self.action_to_json(a) for a in self.legal_actions()]
-                      if to_move == viewer else []),
-            "rounds": [{"round": r.round_no, "kind": r.kind, "winner": r.winner,
-                        "points": r.points, "hand_pips": list(r.hand_pips)} for r in self.rounds],
+            "hand_sizes": [len(h) for h in self.hands],
+            "boneyard": len(self.boneyard),
+            "legal": (
+                [self.action_to_json(a) for a in self.legal_actions()] if to_move == viewer else []
+            ),
+            "rounds": [
+                {
+                    "round": r.round_no,
+                    "kind": r.kind,
+                    "winner": r.winner,
+                    "points": r.points,
+                    "hand_pips": list(r.hand_pips),
+                }
+                for r in self.rounds
+            ],
             "winner": self.winner,
         }
 
     def __str__(self) -> str:
         n = self.num_players
-        lines = [f"Round {self.round_no}  scores: " +
-                 "  ".join(f"P{p}={s}" for p, s in enumerate(self.scores)) +
-                 f"  (to {self.game.target})",
-                 str(self.line),
-                 "open ends: " + (", ".join(f"{e.id}={e.number}" for e in self.line.open_ends())
-                                  or "-"),
-                 f"boneyard: {len(self.boneyard)}  hands: " +
-                 "  ".join(f"P{p}:{len(self.hands[p])}" for p in range(n))]
+        lines = [
+            f"Round {self.round_no}  scores: "
+            + "  ".join(f"P{p}={s}" for p, s in enumerate(self.scores))
+            + f"  (to {self.game.target})",
+            str(self.line),
+            "open ends: " + (", ".join(f"{e.id}={e.number}" for e in self.line.open_ends()) or "-"),
+            f"boneyard: {len(self.boneyard)}  hands: "
+            + "  ".join(f"P{p}:{len(self.hands[p])}" for p in range(n)),
+        ]
         if self.winner is not None:
             lines.append(f"game over: P{self.winner} wins")
         return "\n".join(lines)
 
 
-__all__ = ["Draw100Game", "Draw100State", "Play", "Draw", "Pass", "DRAW", "PASS", "RoundResult",
-           "IllegalActionError"]
+__all__ = [
+    "Draw100Game",
+    "Draw100State",
+    "Play",
+    "Draw",
+    "Pass",
+    "DRAW",
+    "PASS",
+    "RoundResult",
+    "IllegalActionError",
+]

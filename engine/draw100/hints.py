@@ -26,6 +26,7 @@ tile showing any number open at that moment (``state.slots``, see
 
 Never reads the opponents' real hands or the boneyard order. Rules: RULES.md section 4.
 """
+
 from __future__ import annotations
 
 import random
@@ -41,8 +42,9 @@ _PIPS = [t.pips for t in ALL_TILES]
 _BITS = [(1 << t.low) | (1 << t.high) for t in ALL_TILES]
 
 
-def _rollout(hands: list[list[int]], bone: list[int], counts: list[int], player: int,
-             passes: int = 0) -> tuple[int | None, int]:
+def _rollout(
+    hands: list[list[int]], bone: list[int], counts: list[int], player: int, passes: int = 0
+) -> tuple[int | None, int]:
     """Finish a round in place with the greedy policy; returns ``(winner seat or None, points)``.
 
     ``hands``: tile indices per seat; ``bone``: boneyard, drawn from the end; ``counts[x]``:
@@ -127,12 +129,17 @@ def race_value(scores: list[int], me: int, target: int, scale: float = RACE_SCAL
     if any(x >= target for x in scores):
         return 0.0
     from math import exp
+
     w = [exp(-(target - x) / scale) for x in scores]
     return w[me] / sum(w)
 
 
-def _sample_unseen(state: Draw100State, me: int, unseen: list[int], rng: random.Random,
-                   ) -> tuple[list[list[int]], list[int]]:
+def _sample_unseen(
+    state: Draw100State,
+    me: int,
+    unseen: list[int],
+    rng: random.Random,
+) -> tuple[list[list[int]], list[int]]:
     """Deal ``unseen`` tile indices to the other seats (hand sizes, known lacks) and the
     boneyard; after 20 failed tries the lacks are ignored."""
     n = state.num_players
@@ -144,8 +151,9 @@ def _sample_unseen(state: Draw100State, me: int, unseen: list[int], rng: random.
         for p in range(n):
             if p == me:
                 continue
-            masks = sorted(state.slots[p], reverse=True) if attempt < 20 else [0] * len(
-                state.hands[p])
+            masks = (
+                sorted(state.slots[p], reverse=True) if attempt < 20 else [0] * len(state.hands[p])
+            )
             if len(masks) != len(state.hands[p]):
                 masks = [0] * len(state.hands[p])
             for m in masks:
@@ -163,8 +171,9 @@ def _sample_unseen(state: Draw100State, me: int, unseen: list[int], rng: random.
     raise AssertionError("unreachable: an unconstrained deal always succeeds")
 
 
-def hint(state: Draw100State, samples: int = 32, seed: int | None = None,
-         race: bool = False) -> Hint:
+def hint(
+    state: Draw100State, samples: int = 32, seed: int | None = None, race: bool = False
+) -> Hint:
     """Recommend an action for the player to move, using only what that player knows.
 
     Args:
@@ -207,15 +216,25 @@ def hint(state: Draw100State, samples: int = 32, seed: int | None = None,
         groups.setdefault(key, []).append(a)
     if len(groups) == 1:
         a = actions[0]
-        why = {"Draw": "you cannot play: draw from the boneyard",
-               "Pass": "you cannot play and the boneyard is empty: pass"}.get(
-            type(a).__name__, "the only possible move" if len(actions) == 1 else
-            "the only tile you can play (its open ends all show the same number)")
+        why = {
+            "Draw": "you cannot play: draw from the boneyard",
+            "Pass": "you cannot play and the boneyard is empty: pass",
+        }.get(
+            type(a).__name__,
+            "the only possible move"
+            if len(actions) == 1
+            else "the only tile you can play (its open ends all show the same number)",
+        )
         if isinstance(a, Play) and a.end is None:
             why = "the highest double leads"
-        return Hint(a, [(x, 0.0) for x in actions], "race" if race else "points", None,
-                    f"{state.action_to_string(a)}: {why}",
-                    (time.perf_counter() - t0) * 1000)
+        return Hint(
+            a,
+            [(x, 0.0) for x in actions],
+            "race" if race else "points",
+            None,
+            f"{state.action_to_string(a)}: {why}",
+            (time.perf_counter() - t0) * 1000,
+        )
 
     rng = random.Random(seed)
     n = state.num_players
@@ -271,15 +290,19 @@ def hint(state: Draw100State, samples: int = 32, seed: int | None = None,
             ranking.append((a, value[k]))
     best_k = order[0]
     best = groups[keys[best_k]][0]
-    text = (f"{state.action_to_string(best)}: average round margin {total[best_k] / samples:+.1f} "
-            f"points, round won in {wins[best_k]} of {samples} sampled deals")
+    text = (
+        f"{state.action_to_string(best)}: average round margin {total[best_k] / samples:+.1f} "
+        f"points, round won in {wins[best_k]} of {samples} sampled deals"
+    )
     if race:
         text += f"; weighed for the race to {target} (totals {'-'.join(map(str, state.scores))})"
-    return Hint(best, ranking, "race" if race else "points", None, text,
-                (time.perf_counter() - t0) * 1000)
+    return Hint(
+        best, ranking, "race" if race else "points", None, text, (time.perf_counter() - t0) * 1000
+    )
 
 
-def hint_action(state: Draw100State, samples: int = 32, seed: int | None = None,
-                race: bool = False):
+def hint_action(
+    state: Draw100State, samples: int = 32, seed: int | None = None, race: bool = False
+):
     """Just the recommended action of :func:`hint` (for bots and benchmarks)."""
     return hint(state, samples=samples, seed=seed, race=race).action

@@ -35,10 +35,12 @@ The camera side can call :meth:`LineOfPlay.attach_at` with ``(node_id, direction
 sees where a tile touches its parent, and :meth:`LineOfPlay.from_json` /
 :meth:`LineOfPlay.to_json` to exchange a line as plain data.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from ..tiles import Tile
 
@@ -170,8 +172,9 @@ class LineOfPlay:
             raise ValueError(f"tile {tile} is already in the line of play")
         if not tile.has(end.number):
             raise ValueError(f"tile {tile} does not match open end {end.id} showing {end.number}")
-        node = Node(len(self._nodes), tile, end.node_id, end.direction, end.number,
-                    tile.other(end.number))
+        node = Node(
+            len(self._nodes), tile, end.node_id, end.direction, end.number, tile.other(end.number)
+        )
         self._nodes.append(node)
         del self._open[end.id]
         self._tiles.add(tile)
@@ -233,7 +236,7 @@ class LineOfPlay:
         """Total pips of the tiles in the line."""
         return sum(n.tile.pips for n in self._nodes)
 
-    def copy(self) -> "LineOfPlay":
+    def copy(self) -> LineOfPlay:
         """An independent copy."""
         out = LineOfPlay()
         out._nodes = list(self._nodes)
@@ -245,11 +248,13 @@ class LineOfPlay:
     def to_json(self) -> list[dict[str, Any]]:
         """``[{"tile": "6-6", "parent": None, "direction": None}, {"tile": "6-2", "parent": 0,
         "direction": "end_a"}, ...]`` in order of placement (JSON-ready)."""
-        return [{"tile": str(n.tile), "parent": n.parent, "direction": n.parent_direction}
-                for n in self._nodes]
+        return [
+            {"tile": str(n.tile), "parent": n.parent, "direction": n.parent_direction}
+            for n in self._nodes
+        ]
 
     @classmethod
-    def from_json(cls, items: Iterable[dict[str, Any]]) -> "LineOfPlay":
+    def from_json(cls, items: Iterable[dict[str, Any]]) -> LineOfPlay:
         """Rebuild a line from :meth:`to_json` data (tiles as ``"a-b"`` strings, Tile objects or
         ``[a, b]`` lists). Items must come in an order where each parent precedes its children.
 

@@ -13,14 +13,44 @@ Public API:
 
 The rules as implemented, with every choice the seed leaves open: ``docs/tableaux-rules.md``.
 """
-from .board import CENTRE, CORNER, SIDE, Board, Cell, Placement, Slot
-from .game import (END_TURN, PASS, PASS_PENALTY, SIZES, STARTER_CELLS, EndTurn, Pass, Place,
-                   TableauxGame, TableauxState)
 
+from .board import CENTRE, CORNER, SIDE, Board, Cell, Placement, Slot
+from .game import (
+    END_TURN,
+    PASS,
+    PASS_PENALTY,
+    SIZES,
+    STARTER_CELLS,
+    EndTurn,
+    Pass,
+    Place,
+    TableauxGame,
+    TableauxState,
+)
 from .hint import ThreatModel, TurnPlan, best_turn, greedy_action, hint, threat
 
 __all__ = [
-    "CENTRE", "CORNER", "SIDE", "Board", "Cell", "Placement", "Slot", "END_TURN", "PASS",
-    "PASS_PENALTY", "SIZES", "STARTER_CELLS", "EndTurn", "Pass", "Place", "TableauxGame",
-    "TableauxState", "ThreatModel", "TurnPlan", "best_turn", "greedy_action", "hint", "threat",
+    "CENTRE",
+    "CORNER",
+    "SIDE",
+    "Board",
+    "Cell",
+    "Placement",
+    "Slot",
+    "END_TURN",
+    "PASS",
+    "PASS_PENALTY",
+    "SIZES",
+    "STARTER_CELLS",
+    "EndTurn",
+    "Pass",
+    "Place",
+    "TableauxGame",
+    "TableauxState",
+    "ThreatModel",
+    "TurnPlan",
+    "best_turn",
+    "greedy_action",
+    "hint",
+    "threat",
 ]

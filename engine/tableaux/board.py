@@ -23,9 +23,11 @@ A double doubles the points of a corner or centre play. The move generator keeps
 **frontier** (empty cells flush with the tableau, with their contact counts) up to date on every
 placement and removal, so listing the plays never rescans the whole tableau.
 """
+
 from __future__ import annotations
 
-from typing import Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
 from ..tiles import Tile
 
@@ -98,7 +100,7 @@ class Board:
         self.partner: dict[Cell, Cell] = {}
         self.adj: dict[Cell, int] = {}
 
-    def copy(self) -> "Board":
+    def copy(self) -> Board:
         """An independent copy."""
         b = Board()
         b.num = dict(self.num)
@@ -106,7 +108,7 @@ class Board:
         b.adj = dict(self.adj)
         return b
 
-    def __deepcopy__(self, memo: dict) -> "Board":
+    def __deepcopy__(self, memo: dict) -> Board:
         return self.copy()
 
     def __len__(self) -> int:
@@ -247,7 +249,8 @@ class Board:
         """The placement of ``tile`` (``low`` on ``low_cell``) if it is legal, else None."""
         for p in self.placements([tile]):
             if (p.low_cell, p.high_cell) == (low_cell, high_cell) or (
-                    tile.is_double and {p.low_cell, p.high_cell} == {low_cell, high_cell}):
+                tile.is_double and {p.low_cell, p.high_cell} == {low_cell, high_cell}
+            ):
                 return p
         return None
 
@@ -335,8 +338,13 @@ def can_be_built(board: Board, limit: int = BUILD_SEARCH_LIMIT) -> bool | None:
         num = board.num
         for tile, lc, hc in board.tiles():
             # the last play touched the rest with one half only (the other lies free)
-            touch = [sum((c[0] + dr, c[1] + dk) in num and (c[0] + dr, c[1] + dk) != other
-                         for dr, dk in DIRS) for c, other in ((lc, hc), (hc, lc))]
+            touch = [
+                sum(
+                    (c[0] + dr, c[1] + dk) in num and (c[0] + dr, c[1] + dk) != other
+                    for dr, dk in DIRS
+                )
+                for c, other in ((lc, hc), (hc, lc))
+            ]
             if min(touch) != 0 or max(touch) == 0:
                 continue
             board.remove(lc, hc)

@@ -19,11 +19,13 @@ version, as implemented here:
 - The game ends the moment a player's total reaches the target (121 double-6, 361 double-9); only
   the scoring player's total moves at a time, so there is no tie at the target.
 """
+
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from ..game import TERMINAL, Game, State
 from ..tiles import DominoSet, Tile
@@ -105,7 +107,7 @@ class TableauxGame(Game):
         self.hand_size, self.target = SIZES[max_pip]
         self.tile_set = DominoSet(max_pip)
 
-    def new_initial_state(self, seed: int | None = None) -> "TableauxState":
+    def new_initial_state(self, seed: int | None = None) -> TableauxState:
         """A new game: coin toss for the first player, then the first hand is dealt."""
         return TableauxState(self, seed)
 
@@ -113,12 +115,19 @@ class TableauxGame(Game):
         return f"TableauxGame(max_pip={self.max_pip})"
 
     @_HybridMethod
-    def state_from_position(target: Any, placed: Sequence[tuple[Any, Cell, Cell]],
-                            hand: Sequence[Tile], scores: Sequence[int] = (0, 0),
-                            player: int = 0, opponent_hand_count: int | None = None,
-                            seed: int | None = None, max_pip: int | None = None,
-                            continuing: bool = False, hand_starter: int | None = None,
-                            check_build: bool = True) -> "TableauxState":
+    def state_from_position(
+        target: Any,
+        placed: Sequence[tuple[Any, Cell, Cell]],
+        hand: Sequence[Tile],
+        scores: Sequence[int] = (0, 0),
+        player: int = 0,
+        opponent_hand_count: int | None = None,
+        seed: int | None = None,
+        max_pip: int | None = None,
+        continuing: bool = False,
+        hand_starter: int | None = None,
+        check_build: bool = True,
+    ) -> TableauxState:
         """Build a state from a seen position (the camera side uses this).
 
         Call it on a game (``TableauxGame(9).state_from_position(...)``) or on the class
@@ -164,9 +173,18 @@ class TableauxGame(Game):
                 raise ValueError(f"max_pip={max_pip} contradicts the game's double-{game.max_pip}")
         else:
             game = TableauxGame(6 if max_pip is None else max_pip)
-        return TableauxState._from_position(game, placed, hand, scores, player,
-                                            opponent_hand_count, seed, continuing, hand_starter,
-                                            check_build)
+        return TableauxState._from_position(
+            game,
+            placed,
+            hand,
+            scores,
+            player,
+            opponent_hand_count,
+            seed,
+            continuing,
+            hand_starter,
+            check_build,
+        )
 
 
 class TableauxState(State):
@@ -207,9 +225,9 @@ class TableauxState(State):
         g = self.tgame
         stock = g.tile_set.shuffled(self.rng)
         h = g.hand_size
-        self.hands = [stock[:h], stock[h:2 * h]]
+        self.hands = [stock[:h], stock[h : 2 * h]]
         starter = stock[2 * h]
-        self.boneyard = stock[2 * h + 1:]
+        self.boneyard = stock[2 * h + 1 :]
         self.board = Board()
         self.board.place(STARTER_CELLS[0], starter.low, STARTER_CELLS[1], starter.high)
         self.hand_number += 1
@@ -231,8 +249,9 @@ class TableauxState(State):
         self._moves = None
         if self.boneyard == [] and (not self.hands[0] or not self.hands[1]):
             self._end_hand("boneyard empty and a hand played out")
-        elif not self.board.has_placement(self.hands[self.player]) and \
-                not self.board.has_placement(self.hands[1 - self.player]):
+        elif not self.board.has_placement(self.hands[self.player]) and not self.board.has_placement(
+            self.hands[1 - self.player]
+        ):
             self._end_hand("neither player can play")
 
     def _end_turn(self) -> None:
@@ -247,8 +266,9 @@ class TableauxState(State):
         a, b = self.hand_scores
         winner = 0 if a > b else 1 if b > a else 1 - self.hand_starter
         self.hand_results.append(((a, b), winner))
-        self.events.append(f"hand {self.hand_number} over ({why}): {a} to {b}, "
-                           f"player {winner} starts the next")
+        self.events.append(
+            f"hand {self.hand_number} over ({why}): {a} to {b}, player {winner} starts the next"
+        )
         self._deal(winner)
 
     def _score(self, p: int, points: int) -> None:
@@ -273,8 +293,9 @@ class TableauxState(State):
     def placements(self) -> list[Placement]:
         """Every legal placement for the player to move (with kind, points, continues)."""
         if self._moves is None:
-            self._moves = self.board.placements(self.hands[self.player]) if self.winner is None \
-                else []
+            self._moves = (
+                self.board.placements(self.hands[self.player]) if self.winner is None else []
+            )
         return self._moves
 
     def legal_actions(self) -> list[Any]:
@@ -292,8 +313,11 @@ class TableauxState(State):
     def placement_of(self, action: Place) -> Placement | None:
         """The :class:`Placement` (kind, points, continues) of a legal ``action``, else None."""
         for m in self.placements():
-            if m.tile == action.tile and m.low_cell == action.low_cell and \
-                    m.high_cell == action.high_cell:
+            if (
+                m.tile == action.tile
+                and m.low_cell == action.low_cell
+                and m.high_cell == action.high_cell
+            ):
                 return m
         return None
 
@@ -338,17 +362,23 @@ class TableauxState(State):
         if isinstance(action, Place):
             m = self.placement_of(action) if self.winner is None else None
             extra = f" ({m.kind}, {m.points} pts{', goes on' if m.continues else ''})" if m else ""
-            return f"{action.tile} at {action.low_cell}={action.tile.low} " \
-                   f"{action.high_cell}={action.tile.high}{extra}"
+            return (
+                f"{action.tile} at {action.low_cell}={action.tile.low} "
+                f"{action.high_cell}={action.tile.high}{extra}"
+            )
         return str(action)
 
     def action_to_json(self, action: Any) -> Any:
         if isinstance(action, Place):
-            return {"type": "place", "tile": [action.tile.low, action.tile.high],
-                    "low_cell": list(action.low_cell), "high_cell": list(action.high_cell)}
+            return {
+                "type": "place",
+                "tile": [action.tile.low, action.tile.high],
+                "low_cell": list(action.low_cell),
+                "high_cell": list(action.high_cell),
+            }
         return {"type": "pass" if isinstance(action, Pass) else "end_turn"}
 
-    def clone(self) -> "TableauxState":
+    def clone(self) -> TableauxState:
         """A fast independent copy (board, hands, boneyard, RNG)."""
         s = TableauxState.__new__(TableauxState)
         s.__dict__.update(self.__dict__)
@@ -367,25 +397,41 @@ class TableauxState(State):
 
     def __str__(self) -> str:
         g = self.tgame
-        lines = [self.board.render(),
-                 f"scores: P0 {self.scores[0]}  P1 {self.scores[1]}  (to {g.target}; this hand "
-                 f"{self.hand_scores[0]} to {self.hand_scores[1]})",
-                 f"hand {self.hand_number}, boneyard {len(self.boneyard)}, "
-                 f"hands P0 {len(self.hands[0])} P1 {len(self.hands[1])}"]
+        lines = [
+            self.board.render(),
+            f"scores: P0 {self.scores[0]}  P1 {self.scores[1]}  (to {g.target}; this hand "
+            f"{self.hand_scores[0]} to {self.hand_scores[1]})",
+            f"hand {self.hand_number}, boneyard {len(self.boneyard)}, "
+            f"hands P0 {len(self.hands[0])} P1 {len(self.hands[1])}",
+        ]
         if self.winner is not None:
             lines.append(f"player {self.winner} wins")
         else:
-            lines.append(f"player {self.player} to play"
-                         + (f" (turn goes on, {self.turn_points} pts so far)"
-                            if self.plays_this_turn else ""))
+            lines.append(
+                f"player {self.player} to play"
+                + (
+                    f" (turn goes on, {self.turn_points} pts so far)"
+                    if self.plays_this_turn
+                    else ""
+                )
+            )
         return "\n".join(lines)
 
     # --- construction from a seen position ------------------------------------------------------
     @classmethod
-    def _from_position(cls, game: TableauxGame, placed: Sequence[tuple[Any, Cell, Cell]],
-                       hand: Sequence[Tile], scores: Sequence[int], player: int,
-                       opponent_hand_count: int | None, seed: int | None, continuing: bool,
-                       hand_starter: int | None, check_build: bool = True) -> "TableauxState":
+    def _from_position(
+        cls,
+        game: TableauxGame,
+        placed: Sequence[tuple[Any, Cell, Cell]],
+        hand: Sequence[Tile],
+        scores: Sequence[int],
+        player: int,
+        opponent_hand_count: int | None,
+        seed: int | None,
+        continuing: bool,
+        hand_starter: int | None,
+        check_build: bool = True,
+    ) -> TableauxState:
         if player not in (0, 1):
             raise ValueError(f"player must be 0 or 1, got {player!r}")
         if len(scores) != 2:
@@ -401,22 +447,25 @@ class TableauxState(State):
                 c1 = (int(c1[0]), int(c1[1]))
                 c2 = (int(c2[0]), int(c2[1]))
             except (TypeError, ValueError, IndexError):
-                raise ValueError(f"placed[{i}] must be (tile, (row, col), (row, col)), "
-                                 f"got {entry!r}") from None
+                raise ValueError(
+                    f"placed[{i}] must be (tile, (row, col), (row, col)), got {entry!r}"
+                ) from None
             if isinstance(what, Tile):
                 tile, a, b = what, what.low, what.high
             else:
                 try:
                     a, b = (int(x) for x in what)
                 except (TypeError, ValueError):
-                    raise ValueError(f"placed[{i}]: {what!r} is neither a Tile nor a pair of "
-                                     f"numbers") from None
+                    raise ValueError(
+                        f"placed[{i}]: {what!r} is neither a Tile nor a pair of numbers"
+                    ) from None
                 tile = Tile(a, b)
             if a > n or b > n:
                 raise ValueError(f"placed[{i}]: tile {tile} is not in a double-{n} set")
             if not are_adjacent(c1, c2):
-                raise ValueError(f"placed[{i}]: cells {c1} and {c2} of tile {tile} are not "
-                                 f"edge-adjacent")
+                raise ValueError(
+                    f"placed[{i}]: cells {c1} and {c2} of tile {tile} are not edge-adjacent"
+                )
             for c in (c1, c2):
                 if c in board.num:
                     raise ValueError(f"placed[{i}]: cell {c} of tile {tile} is already covered")
@@ -443,8 +492,10 @@ class TableauxState(State):
         if len(seen) != len(board.num):
             raise ValueError("the tableau is in several pieces; every tile touches the rest")
         if check_build and can_be_built(board) is False:
-            raise ValueError("no order of legal plays builds this tableau (RULES.md section 5: "
-                             "side, corner and centre plays); a tile may be misread")
+            raise ValueError(
+                "no order of legal plays builds this tableau (RULES.md section 5: "
+                "side, corner and centre plays); a tile may be misread"
+            )
         used = set(tiles) | set(hand)
         unseen = [t for t in game.tile_set.tiles if t not in used]
         state = cls(game, seed, _deal=False)
@@ -452,8 +503,10 @@ class TableauxState(State):
         if opponent_hand_count is None:
             opponent_hand_count = min(game.hand_size, len(unseen))
         if not 0 <= opponent_hand_count <= min(game.hand_size, len(unseen)):
-            raise ValueError(f"opponent_hand_count must be 0..{min(game.hand_size, len(unseen))}"
-                             f", got {opponent_hand_count}")
+            raise ValueError(
+                f"opponent_hand_count must be 0..{min(game.hand_size, len(unseen))}"
+                f", got {opponent_hand_count}"
+            )
         state.board = board
         state.hands[player] = hand
         state.hands[1 - player] = unseen[:opponent_hand_count]

@@ -14,6 +14,7 @@ plays first), stopping voluntarily after any play that lets the turn go on. When
 plays out the whole hand and the turn goes on, the fresh hand is unknown: the search counts the
 points up to that redraw (and the threat at that moment) and stops there.
 """
+
 from __future__ import annotations
 
 import time
@@ -117,8 +118,9 @@ def threat(board: Board, unseen: list[Tile], opponent_tiles: int) -> float:
     return ThreatModel(unseen, opponent_tiles).total(board)
 
 
-def best_turn(state: TableauxState, *, defence: float = 0.5, node_limit: int = 5_000
-              ) -> tuple[TurnPlan, list[tuple[Any, float]]]:
+def best_turn(
+    state: TableauxState, *, defence: float = 0.5, node_limit: int = 5_000
+) -> tuple[TurnPlan, list[tuple[Any, float]]]:
     """Search the ordered plays of the current turn (see the module docstring).
 
     Args:
@@ -249,11 +251,17 @@ def hint(state: TableauxState, *, defence: float = 0.5, node_limit: int = 5_000)
     elif first == END_TURN:
         text = "Stop the turn here: going on would open scoring spots for the opponent."
     else:
-        words = " then ".join(state.action_to_string(a) if i == 0 else str(a)
-                              for i, a in enumerate(plan.actions))
+        words = " then ".join(
+            state.action_to_string(a) if i == 0 else str(a) for i, a in enumerate(plan.actions)
+        )
         text = f"Best turn scores {plan.points} points: {words}."
-    h = Hint(first, ranking, value_unit="points", explanation=text,
-             elapsed_ms=(time.perf_counter() - t0) * 1000.0)
+    h = Hint(
+        first,
+        ranking,
+        value_unit="points",
+        explanation=text,
+        elapsed_ms=(time.perf_counter() - t0) * 1000.0,
+    )
     h.sequence = list(plan.actions)  # type: ignore[attr-defined]
     h.plan = plan  # type: ignore[attr-defined]
     return h

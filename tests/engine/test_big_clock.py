@@ -1,4 +1,5 @@
 """The Big Clock engine (RULES.md section 2; seed 001_*.txt; choices in docs/big-clock.md)."""
+
 from __future__ import annotations
 
 import random
@@ -21,8 +22,9 @@ def six(piles: dict, stock=(), drawn=None, **kw):
     """A double-6 position; ``stock`` kept in the given order."""
     full = {k: None for k in range(1, 7)}
     full.update(piles)
-    return BigClockGame(6).state_from_position(full, stock=list(stock), drawn=drawn,
-                                               shuffle=False, **kw)
+    return BigClockGame(6).state_from_position(
+        full, stock=list(stock), drawn=drawn, shuffle=False, **kw
+    )
 
 
 def places(state) -> set[int]:
@@ -34,6 +36,7 @@ def moves(state) -> set[tuple[int, int]]:
 
 
 # --- deal ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("max_pip,stock", [(12, 78), (9, 45), (6, 21)])
 def test_deal(max_pip, stock):
@@ -52,18 +55,33 @@ def test_deal(max_pip, stock):
 
 
 def test_dealt_double_on_own_slot_is_home_and_closed():
-    state = six({1: ["1-1"], 2: ["2-5"], 3: ["3-4"], 4: ["4-5"], 5: ["5-6"], 6: ["0-6"]},
-                stock=["2-3"], drawn="0-1")
+    state = six(
+        {1: ["1-1"], 2: ["2-5"], 3: ["3-4"], 4: ["4-5"], 5: ["5-6"], 6: ["0-6"]},
+        stock=["2-3"],
+        drawn="0-1",
+    )
     assert state.home_slots() == [1]
-    assert 1 not in places(state)          # 0-1 shares the 1 but 1-1 is home, closed
+    assert 1 not in places(state)  # 0-1 shares the 1 but 1-1 is home, closed
     assert places(state) == {6}
     assert not state.doubles_in_trouble() and not moves(state)
 
 
 # --- placing ------------------------------------------------------------------------------
 
-SEED_CLOCK = {12: ["1-12"], 1: ["3-10"], 2: ["2-5"], 3: ["0-3"], 4: ["4-7", "7-7"], 5: ["5-8"],
-              6: ["1-6"], 7: ["2-7"], 8: ["8-9"], 9: ["9-11"], 10: ["4-6"], 11: ["11-12"]}
+SEED_CLOCK = {
+    12: ["1-12"],
+    1: ["3-10"],
+    2: ["2-5"],
+    3: ["0-3"],
+    4: ["4-7", "7-7"],
+    5: ["5-8"],
+    6: ["1-6"],
+    7: ["2-7"],
+    8: ["8-9"],
+    9: ["9-11"],
+    10: ["4-6"],
+    11: ["11-12"],
+}
 
 
 def test_seed_example_6_10_and_7_7_in_trouble():
@@ -80,36 +98,48 @@ def test_seed_example_6_10_and_7_7_in_trouble():
 
 
 def test_non_double_must_be_placed_and_never_covers_a_double():
-    state = six({1: ["1-3"], 2: ["4-4"], 3: ["3-5"], 4: ["0-2"], 5: ["5-6"], 6: ["0-6"]},
-                stock=["2-3"], drawn="4-5")
+    state = six(
+        {1: ["1-3"], 2: ["4-4"], 3: ["3-5"], 4: ["0-2"], 5: ["5-6"], 6: ["0-6"]},
+        stock=["2-3"],
+        drawn="4-5",
+    )
     # 4-4 lies on slot 2 (wrong slot): never covered; 3-5 and 5-6 share the 5
     assert places(state) == {3, 5}
     assert SET_ASIDE not in state.legal_actions()
-    state2 = six({1: ["1-3"], 2: ["2-6"], 3: ["0-3"], 4: ["0-2"], 5: ["3-6"], 6: ["0-6"]},
-                 stock=["2-3"], drawn="4-5")
-    assert state2.legal_actions() == [SET_ASIDE]       # no 4 or 5 on top, no trouble
+    state2 = six(
+        {1: ["1-3"], 2: ["2-6"], 3: ["0-3"], 4: ["0-2"], 5: ["3-6"], 6: ["0-6"]},
+        stock=["2-3"],
+        drawn="4-5",
+    )
+    assert state2.legal_actions() == [SET_ASIDE]  # no 4 or 5 on top, no trouble
     state2.apply_action(SET_ASIDE)
     assert state2.set_aside[-1] == T("4-5") and state2.drawn == T("2-3")
     with pytest.raises(IllegalActionError):
-        state2.apply_action(Place(6))                   # 2-3 does not match 0-6
+        state2.apply_action(Place(6))  # 2-3 does not match 0-6
 
 
 def test_no_moves_without_a_double_in_trouble():
-    state = six({1: ["1-3"], 2: ["2-6"], 3: ["0-3"], 4: ["0-2"], 5: ["3-6"], 6: ["0-6"]},
-                stock=["1-2"], drawn="2-4")
+    state = six(
+        {1: ["1-3"], 2: ["2-6"], 3: ["0-3"], 4: ["0-2"], 5: ["3-6"], 6: ["0-6"]},
+        stock=["1-2"],
+        drawn="2-4",
+    )
     assert not state.doubles_in_trouble()
     assert all(not isinstance(a, Move) for a in state.legal_actions())
 
 
 def test_drawn_double_goes_home_or_onto_a_wrong_matching_pile():
-    state = six({1: ["1-3"], 2: ["2-6"], 3: ["0-3"], 4: ["0-2"], 5: ["3-6"], 6: ["0-6"]},
-                stock=["1-2", "4-5"], drawn="3-3")
-    assert places(state) == {1, 3, 5}                   # home on 3, or on 1-3 / 3-6
+    state = six(
+        {1: ["1-3"], 2: ["2-6"], 3: ["0-3"], 4: ["0-2"], 5: ["3-6"], 6: ["0-6"]},
+        stock=["1-2", "4-5"],
+        drawn="3-3",
+    )
+    assert places(state) == {1, 3, 5}  # home on 3, or on 1-3 / 3-6
     assert not state.doubles_in_trouble()
     wrong = state.clone()
     wrong.apply_action(Place(5))
-    assert wrong.doubles_in_trouble() == [T("3-3")]     # lying on a wrong slot: trouble
-    assert (5, 3) in moves(wrong)                       # ... and it may move home later
+    assert wrong.doubles_in_trouble() == [T("3-3")]  # lying on a wrong slot: trouble
+    assert (5, 3) in moves(wrong)  # ... and it may move home later
     state.apply_action(Place(3))
     assert state.home_slots() == [3]
     assert 3 not in places(state) and all(3 not in m for m in moves(state))
@@ -117,11 +147,14 @@ def test_drawn_double_goes_home_or_onto_a_wrong_matching_pile():
 
 def test_drawn_double_in_trouble_moves_home():
     # 5-5 drawn: no top shows a 5. Moving 2-4 off slot 5 (onto 0-2) uncovers the 4-5 there.
-    state = six({1: ["1-3"], 2: ["2-6"], 3: ["0-3"], 4: ["0-2"], 5: ["4-5", "2-4"],
-                 6: ["0-6"]}, stock=["1-2"], drawn="5-5")
+    state = six(
+        {1: ["1-3"], 2: ["2-6"], 3: ["0-3"], 4: ["0-2"], 5: ["4-5", "2-4"], 6: ["0-6"]},
+        stock=["1-2"],
+        drawn="5-5",
+    )
     assert state.doubles_in_trouble() == [T("5-5")]
     assert places(state) == set() and GIVE_UP in state.legal_actions()
-    assert bc.greedy_action(state) in (Move(5, 4), Move(5, 2))   # 2-4 onto 0-2 or 2-6
+    assert bc.greedy_action(state) in (Move(5, 4), Move(5, 2))  # 2-4 onto 0-2 or 2-6
     state.apply_action(Move(5, 4))
     assert state.piles[5] == [T("4-5")] and state.piles[4] == [T("0-2"), T("2-4")]
     # 5 shows now; the rescue begun for 5-5 may go on until 5-5 is placed (choice 4)
@@ -135,8 +168,11 @@ def test_rescue_goes_on_until_the_drawn_double_is_home():
     # 3-3 matches again, but the seed says to "continue making as many such moves as necessary
     # in order to bring any double in trouble to its correct time slot": 1-4 off slot 3 onto
     # 1-5 uncovers 3-4, and 3-3 goes home instead of onto the wrong slot 5.
-    state = six({1: ["1-5"], 2: ["0-2"], 3: ["3-4", "1-4"], 4: ["0-4"], 5: ["3-5", "5-6"],
-                 6: ["2-6"]}, stock=["1-2", "1-1"], drawn="3-3")
+    state = six(
+        {1: ["1-5"], 2: ["0-2"], 3: ["3-4", "1-4"], 4: ["0-4"], 5: ["3-5", "5-6"], 6: ["2-6"]},
+        stock=["1-2", "1-1"],
+        drawn="3-3",
+    )
     assert state.doubles_in_trouble() == [T("3-3")] and places(state) == set()
     state.apply_action(Move(5, 6))
     assert places(state) == {5} and state.doubles_in_trouble() == []
@@ -146,8 +182,11 @@ def test_rescue_goes_on_until_the_drawn_double_is_home():
     state.apply_action(Place(3))
     assert state.home_slots() == [3] and not state.rescuing and not moves(state)
     # the solver finds the two-move rescue: from the start the line goes through 3-3 home
-    start = six({1: ["1-5"], 2: ["0-2"], 3: ["3-4", "1-4"], 4: ["0-4"], 5: ["3-5", "5-6"],
-                 6: ["2-6"]}, stock=[], drawn="3-3")
+    start = six(
+        {1: ["1-5"], 2: ["0-2"], 3: ["3-4", "1-4"], 4: ["0-4"], 5: ["3-5", "5-6"], 6: ["2-6"]},
+        stock=[],
+        drawn="3-3",
+    )
     after = start.clone()
     after.apply_action(Move(5, 6))
     rescues = bc._rescues(6, after._piles, after._drawn, 2, True)
@@ -156,21 +195,30 @@ def test_rescue_goes_on_until_the_drawn_double_is_home():
 
 
 def test_give_up_and_stuck_double_lose():
-    state = six({1: ["1-3"], 2: ["2-6"], 3: ["0-3"], 4: ["0-2"], 5: ["4-5", "2-4"],
-                 6: ["0-6"]}, stock=["1-2"], drawn="5-5")
+    state = six(
+        {1: ["1-3"], 2: ["2-6"], 3: ["0-3"], 4: ["0-2"], 5: ["4-5", "2-4"], 6: ["0-6"]},
+        stock=["1-2"],
+        drawn="5-5",
+    )
     state.apply_action(GIVE_UP)
     assert state.is_terminal() and state.returns() == [0.0]
     assert state.current_player() == TERMINAL
     # no top shows a 5 and no tile can move anywhere: lost at once
-    stuck = six({1: ["1-1"], 2: ["2-2"], 3: ["3-3"], 4: ["4-4"], 5: ["1-6"], 6: ["6-6"]},
-                stock=["1-2"], drawn="5-5")
+    stuck = six(
+        {1: ["1-1"], 2: ["2-2"], 3: ["3-3"], 4: ["4-4"], 5: ["1-6"], 6: ["6-6"]},
+        stock=["1-2"],
+        drawn="5-5",
+    )
     assert stuck.legal_actions() == [] and stuck.is_terminal() and stuck.returns() == [0.0]
 
 
 def test_blank_slot_only_its_double_then_filled_by_next_tile():
     # 2-2 on slot 4 is in trouble; moving 1-3 off slot 3 empties it: a blank slot.
-    state = six({1: ["1-1"], 2: ["0-2"], 3: ["1-3"], 4: ["2-2"], 5: ["3-5"], 6: ["5-6"]},
-                stock=["4-6", "3-3", "0-4"], drawn="0-1")
+    state = six(
+        {1: ["1-1"], 2: ["0-2"], 3: ["1-3"], 4: ["2-2"], 5: ["3-5"], 6: ["5-6"]},
+        stock=["4-6", "3-3", "0-4"],
+        drawn="0-1",
+    )
     assert (3, 5) in moves(state)
     state.apply_action(Move(3, 5))
     assert state.blank_slots() == [3]
@@ -182,29 +230,41 @@ def test_blank_slot_only_its_double_then_filled_by_next_tile():
 
 
 def test_drawn_double_goes_home_to_its_blank_slot():
-    state = six({1: ["1-1"], 2: ["0-2"], 3: [], 4: ["2-2"], 5: ["1-3", "3-5"], 6: ["5-6"]},
-                stock=["4-6"], drawn="3-3")
+    state = six(
+        {1: ["1-1"], 2: ["0-2"], 3: [], 4: ["2-2"], 5: ["1-3", "3-5"], 6: ["5-6"]},
+        stock=["4-6"],
+        drawn="3-3",
+    )
     assert places(state) == {3}
     state.apply_action(Place(3))
     assert state.home_slots() == [1, 3]
 
 
 def test_won_and_lost_when_stock_runs_out():
-    state = six({1: ["1-1"], 2: ["2-2"], 3: ["3-3"], 4: ["4-4"], 5: ["5-5"], 6: ["2-6"]},
-                stock=["0-1"], drawn="6-6")
+    state = six(
+        {1: ["1-1"], 2: ["2-2"], 3: ["3-3"], 4: ["4-4"], 5: ["5-5"], 6: ["2-6"]},
+        stock=["0-1"],
+        drawn="6-6",
+    )
     assert places(state) == {6}
     state.apply_action(Place(6))
     assert state.is_won() and state.is_terminal() and state.returns() == [1.0]
-    last = six({1: ["1-1"], 2: ["2-2"], 3: ["3-3"], 4: ["4-4"], 5: ["5-5"], 6: ["2-6"]},
-               stock=[], drawn="0-2")
+    last = six(
+        {1: ["1-1"], 2: ["2-2"], 3: ["3-3"], 4: ["4-4"], 5: ["5-5"], 6: ["2-6"]},
+        stock=[],
+        drawn="0-2",
+    )
     last.apply_action(Place(6))
     assert last.drawn is None and last.is_terminal() and last.returns() == [0.0]
 
 
 def test_move_limit_per_draw():
     # 4-4 is in trouble on slot 1; 2-3 could shuttle between 2-5 and 3-6 for ever without the cap
-    state = six({1: ["1-4", "4-4"], 2: ["2-5", "2-3"], 3: ["0-2"], 4: ["1-3"], 5: ["5-6"],
-                 6: ["3-6"]}, stock=["1-2"], drawn="0-5")
+    state = six(
+        {1: ["1-4", "4-4"], 2: ["2-5", "2-3"], 3: ["0-2"], 4: ["1-3"], 5: ["5-6"], 6: ["3-6"]},
+        stock=["1-2"],
+        drawn="0-5",
+    )
     for k in range(bc.MAX_MOVES_PER_DRAW):
         state.apply_action(Move(2, 6) if k % 2 == 0 else Move(6, 2))
     assert state.moves_used == bc.MAX_MOVES_PER_DRAW
@@ -215,16 +275,20 @@ def test_move_limit_per_draw():
 
 # --- position constructor -----------------------------------------------------------------
 
-@pytest.mark.parametrize("piles,kw,msg", [
-    ({7: ["1-2"]}, {}, "out of range"),
-    ({1: ["0-0"]}, {}, "0-0"),
-    ({1: ["1-1", "1-2"]}, {}, "never covered"),
-    ({1: ["1-2", "3-4"]}, {}, "share no number"),
-    ({1: ["1-2"], 2: ["1-2"]}, {}, "twice"),
-    ({1: ["1-7"]}, {}, "not in a double-6"),
-    ({1: ["1-2"]}, {"home": [1]}, "home"),
-    ({1: ["1-2"]}, {"stock": ["1-2"]}, "twice"),
-])
+
+@pytest.mark.parametrize(
+    "piles,kw,msg",
+    [
+        ({7: ["1-2"]}, {}, "out of range"),
+        ({1: ["0-0"]}, {}, "0-0"),
+        ({1: ["1-1", "1-2"]}, {}, "never covered"),
+        ({1: ["1-2", "3-4"]}, {}, "share no number"),
+        ({1: ["1-2"], 2: ["1-2"]}, {}, "twice"),
+        ({1: ["1-7"]}, {}, "not in a double-6"),
+        ({1: ["1-2"]}, {"home": [1]}, "home"),
+        ({1: ["1-2"]}, {"stock": ["1-2"]}, "twice"),
+    ],
+)
 def test_state_from_position_rejects_impossible(piles, kw, msg):
     full = {k: [] for k in range(1, 7)}
     full.update(piles)
@@ -243,6 +307,7 @@ def test_state_from_position_tops_only_and_default_stock():
 
 
 # --- solver and hint ----------------------------------------------------------------------
+
 
 def test_solver_line_replays_to_a_win():
     game = BigClockGame(6)
@@ -275,8 +340,9 @@ def test_solver_sees_a_lost_position():
     assert state.is_terminal() and state.returns() == [0.0]
     # rescues count: 0-1 on either pile, 5-5 comes with no 5 on top, but three moves empty
     # slot 5 (a blank slot takes its own double) and then slot 6 shows the 6
-    rescued = six({**HOMES_1_TO_4, 5: ["2-6", "1-6"], 6: ["0-6"]}, stock=["5-5", "6-6"],
-                  drawn="0-1")
+    rescued = six(
+        {**HOMES_1_TO_4, 5: ["2-6", "1-6"], 6: ["0-6"]}, stock=["5-5", "6-6"], drawn="0-1"
+    )
     assert places(rescued) == {5, 6} and bc.solve(rescued) is True
     won = six({**HOMES_1_TO_4, 5: ["1-6"], 6: ["0-6"]}, stock=["5-5", "6-6"], drawn="1-5")
     assert bc.solve(won) is True
@@ -326,8 +392,9 @@ def late_positions(max_pip: int, seeds, stock_left: int):
         while not state.is_terminal():
             if len(state.stock) <= stock_left:
                 yield state.clone()
-            state.apply_action(bc.greedy_action(state) if rng.random() < 0.7 else
-                               bc.random_action(state, rng))
+            state.apply_action(
+                bc.greedy_action(state) if rng.random() < 0.7 else bc.random_action(state, rng)
+            )
 
 
 def test_memo_on_pile_tops_gives_the_plain_search_answer():
@@ -340,8 +407,8 @@ def test_memo_on_pile_tops_gives_the_plain_search_answer():
         if state.is_terminal():
             continue
         stock = (state._drawn,) + tuple(state._stock)
-        fast = bc._Search(state._tab, stock, {}, bc.NodeBudget(10 ** 6))
-        plain = _PlainSearch(state._tab, stock, {}, bc.NodeBudget(10 ** 6))
+        fast = bc._Search(state._tab, stock, {}, bc.NodeBudget(10**6))
+        plain = _PlainSearch(state._tab, stock, {}, bc.NodeBudget(10**6))
         win = fast.episode(state._piles, 0, state.moves_used, state.rescuing)[0]
         assert win == plain.episode(state._piles, 0, state.moves_used, state.rescuing)[0]
         assert bc.solve(state) == win
@@ -395,8 +462,9 @@ def test_rescues_are_legal_and_reach_their_goal(max_pip):
             continue
         dd = drawn if tab.dbl[drawn] else -1
         found, _ = bc._rescue_search(max_pip, piles, dd, 3)
-        if not bc._rescue_possible(tab, piles, tab.lo[dd] if dd >= 0 else 0, 3,
-                                   [0] * (max_pip + 1)):
+        if not bc._rescue_possible(
+            tab, piles, tab.lo[dd] if dd >= 0 else 0, 3, [0] * (max_pip + 1)
+        ):
             assert not found
         for path, layout in found:
             s = state.clone()
@@ -404,8 +472,9 @@ def test_rescues_are_legal_and_reach_their_goal(max_pip):
                 s.apply_action(Move(i, j))
             assert s._piles == layout
             n = tab.lo[drawn]
-            assert (len(s.home_slots()) > len(state.home_slots()) or
-                    (tab.dbl[drawn] and Place(n) in s.legal_actions()))
+            assert len(s.home_slots()) > len(state.home_slots()) or (
+                tab.dbl[drawn] and Place(n) in s.legal_actions()
+            )
             seen += 1
     assert seen >= 10
 
@@ -427,6 +496,7 @@ def _first_solver(state, node_limit):
     a memo on (clock, stock position); rescues = breadth-first move sequences of at most 3
     moves, 400 layouts, ending with a double home or the drawn double able to go home."""
     from collections import deque
+
     tab = state._tab
     stock = (state._drawn,) + tuple(state._stock)
     memo, used_nodes = {}, [0]
@@ -437,8 +507,10 @@ def _first_solver(state, node_limit):
         seen, queue, out = {piles}, deque([(piles, ())]), []
         while queue and len(seen) < 400:
             layout, path = queue.popleft()
-            if path and (sum(bc._is_home(tab, layout, k) for k in tab.slots) > homes or
-                         (n and (not layout[n] or bc._accepts(tab, layout, n, dd)))):
+            if path and (
+                sum(bc._is_home(tab, layout, k) for k in tab.slots) > homes
+                or (n and (not layout[n] or bc._accepts(tab, layout, n, dd)))
+            ):
                 out.append((path, layout))
                 continue
             if len(path) >= 3 or not bc._in_trouble(tab, layout, dd):
@@ -461,10 +533,13 @@ def _first_solver(state, node_limit):
         if used_nodes[0] > node_limit:
             raise bc.SearchLimit()
         drawn = stock[pos]
-        targets = sorted(bc._place_targets(tab, piles, drawn),
-                         key=lambda k: -bc._place_score(tab, piles, k, drawn))
-        result = (any(episode(bc._put(piles, k, drawn), pos + 1) for k in targets)
-                  or (not targets and not tab.dbl[drawn] and episode(piles, pos + 1)))
+        targets = sorted(
+            bc._place_targets(tab, piles, drawn),
+            key=lambda k: -bc._place_score(tab, piles, k, drawn),
+        )
+        result = any(episode(bc._put(piles, k, drawn), pos + 1) for k in targets) or (
+            not targets and not tab.dbl[drawn] and episode(piles, pos + 1)
+        )
         if not result and used < 30 and bc._in_trouble(tab, piles, drawn):
             for path, layout in rescues(piles, drawn if tab.dbl[drawn] else -1):
                 if episode(layout, pos, used + len(path)):
@@ -485,6 +560,7 @@ def test_bench_results_are_appended_and_reused(tmp_path):
     the same settings (a cut last line and other settings are ignored)."""
     import importlib.util
     from pathlib import Path
+
     path = Path(__file__).resolve().parents[2] / "scripts" / "bench_solitaires.py"
     spec = importlib.util.spec_from_file_location("bench_solitaires", path)
     bench = importlib.util.module_from_spec(spec)
@@ -498,19 +574,22 @@ def test_bench_results_are_appended_and_reused(tmp_path):
         f.write('{"seed": 4, "cut')
     again = bench.ResultLog(tmp_path, "big-clock", "double-6", "solver", cfg)
     assert set(again.done) == {3} and again.done[3]["solver"] == r["solver"]
-    other = bench.ResultLog(tmp_path, "big-clock", "double-6", "solver",
-                            bench.policy_config(bc, "solver", None, 9_000))
+    other = bench.ResultLog(
+        tmp_path, "big-clock", "double-6", "solver", bench.policy_config(bc, "solver", None, 9_000)
+    )
     assert not other.done
     rows = bench.merge_rows([r, {"seed": 3, "policy": "greedy", "won": False}])
-    assert rows == [{"seed": 3, "solver": r["solver"], "solver_ms": r["solver_ms"],
-                     "greedy": False}]
+    assert rows == [
+        {"seed": 3, "solver": r["solver"], "solver_ms": r["solver_ms"], "greedy": False}
+    ]
 
 
 # --- properties ---------------------------------------------------------------------------
 
+
 def check_rules(state) -> None:
     seen = []
-    for k, pile in state.piles.items():
+    for _k, pile in state.piles.items():
         for below, above in zip(pile, pile[1:]):
             assert not below.is_double and below.shares_number(above)
         seen += pile
@@ -520,24 +599,25 @@ def check_rules(state) -> None:
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 10_000), max_pip=st.sampled_from([6, 9, 12]),
-       greedy_share=st.floats(0, 1))
+@given(
+    seed=st.integers(0, 10_000), max_pip=st.sampled_from([6, 9, 12]), greedy_share=st.floats(0, 1)
+)
 def test_random_play_keeps_rules_tiles_and_replays(seed, max_pip, greedy_share):
     game = BigClockGame(max_pip)
     state = game.new_initial_state(seed)
     rng = random.Random(seed)
     check_rules(state)
     while not state.is_terminal():
-        a = bc.greedy_action(state) if rng.random() < greedy_share else bc.random_action(state,
-                                                                                        rng)
+        a = bc.greedy_action(state) if rng.random() < greedy_share else bc.random_action(state, rng)
         state.apply_action(a)
         check_rules(state)
         assert state.moves_used <= bc.MAX_MOVES_PER_DRAW
     replay = game.replay(seed, state.history)
     assert replay.piles == state.piles and replay.set_aside == state.set_aside
     assert replay.returns() == state.returns()
-    assert state.returns()[0] == (1.0 if all(
-        state.top(k) == Tile(k, k) for k in game.slots) else 0.0)
+    assert state.returns()[0] == (
+        1.0 if all(state.top(k) == Tile(k, k) for k in game.slots) else 0.0
+    )
 
 
 def test_a_position_without_its_drawn_tile_gets_no_advice():
@@ -545,8 +625,11 @@ def test_a_position_without_its_drawn_tile_gets_no_advice():
     unknown = BigClockGame(6).state_from_position(piles, seed=3)
     assert not unknown.drawn_known and unknown.drawn is not None  # a stand-in from the stock
     h = bc.hint(unknown)
-    assert h.action is None and h.win_chance is None and "which tile did you draw" in \
-        h.explanation.lower()
+    assert (
+        h.action is None
+        and h.win_chance is None
+        and "which tile did you draw" in h.explanation.lower()
+    )
     given = BigClockGame(6).state_from_position(piles, seed=3, drawn="1-2")
     assert given.drawn_known and given.drawn == T("1-2")
     h = bc.hint(given)

@@ -1,4 +1,5 @@
 """Win chances: unknown searches are no wins, and only calibrated tenths are shown."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -16,8 +17,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("calibrate_solitaires",
-                                                  ROOT / "scripts/calibrate_solitaires.py")
+    spec = importlib.util.spec_from_file_location(
+        "calibrate_solitaires", ROOT / "scripts/calibrate_solitaires.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -36,16 +38,25 @@ def _table(tmp_path, bins, settings="S"):
 
 
 def test_shown_chance_only_for_shown_tenths_and_matching_settings(tmp_path):
-    bins = [{"fit_n": 0, "fit_won": 0, "check_n": 0, "check_won": 0, "shown": False}
-            for _ in range(10)]
-    bins[9] = {"fit_n": 200, "fit_won": 130, "fit_deals": 40, "check_n": 180, "check_won": 120,
-               "check_deals": 40, "shown": True}
+    bins = [
+        {"fit_n": 0, "fit_won": 0, "check_n": 0, "check_won": 0, "shown": False} for _ in range(10)
+    ]
+    bins[9] = {
+        "fit_n": 200,
+        "fit_won": 130,
+        "fit_deals": 40,
+        "check_n": 180,
+        "check_won": 120,
+        "check_deals": 40,
+        "shown": True,
+    }
     path = _table(tmp_path, bins)
     got = shown_chance("g/s", 0.95, "S", path=path)
     assert got.chance == pytest.approx(0.65) and got.low < 0.65 < got.high
     assert (got.hints, got.deals) == (200, 40)
     # the interval counts deals, not hints: as wide as 26 of 40
     from engine.game import wilson_interval
+
     assert (got.low, got.high) == pytest.approx(wilson_interval(26, 40))
     assert shown_chance("g/s", 0.5, "S", path=path) is None  # tenth not shown
     assert shown_chance("g/s", 0.95, "other settings", path=path) is None
@@ -65,8 +76,9 @@ def _rows(raw, fit_won, check_won, n=100):
 
 def test_reliability_splits_by_seed_and_checks_the_gap():
     mod = _script()
-    rel = mod.reliability(_rows(0.95, 60, 62) + [dict(r, seed=r["seed"] + 1000)
-                                                 for r in _rows(0.55, 50, 30)])
+    rel = mod.reliability(
+        _rows(0.95, 60, 62) + [dict(r, seed=r["seed"] + 1000) for r in _rows(0.55, 50, 30)]
+    )
     hi, mid = rel["bins"][9], rel["bins"][5]
     assert (hi["fit_n"], hi["fit_won"], hi["check_n"], hi["check_won"]) == (100, 60, 100, 62)
     assert hi["shown"] and hi["fit_deals"] == 100  # 2 points apart: shown
@@ -77,8 +89,8 @@ def test_reliability_splits_by_seed_and_checks_the_gap():
     assert not mod.reliability(one_deal)["bins"][9]["shown"]  # many hints, too few deals
     sc = mod.brier(_rows(0.95, 60, 62), mod.reliability(_rows(0.95, 60, 62)))
     assert sc["hints"] == sc["hints_shown"] == 100
-    assert sc["raw"] == pytest.approx((62 * 0.05 ** 2 + 38 * 0.95 ** 2) / 100)
-    assert sc["shown"] == pytest.approx((62 * 0.4 ** 2 + 38 * 0.6 ** 2) / 100)
+    assert sc["raw"] == pytest.approx((62 * 0.05**2 + 38 * 0.95**2) / 100)
+    assert sc["shown"] == pytest.approx((62 * 0.4**2 + 38 * 0.6**2) / 100)
     assert sc["shown"] < sc["raw"]
 
 
@@ -89,14 +101,19 @@ def test_a_search_cut_by_the_node_limit_is_not_a_win():
     def unknown(det, actions, limit):
         return [None] * len(actions)
 
-    h = determinized_hint(state, evaluate=unknown, samples=4, seed=0, actions=acts,
-                          calibration_key="big-clock/double-6")
-    assert h.win_chance is None and h.search == {"won": 0, "finished": 0, "unknown": 4,
-                                                 "raw": None}
+    h = determinized_hint(
+        state,
+        evaluate=unknown,
+        samples=4,
+        seed=0,
+        actions=acts,
+        calibration_key="big-clock/double-6",
+    )
+    assert h.win_chance is None and h.search == {"won": 0, "finished": 0, "unknown": 4, "raw": None}
     assert "unknown" in h.explanation and all(r != r for _a, r in h.ranking)  # nan
 
     def one_win(det, actions, limit):
-        return [True, None][:len(actions)]
+        return [True, None][: len(actions)]
 
     h = determinized_hint(state, evaluate=one_win, samples=4, seed=0, actions=acts)
     assert h.action == acts[0] and h.search["raw"] == 1.0 and h.search["unknown"] == 0

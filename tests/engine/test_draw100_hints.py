@@ -1,4 +1,5 @@
 """Hints of the draw game: legal, seeded, blind to hidden tiles, and better than random."""
+
 import random
 
 import pytest
@@ -28,8 +29,9 @@ def test_hint_is_legal_and_reproducible():
 def test_hint_uses_only_what_the_player_knows():
     """Two positions identical for P0 but with different hidden tiles give the same hint."""
     g = Draw100Game(num_players=2)
-    line = LineOfPlay.from_json([{"tile": "5-5", "parent": None},
-                                 {"tile": "5-3", "parent": 0, "direction": "end_a"}])
+    line = LineOfPlay.from_json(
+        [{"tile": "5-5", "parent": None}, {"tile": "5-3", "parent": 0, "direction": "end_a"}]
+    )
     hand = ["3-6", "5-1", "2-2", "0-4"]
     a = g.state_from_position(line, hand, 17, [5], seed=1)
     b = g.state_from_position(line, hand, 17, [5], seed=2)
@@ -55,12 +57,30 @@ def test_forced_moves_are_answered_at_once():
 # on a blank lets P1 go out with 4-4 on the open 4 (P0 loses 6 points); playing it on the only
 # open 4 (24.end_b) blocks the round: P0 has 6 pips against 8 and scores 8 - 6 = 2.
 BLOCKING_LINE = [
-    ("6-6", None, None), ("2-6", 0, "side_b"), ("2-5", 1, "end_b"), ("3-5", 2, "end_b"),
-    ("3-4", 3, "end_b"), ("4-6", 0, "side_a"), ("4-5", 4, "end_b"), ("1-4", 5, "end_b"),
-    ("5-5", 6, "end_b"), ("3-6", 0, "end_b"), ("1-5", 8, "side_b"), ("0-3", 9, "end_b"),
-    ("1-6", 0, "end_a"), ("0-0", 11, "end_b"), ("1-1", 10, "end_b"), ("5-6", 8, "end_b"),
-    ("1-3", 14, "side_a"), ("2-3", 16, "end_b"), ("1-2", 17, "end_b"), ("0-1", 18, "end_b"),
-    ("0-2", 13, "side_b"), ("2-2", 20, "end_b"), ("0-6", 15, "end_b"), ("0-5", 8, "side_a"),
+    ("6-6", None, None),
+    ("2-6", 0, "side_b"),
+    ("2-5", 1, "end_b"),
+    ("3-5", 2, "end_b"),
+    ("3-4", 3, "end_b"),
+    ("4-6", 0, "side_a"),
+    ("4-5", 4, "end_b"),
+    ("1-4", 5, "end_b"),
+    ("5-5", 6, "end_b"),
+    ("3-6", 0, "end_b"),
+    ("1-5", 8, "side_b"),
+    ("0-3", 9, "end_b"),
+    ("1-6", 0, "end_a"),
+    ("0-0", 11, "end_b"),
+    ("1-1", 10, "end_b"),
+    ("5-6", 8, "end_b"),
+    ("1-3", 14, "side_a"),
+    ("2-3", 16, "end_b"),
+    ("1-2", 17, "end_b"),
+    ("0-1", 18, "end_b"),
+    ("0-2", 13, "side_b"),
+    ("2-2", 20, "end_b"),
+    ("0-6", 15, "end_b"),
+    ("0-5", 8, "side_a"),
     ("2-4", 21, "side_a"),
 ]
 

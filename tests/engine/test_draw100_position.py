@@ -1,4 +1,5 @@
 """The public line-of-play API and Draw100Game.state_from_position (positions from photos)."""
+
 from collections import Counter
 
 import pytest
@@ -26,8 +27,14 @@ def test_line_nodes_orientation_and_open_ends():
     assert (n1.parent, n1.parent_direction, n1.inner, n1.outer) == (0, "end_a", 6, 2)
     assert line.node(3).outer == 5 and not line.node(3).is_spinner and line.node(2).is_spinner
     ends = line.open_ends()
-    assert [e.id for e in ends] == ["0.end_b", "0.side_a", "0.side_b", "2.end_b", "2.side_b",
-                                    "3.end_b"]
+    assert [e.id for e in ends] == [
+        "0.end_b",
+        "0.side_a",
+        "0.side_b",
+        "2.end_b",
+        "2.side_b",
+        "3.end_b",
+    ]
     assert [e.number for e in ends] == [6, 6, 6, 2, 2, 5]
     assert line.tiles() == [T("6-6"), T("2-6"), T("2-2"), T("2-5")]
     assert [c.id for c in line.children(2)] == [3] and line.pips() == 12 + 8 + 4 + 7
@@ -37,10 +44,10 @@ def test_line_nodes_orientation_and_open_ends():
 def test_line_can_attach_and_errors():
     line = sample_line()
     assert line.can_attach(T("5-1"), "3.end_b")
-    assert not line.can_attach(T("4-1"), "3.end_b")       # no 5
-    assert not line.can_attach(T("6-2"), "0.end_b")       # already in the line
-    assert not line.can_attach(T("6-1"), "0.end_a")       # occupied
-    assert not line.can_attach(T("6-1"), "1.side_a")      # a non-double has no sides
+    assert not line.can_attach(T("4-1"), "3.end_b")  # no 5
+    assert not line.can_attach(T("6-2"), "0.end_b")  # already in the line
+    assert not line.can_attach(T("6-1"), "0.end_a")  # occupied
+    assert not line.can_attach(T("6-1"), "1.side_a")  # a non-double has no sides
     assert not line.can_attach(T("6-1"), "bogus")
     with pytest.raises(ValueError, match="not open"):
         line.attach(T("6-1"), "0.end_a")
@@ -83,8 +90,15 @@ def test_state_from_position_deals_unseen_consistently():
     line = sample_line()
     hand = ["1-5", "0-0", "4-4"]
     g = Draw100Game(num_players=3)
-    s = g.state_from_position(line, hand, boneyard_count=10, opponent_hand_counts=[6, 5],
-                              scores=[10, 20, 30], player=1, seed=5)
+    s = g.state_from_position(
+        line,
+        hand,
+        boneyard_count=10,
+        opponent_hand_counts=[6, 5],
+        scores=[10, 20, 30],
+        player=1,
+        seed=5,
+    )
     assert s.current_player() == 1 and s.scores == [10, 20, 30]
     assert s.hands[1] == sorted(T(x) for x in hand)
     assert len(s.hands[2]) == 6 and len(s.hands[0]) == 5 and len(s.boneyard) == 10
@@ -105,32 +119,50 @@ def test_state_from_position_respects_known_lacks():
     line = sample_line()
     g = Draw100Game(num_players=2)
     for seed in range(10):
-        s = g.state_from_position(line, ["1-5", "0-0"], 14, [8], player=0, seed=seed,
-                                  opponent_lacks={1: [2, 5, 6]})
+        s = g.state_from_position(
+            line, ["1-5", "0-0"], 14, [8], player=0, seed=seed, opponent_lacks={1: [2, 5, 6]}
+        )
         assert all(not (t.has(2) or t.has(5) or t.has(6)) for t in s.hands[1])
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"hand": ["6-6", "1-1"]}, "twice"),                                  # tile in line and hand
-    ({"hand": ["1-1", "1-1"]}, "twice"),
-    ({"hand": ["1-7"]}, "not in a double-6"),
-    ({"boneyard_count": 11}, "not 28"),
-    ({"opponent_hand_counts": [7, 5]}, "not 28"),
-    ({"opponent_hand_counts": [11]}, "opponent hand counts"),
-    ({"opponent_hand_counts": [0, 16]}, "at least one tile"),
-    ({"boneyard_count": -1, "opponent_hand_counts": [12, 5]}, "boneyard"),
-    ({"player": 3}, "seat"),
-    ({"scores": [0, 100, 0]}, "scores"),
-    ({"line": [{"tile": "5-6", "parent": None}]}, "not a double"),
-    ({"line": [{"tile": "6-6", "parent": None}, {"tile": "1-2", "parent": 0,
-                                                  "direction": "end_a"}]}, "does not match"),
-    ({"line": []}, "empty"),
-    ({"opponent_lacks": {0: [1]}}, "opponent"),
-    ({"opponent_lacks": {1: [0, 1, 2, 3, 4, 5, 6]}}, "lacks"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"hand": ["6-6", "1-1"]}, "twice"),  # tile in line and hand
+        ({"hand": ["1-1", "1-1"]}, "twice"),
+        ({"hand": ["1-7"]}, "not in a double-6"),
+        ({"boneyard_count": 11}, "not 28"),
+        ({"opponent_hand_counts": [7, 5]}, "not 28"),
+        ({"opponent_hand_counts": [11]}, "opponent hand counts"),
+        ({"opponent_hand_counts": [0, 16]}, "at least one tile"),
+        ({"boneyard_count": -1, "opponent_hand_counts": [12, 5]}, "boneyard"),
+        ({"player": 3}, "seat"),
+        ({"scores": [0, 100, 0]}, "scores"),
+        ({"line": [{"tile": "5-6", "parent": None}]}, "not a double"),
+        (
+            {
+                "line": [
+                    {"tile": "6-6", "parent": None},
+                    {"tile": "1-2", "parent": 0, "direction": "end_a"},
+                ]
+            },
+            "does not match",
+        ),
+        ({"line": []}, "empty"),
+        ({"opponent_lacks": {0: [1]}}, "opponent"),
+        ({"opponent_lacks": {1: [0, 1, 2, 3, 4, 5, 6]}}, "lacks"),
+    ],
+)
 def test_state_from_position_rejects_impossible_positions(kwargs, match):
-    base = dict(line=sample_line(), hand=["1-5", "0-0", "4-4"], boneyard_count=10,
-                opponent_hand_counts=[6, 5], scores=None, player=0, seed=1)
+    base = dict(
+        line=sample_line(),
+        hand=["1-5", "0-0", "4-4"],
+        boneyard_count=10,
+        opponent_hand_counts=[6, 5],
+        scores=None,
+        player=0,
+        seed=1,
+    )
     base.update(kwargs)
     with pytest.raises(ValueError, match=match):
         Draw100Game(num_players=3).state_from_position(**base)
@@ -138,6 +170,7 @@ def test_state_from_position_rejects_impossible_positions(kwargs, match):
 
 def test_to_json_shows_only_the_viewers_hand():
     import json
+
     s = Draw100Game(num_players=3).new_initial_state(2)
     me = s.current_player()
     view = s.to_json()
@@ -147,5 +180,6 @@ def test_to_json_shows_only_the_viewers_hand():
     assert view["legal"] == [s.action_to_json(a) for a in s.legal_actions()]
     other = (me + 1) % 3
     assert s.to_json(other)["legal"] == [] and s.to_json(other)["hand"] == [
-        str(t) for t in s.hands[other]]
+        str(t) for t in s.hands[other]
+    ]
     assert all(str(t) not in view["hand"] for t in s.hands[other])

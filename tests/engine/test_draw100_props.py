@@ -1,4 +1,5 @@
 """Property tests over random seeded draw100 games (RULES.md section 4)."""
+
 import random
 from collections import Counter
 

@@ -1,4 +1,5 @@
 """Every rule of RULES.md section 4 (double-six draw to 100) on hand-built positions."""
+
 import random
 
 import pytest
@@ -19,7 +20,8 @@ def position(hands, boneyard=(), line=None, player=0, scores=None, target=100):
     s.hands = [sorted(T(x) for x in h) for h in hands]
     s.boneyard = [T(x) for x in boneyard]
     s.line = LineOfPlay.from_json(
-        [{"tile": t, "parent": p, "direction": d} for t, p, d in (line or [])])
+        [{"tile": t, "parent": p, "direction": d} for t, p, d in (line or [])]
+    )
     s.player = player
     s.scores = list(scores or [0] * len(hands))
     s.slots = [[0] * len(h) for h in s.hands]
@@ -83,8 +85,11 @@ def test_first_double_has_four_open_ends_later_double_three():
 
 
 def test_play_on_a_side_of_a_later_double_is_legal():
-    s = position([["2-5", "6-6"], ["1-1"]], boneyard=["0-3"],
-                 line=[("4-4", None, None), ("4-2", 0, "end_a"), ("2-2", 1, "end_b")])
+    s = position(
+        [["2-5", "6-6"], ["1-1"]],
+        boneyard=["0-3"],
+        line=[("4-4", None, None), ("4-2", 0, "end_a"), ("2-2", 1, "end_b")],
+    )
     plays = s.legal_actions()
     assert Play(T("2-5"), "2.side_a") in plays and Play(T("2-5"), "2.side_b") in plays
     assert Play(T("2-5"), "2.end_b") in plays
@@ -93,8 +98,7 @@ def test_play_on_a_side_of_a_later_double_is_legal():
 
 
 def test_blank_matches_blank():
-    s = position([["0-3", "1-3", "2-2"], ["5-6"]], boneyard=["6-6"],
-                 line=[("0-0", None, None)])
+    s = position([["0-3", "1-3", "2-2"], ["5-6"]], boneyard=["6-6"], line=[("0-0", None, None)])
     plays = s.legal_actions()
     assert {a.tile for a in plays} == {T("0-3")}
     assert len(plays) == 4  # every open end of the first double shows blank
@@ -112,8 +116,7 @@ def test_tile_not_matching_is_rejected_by_line_and_state():
 
 # --- must play, draw, pass --------------------------------------------------------------
 def test_must_play_if_able():
-    s = position([["6-1", "2-3"], ["5-5"]], boneyard=["0-4", "1-2"],
-                 line=[("6-6", None, None)])
+    s = position([["6-1", "2-3"], ["5-5"]], boneyard=["0-4", "1-2"], line=[("6-6", None, None)])
     assert all(isinstance(a, Play) for a in s.legal_actions())
     with pytest.raises(IllegalActionError):
         s.apply_action(DRAW)
@@ -123,8 +126,9 @@ def test_must_play_if_able():
 
 def test_draw_until_able_same_player():
     # next drawn is the last of the list: 0-1 (no), 2-4 (no), then 3-6 (plays on 6)
-    s = position([["1-2"], ["5-5", "0-0"]], boneyard=["4-4", "3-6", "2-4", "0-1"],
-                 line=[("6-6", None, None)])
+    s = position(
+        [["1-2"], ["5-5", "0-0"]], boneyard=["4-4", "3-6", "2-4", "0-1"], line=[("6-6", None, None)]
+    )
     assert s.legal_actions() == [DRAW]
     s.apply_action(DRAW)
     assert s.current_player() == 0 and T("0-1") in s.hands[0] and s.legal_actions() == [DRAW]
@@ -138,8 +142,9 @@ def test_draw_until_able_same_player():
 
 
 def test_pass_on_empty_boneyard_then_play_moves_left():
-    s = position([["1-2", "0-0"], ["6-3", "5-5"], ["4-4", "1-1"]], boneyard=[],
-                 line=[("6-6", None, None)])
+    s = position(
+        [["1-2", "0-0"], ["6-3", "5-5"], ["4-4", "1-1"]], boneyard=[], line=[("6-6", None, None)]
+    )
     assert s.legal_actions() == [PASS]
     s.apply_action(PASS)
     assert s.current_player() == 1
@@ -157,8 +162,12 @@ def test_draw_last_tile_then_pass():
 
 # --- ends of a round and scoring -----------------------------------------------------
 def test_domino_scores_all_opponents_pips_and_deals_next_round():
-    s = position([["6-1"], ["5-5", "2-3"], ["0-4"]], boneyard=["3-3", "1-2"],
-                 line=[("6-6", None, None)], scores=[10, 20, 30])
+    s = position(
+        [["6-1"], ["5-5", "2-3"], ["0-4"]],
+        boneyard=["3-3", "1-2"],
+        line=[("6-6", None, None)],
+        scores=[10, 20, 30],
+    )
     s.apply_action(Play(T("6-1"), "0.side_a"))
     r = s.rounds[-1]
     assert (r.kind, r.winner, r.points) == ("domino", 0, 10 + 5 + 4)
@@ -172,8 +181,12 @@ def test_domino_scores_all_opponents_pips_and_deals_next_round():
 def test_blocked_fewest_pips_scores_opponents_minus_own():
     # after P0 plays 6-1 (open numbers 6, 6, 6, 1) nobody holds a 6 or a 1 and the boneyard is
     # empty: blocked. Pips: P0 2+3=5, P1 4+5=9, P2 0+2=2 -> P2 scores (5+9) - 2 = 12.
-    s = position([["6-1", "2-3"], ["4-5"], ["0-2"]], boneyard=[],
-                 line=[("6-6", None, None)], scores=[0, 0, 0])
+    s = position(
+        [["6-1", "2-3"], ["4-5"], ["0-2"]],
+        boneyard=[],
+        line=[("6-6", None, None)],
+        scores=[0, 0, 0],
+    )
     s.apply_action(Play(T("6-1"), "0.end_b"))
     r = s.rounds[-1]
     assert (r.kind, r.winner, r.points, r.hand_pips) == ("blocked", 2, 12, (5, 9, 2))
@@ -181,14 +194,22 @@ def test_blocked_fewest_pips_scores_opponents_minus_own():
 
 
 def test_blocked_tie_for_fewest_nobody_scores():
-    s = position([["6-1", "2-3"], ["4-1"], ["0-5"]], boneyard=[],
-                 line=[("6-6", None, None), ("6-4", 0, "end_a")], scores=[7, 8, 9])
+    s = position(
+        [["6-1", "2-3"], ["4-1"], ["0-5"]],
+        boneyard=[],
+        line=[("6-6", None, None), ("6-4", 0, "end_a")],
+        scores=[7, 8, 9],
+    )
     # P0 plays 6-1 on 0.end_b: open 6,6,4,1 ... P1 holds 4-1 and can still play, so not blocked
     s.apply_action(Play(T("6-1"), "0.end_b"))
     assert s.rounds == [] and s.current_player() == 1
     # P0 plays 6-5: open 6, 6, 6, 5; nobody holds a 5 or a 6. Pips 5, 5, 10: tie for fewest.
-    s = position([["6-5", "1-4"], ["2-3"], ["0-4", "2-4"]], boneyard=[],
-                 line=[("6-6", None, None)], scores=[7, 8, 9])
+    s = position(
+        [["6-5", "1-4"], ["2-3"], ["0-4", "2-4"]],
+        boneyard=[],
+        line=[("6-6", None, None)],
+        scores=[7, 8, 9],
+    )
     s.apply_action(Play(T("6-5"), "0.end_b"))
     r = s.rounds[-1]
     assert r.kind == "blocked" and r.hand_pips == (5, 5, 10)
@@ -196,8 +217,9 @@ def test_blocked_tie_for_fewest_nobody_scores():
 
 
 def test_game_ends_at_target():
-    s = position([["6-1"], ["5-5", "2-3"]], boneyard=["3-3"], line=[("6-6", None, None)],
-                 scores=[85, 99])
+    s = position(
+        [["6-1"], ["5-5", "2-3"]], boneyard=["3-3"], line=[("6-6", None, None)], scores=[85, 99]
+    )
     s.apply_action(Play(T("6-1"), "0.side_a"))
     assert s.scores == [100, 99]
     assert s.is_terminal() and s.winner == 0 and s.current_player() == TERMINAL
@@ -207,20 +229,24 @@ def test_game_ends_at_target():
 
 
 def test_game_continues_below_target():
-    s = position([["6-1"], ["5-5", "2-3"]], boneyard=["3-3"], line=[("6-6", None, None)],
-                 scores=[84, 99])
+    s = position(
+        [["6-1"], ["5-5", "2-3"]], boneyard=["3-3"], line=[("6-6", None, None)], scores=[84, 99]
+    )
     s.apply_action(Play(T("6-1"), "0.side_a"))
     assert s.scores == [99, 99] and not s.is_terminal() and s.round_no == 2
 
 
 # --- illegal moves -----------------------------------------------------------------------
-@pytest.mark.parametrize("action", [
-    Play(Tile(2, 5), "0.end_a"),       # not in hand
-    Play(Tile(6, 1), "9.end_b"),       # no such open end
-    Play(Tile(6, 1), None),            # a second lead
-    Play(Tile(1, 3), "0.end_a"),       # does not match
-    "nonsense",
-])
+@pytest.mark.parametrize(
+    "action",
+    [
+        Play(Tile(2, 5), "0.end_a"),  # not in hand
+        Play(Tile(6, 1), "9.end_b"),  # no such open end
+        Play(Tile(6, 1), None),  # a second lead
+        Play(Tile(1, 3), "0.end_a"),  # does not match
+        "nonsense",
+    ],
+)
 def test_illegal_moves_raise(action):
     s = position([["6-1", "1-3"], ["5-5"]], boneyard=["0-0"], line=[("6-6", None, None)])
     with pytest.raises(IllegalActionError):
@@ -237,9 +263,17 @@ def test_lead_with_a_lower_double_is_illegal():
             s.apply_action(Play(t, None))
 
 
-@pytest.mark.parametrize("params", [{"num_players": 1}, {"num_players": 5}, {"target": 0},
-                                    {"hand_size": 0}, {"num_players": 4, "hand_size": 8},
-                                    {"max_pip": 9}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"num_players": 1},
+        {"num_players": 5},
+        {"target": 0},
+        {"hand_size": 0},
+        {"num_players": 4, "hand_size": 8},
+        {"max_pip": 9},
+    ],
+)
 def test_bad_game_parameters(params):
     with pytest.raises(ValueError):
         Draw100Game(**params)

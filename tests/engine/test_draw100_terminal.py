@@ -1,4 +1,5 @@
 """The terminal front end ``domino-companion play draw100``."""
+
 import argparse
 import io
 
@@ -8,8 +9,14 @@ from companion.terminal.draw100 import play
 
 
 def run(text, **kw):
-    args = argparse.Namespace(game="draw100", seed=kw.get("seed", 3), players=kw.get("players", 2),
-                              max_pip=kw.get("max_pip"), variant=None, hint=kw.get("hint", False))
+    args = argparse.Namespace(
+        game="draw100",
+        seed=kw.get("seed", 3),
+        players=kw.get("players", 2),
+        max_pip=kw.get("max_pip"),
+        variant=None,
+        hint=kw.get("hint", False),
+    )
     out = io.StringIO()
     rc = play(args, stdin=io.StringIO(text), stdout=out)
     return rc, out.getvalue()

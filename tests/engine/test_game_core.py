@@ -1,5 +1,6 @@
 """Tests of engine/game.py (the OpenSpiel-like core) with a tiny counting game, plus
 wilson_interval and the make_game registry."""
+
 from dataclasses import dataclass
 
 import pytest

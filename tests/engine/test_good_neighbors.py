@@ -1,4 +1,5 @@
 """Good Neighbors engine (RULES.md section 1; seed 000_*.txt)."""
+
 from __future__ import annotations
 
 import itertools
@@ -18,11 +19,19 @@ T = Tile.parse
 # (6-1 + 12-6; 9-12 + 12-6; 9-12 + 12-3; 3-2 + 3-1; 3-2 + 5-3; 9-3 + 3-1) and reproduces its
 # close-up; 4-7, 8-10 and 11-11 are fillers that share no number with their neighbours. (With
 # 12-3 in the middle row the seed's list cannot be exhaustive: 12-3 also touches a 3.)
-SEED_GRID = [[T("6-1"), T("0-0"), T("4-7"), T("5-3")],
-             [T("12-6"), T("9-12"), T("12-3"), T("3-2")],
-             [T("8-10"), T("11-11"), T("9-3"), T("3-1")]]
-SEED_PAIRS = [("6-1", "12-6"), ("9-12", "12-6"), ("9-12", "12-3"), ("3-2", "3-1"),
-              ("3-2", "5-3"), ("9-3", "3-1")]
+SEED_GRID = [
+    [T("6-1"), T("0-0"), T("4-7"), T("5-3")],
+    [T("12-6"), T("9-12"), T("12-3"), T("3-2")],
+    [T("8-10"), T("11-11"), T("9-3"), T("3-1")],
+]
+SEED_PAIRS = [
+    ("6-1", "12-6"),
+    ("9-12", "12-6"),
+    ("9-12", "12-3"),
+    ("3-2", "3-1"),
+    ("3-2", "5-3"),
+    ("9-3", "3-1"),
+]
 
 
 def single_pairs(state) -> set[frozenset]:
@@ -49,7 +58,7 @@ def test_seed_example_close_up():
 
 
 def test_sizes_and_deal():
-    for max_pip, (rows, cols, left) in gn.SHAPES.items():
+    for max_pip, (rows, cols, _left) in gn.SHAPES.items():
         state = make_game("good-neighbors", max_pip=max_pip).new_initial_state(3)
         assert len(state.rows()) == rows and all(len(r) == cols for r in state.rows())
         assert len(state.grid) + len(state.stock) == len(DominoSet(max_pip))
@@ -61,9 +70,12 @@ def test_sizes_and_deal():
 def brute_force_turns(grid: list[Tile], cols: int) -> set[frozenset]:
     """All non-empty sets of disjoint good-neighbor pairs, by brute force over pair subsets."""
     cells = {k: divmod(k, cols) for k in range(len(grid))}
-    pairs = [(i, j) for i, j in itertools.combinations(range(len(grid)), 2)
-             if max(abs(cells[i][0] - cells[j][0]), abs(cells[i][1] - cells[j][1])) == 1
-             and grid[i].shares_number(grid[j])]
+    pairs = [
+        (i, j)
+        for i, j in itertools.combinations(range(len(grid)), 2)
+        if max(abs(cells[i][0] - cells[j][0]), abs(cells[i][1] - cells[j][1])) == 1
+        and grid[i].shares_number(grid[j])
+    ]
     out = set()
     for r in range(1, len(pairs) + 1):
         for combo in itertools.combinations(pairs, r):
@@ -86,9 +98,11 @@ def test_diagonal_touches_and_far_cells_do_not():
     game = GoodNeighborsGame(9)
     # 1-2 at (0,0) and 2-5 at (1,1) touch diagonally; 1-8 at (0,2) shares 1 with 1-2 but is two
     # cells away.
-    grid = [[T("1-2"), T("0-0"), T("1-8")],
-            [T("3-3"), T("2-5"), T("4-4")],
-            [T("6-6"), T("7-7"), T("9-9")]]
+    grid = [
+        [T("1-2"), T("0-0"), T("1-8")],
+        [T("3-3"), T("2-5"), T("4-4")],
+        [T("6-6"), T("7-7"), T("9-9")],
+    ]
     state = game.state_from_position(grid, seed=1)
     assert single_pairs(state) == {frozenset((T("1-2"), T("2-5")))}
 
@@ -104,8 +118,9 @@ def test_win_and_loss_conditions():
     s = g9.state_from_position([[T("1-2"), T("2-3"), T("4-4")], [None] * 3, [None] * 3], stock=[])
     s.apply_action(RemovePairs.of([(T("1-2"), T("2-3"))]))
     assert s.is_terminal() and s.returns() == [1.0]
-    stuck = g9.state_from_position([[T("1-2"), T("3-4"), T("5-6")], [None] * 3, [None] * 3],
-                                   stock=[])
+    stuck = g9.state_from_position(
+        [[T("1-2"), T("3-4"), T("5-6")], [None] * 3, [None] * 3], stock=[]
+    )
     assert stuck.is_terminal() and stuck.returns() == [0.0] and stuck.legal_actions() == []
     with pytest.raises(IllegalActionError):
         stuck.apply_action(RemovePairs.of([(T("1-2"), T("3-4"))]))
@@ -113,8 +128,11 @@ def test_win_and_loss_conditions():
 
 def test_state_from_position_rejects_impossible_positions():
     game = GoodNeighborsGame(9)
-    full = [[T("0-0"), T("0-1"), T("0-2")], [T("0-3"), T("0-4"), T("0-5")],
-            [T("0-6"), T("0-7"), T("0-8")]]
+    full = [
+        [T("0-0"), T("0-1"), T("0-2")],
+        [T("0-3"), T("0-4"), T("0-5")],
+        [T("0-6"), T("0-7"), T("0-8")],
+    ]
     with pytest.raises(ValueError, match="rows"):
         game.state_from_position(full[:2])
     with pytest.raises(ValueError, match="twice"):
@@ -129,7 +147,6 @@ def test_state_from_position_rejects_impossible_positions():
         game.state_from_position(full, stock=[T("9-9")])
 
 
-
 @pytest.mark.parametrize("max_pip", [9, 6])
 def test_solver_agrees_with_brute_force_near_the_end(max_pip):
     game = GoodNeighborsGame(max_pip)
@@ -138,8 +155,9 @@ def test_solver_agrees_with_brute_force_near_the_end(max_pip):
         state = game.new_initial_state(seed)
         rng = random.Random(seed)
         while not state.is_terminal() and len(state.stock) > 2:
-            state.apply_action(gn.greedy_action(state) if rng.random() < 0.5
-                               else gn.random_action(state, rng))
+            state.apply_action(
+                gn.greedy_action(state) if rng.random() < 0.5 else gn.random_action(state, rng)
+            )
         if state.is_terminal() or len(state.grid) > 10:
             continue
         assert gn.solve(state) == exhaustive_win(state)
@@ -164,8 +182,9 @@ def test_hint_ranks_the_losing_pair_last():
     game = GoodNeighborsGame(6)
     # stock empty: 0-1 1-2 2-3 3-4 in a row. Removing 1-2 + 2-3 leaves 0-1 and 3-4 (no pair):
     # a certain loss; every other turn wins.
-    s = game.state_from_position([[T("0-1"), T("1-2"), T("2-3"), T("3-4"), None, None],
-                                  [None] * 6], stock=[])
+    s = game.state_from_position(
+        [[T("0-1"), T("1-2"), T("2-3"), T("3-4"), None, None], [None] * 6], stock=[]
+    )
     h = gn.hint(s, samples=4, seed=0)
     rates = {a: r for a, r in h.ranking}
     assert rates[RemovePairs.of([(T("1-2"), T("2-3"))])] == 0.0

@@ -1,4 +1,5 @@
 """Luzon engine (RULES.md section 3; seed 003_*.txt)."""
+
 from __future__ import annotations
 
 import random
@@ -30,13 +31,13 @@ def test_deal_is_five_columns_of_five_and_a_reserve_of_three():
 def test_pair_rule_standard_and_sixes():
     assert lz.tiles_pair(T("0-0"), T("6-6"))
     assert lz.tiles_pair(T("0-1"), T("5-6"))
-    assert lz.tiles_pair(T("1-2"), T("3-6"))          # 12 pips
-    assert not lz.tiles_pair(T("1-2"), T("3-5"))      # 11 pips
+    assert lz.tiles_pair(T("1-2"), T("3-6"))  # 12 pips
+    assert not lz.tiles_pair(T("1-2"), T("3-5"))  # 11 pips
     assert not lz.tiles_pair(T("1-2"), T("3-6"), "sixes")  # ends do not sum to 6
-    assert lz.tiles_pair(T("1-2"), T("4-5"), "sixes")      # 1+5, 2+4
-    assert lz.tiles_pair(T("0-6"), T("3-3"), "sixes")      # the 6-pip tiles are exempt
+    assert lz.tiles_pair(T("1-2"), T("4-5"), "sixes")  # 1+5, 2+4
+    assert lz.tiles_pair(T("0-6"), T("3-3"), "sixes")  # the 6-pip tiles are exempt
     assert lz.tiles_pair(T("1-5"), T("2-4"), "sixes")
-    assert not lz.tiles_pair(T("3-3"), T("3-3"))           # a tile never pairs with itself
+    assert not lz.tiles_pair(T("3-3"), T("3-3"))  # a tile never pairs with itself
 
 
 def test_same_column_needs_a_move_first():
@@ -56,14 +57,20 @@ def test_same_column_needs_a_move_first():
 
 def test_five_columns_allow_no_move_and_reserve_tiles_never_pair_together():
     game = LuzonGame()
-    cols = [[T("6-6"), T("0-0")], [T("5-6"), T("0-1")], [T("4-6"), T("0-2")],
-            [T("3-6"), T("0-3")], [T("2-6"), T("0-4")]]
+    cols = [
+        [T("6-6"), T("0-0")],
+        [T("5-6"), T("0-1")],
+        [T("4-6"), T("0-2")],
+        [T("3-6"), T("0-3")],
+        [T("2-6"), T("0-4")],
+    ]
     s = game.state_from_position(cols, reserve=[])
     assert s.legal_actions() == [] and s.is_terminal() and s.returns() == [0.0]
     assert lz.solve(s) is False
     # reserve 0-0 and 6-6 would total 12 but reserve tiles never pair with each other
-    s = game.state_from_position([[T("1-1"), T("2-2")]], reserve=[T("0-0"), T("6-6")],
-                                 check_removed=False)
+    s = game.state_from_position(
+        [[T("1-1"), T("2-2")]], reserve=[T("0-0"), T("6-6")], check_removed=False
+    )
     assert s.is_terminal()
     with pytest.raises(IllegalActionError):
         s.apply_action(RemovePair.of(T("0-0"), T("6-6")))
@@ -73,10 +80,10 @@ def test_free_tile_pairs_with_reserve_and_columns_close():
     game = LuzonGame()
     s = game.state_from_position([[T("2-2"), T("1-5")], [T("4-4")]], reserve=[T("2-4")])
     legal = s.legal_actions()
-    assert RemovePair.of(T("1-5"), T("2-4")) in legal        # free + reserve, 12 pips
-    assert RemovePair.of(T("1-5"), T("4-4")) not in legal    # 10 pips
+    assert RemovePair.of(T("1-5"), T("2-4")) in legal  # free + reserve, 12 pips
+    assert RemovePair.of(T("1-5"), T("4-4")) not in legal  # 10 pips
     assert NewColumn(T("1-5")) in legal
-    assert NewColumn(T("4-4")) not in legal                  # moving a lone tile changes nothing
+    assert NewColumn(T("4-4")) not in legal  # moving a lone tile changes nothing
     s.apply_action(RemovePair.of(T("1-5"), T("2-4")))
     assert s.columns == [[T("2-2")], [T("4-4")]] and s.reserve == []
 
@@ -84,7 +91,9 @@ def test_free_tile_pairs_with_reserve_and_columns_close():
 def test_sixes_variant_restricts_pairs():
     cols = [[T("1-2")], [T("3-6")], [T("4-5")]]
     std = LuzonGame().state_from_position(cols, reserve=[T("0-0")], seed=0, check_removed=False)
-    six = LuzonGame("sixes").state_from_position(cols, reserve=[T("0-0")], seed=0, check_removed=False)
+    six = LuzonGame("sixes").state_from_position(
+        cols, reserve=[T("0-0")], seed=0, check_removed=False
+    )
     assert RemovePair.of(T("1-2"), T("3-6")) in std.legal_actions()
     assert RemovePair.of(T("1-2"), T("3-6")) not in six.legal_actions()
     assert RemovePair.of(T("1-2"), T("4-5")) in six.legal_actions()
@@ -136,12 +145,11 @@ def test_missing_tiles_must_pair_off_in_twelves():
     LuzonGame().state_from_position([table[i::5] for i in range(5)], [], check_removed=False)
 
 
-
 @pytest.mark.parametrize("variant", [None, "sixes"])
 def test_solver_agrees_with_brute_force(variant):
     game = LuzonGame(variant)
     checked = 0
-    depth = 14 if variant is None else 6     # random play rarely gets far in "sixes"
+    depth = 14 if variant is None else 6  # random play rarely gets far in "sixes"
     for seed in range(60):
         state = game.new_initial_state(seed)
         rng = random.Random(seed)
@@ -165,7 +173,7 @@ def test_solve_line_and_hint_follow_the_solver(variant):
         assert (line is not None) == (verdict is True)
         h = lz.hint(state)
         assert h.win_chance == (1.0 if verdict else 0.0)
-        if state.is_terminal():     # some deals offer no pair at all
+        if state.is_terminal():  # some deals offer no pair at all
             assert h.action is None and verdict is False
             continue
         assert h.action in state.legal_actions()
@@ -182,7 +190,10 @@ def test_solve_line_and_hint_follow_the_solver(variant):
 
 def test_greedy_prefers_two_column_tiles_over_the_reserve():
     game = LuzonGame()
-    s = game.state_from_position([[T("0-0"), T("2-4")], [T("1-1"), T("1-5")]],
-                                 reserve=[T("3-3"), T("0-6")], check_removed=False)
+    s = game.state_from_position(
+        [[T("0-0"), T("2-4")], [T("1-1"), T("1-5")]],
+        reserve=[T("3-3"), T("0-6")],
+        check_removed=False,
+    )
     a = lz.greedy_action(s)
     assert a == RemovePair.of(T("2-4"), T("1-5"))

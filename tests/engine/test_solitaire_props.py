@@ -4,6 +4,7 @@ Properties: tiles are conserved, no move breaks a rule (checked against the posi
 move with code independent of the engine), and replaying (seed, actions) reproduces the state.
 The Big Clock joins the replay property once ``engine/big_clock.py`` exists.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,7 +57,7 @@ def test_good_neighbors_conserves_tiles_and_keeps_the_rules(seed, picks, max_pip
             assert max(abs(ra - rb), abs(ca - cb)) == 1 and a.shares_number(b)
         # close-up keeps reading order, refill comes from the top of the stock
         kept = [t for t in before.grid if t not in set(used)]
-        drawn = before.stock[:game.cells - len(kept)]
+        drawn = before.stock[: game.cells - len(kept)]
         assert after.grid == kept + drawn
         assert len(after.grid) == game.cells or not after.stock
     if state.is_terminal():
@@ -83,12 +84,14 @@ def test_luzon_conserves_tiles_and_keeps_the_rules(seed, picks, variant):
         a, b = action.a, action.b
         assert a.pips + b.pips == 12
         if variant == "sixes" and not (a.pips == 6 and b.pips == 6):
-            assert {a.low + b.high, a.high + b.low} == {6} or {a.low + b.low, a.high + b.high} == {6}
+            assert {a.low + b.high, a.high + b.low} == {6} or {a.low + b.low, a.high + b.high} == {
+                6
+            }
         in_reserve = [t for t in (a, b) if t in before.reserve]
-        assert len(in_reserve) <= 1               # reserve tiles never pair together
+        assert len(in_reserve) <= 1  # reserve tiles never pair together
         cols = [free[t] for t in (a, b) if t not in before.reserve]
         assert len(cols) == 2 - len(in_reserve)
-        assert len(set(cols)) == len(cols)        # never two tiles of one column
+        assert len(set(cols)) == len(cols)  # never two tiles of one column
     if state.is_terminal():
         assert state.returns() == [1.0 if not state.columns and not state.reserve else 0.0]
 
@@ -124,9 +127,15 @@ def test_replay_from_seed_and_actions_reproduces_the_state(seed, picks, which):
 
 def run_terminal(argv_game: str, text: str, **kw) -> str:
     from companion.terminal import solitaire as term
-    args = argparse.Namespace(game=argv_game, seed=kw.get("seed", 5), players=2,
-                              max_pip=kw.get("max_pip"), variant=kw.get("variant"),
-                              hint=kw.get("hint", False))
+
+    args = argparse.Namespace(
+        game=argv_game,
+        seed=kw.get("seed", 5),
+        players=2,
+        max_pip=kw.get("max_pip"),
+        variant=kw.get("variant"),
+        hint=kw.get("hint", False),
+    )
     out = io.StringIO()
     assert term.play(args, stdin=io.StringIO(text), stdout=out) == 0
     return out.getvalue()
@@ -136,7 +145,7 @@ def test_terminal_handles_bad_input_hint_moves_and_eof():
     out = run_terminal("good-neighbors", "x\n99\nh\n1\n", max_pip=9)
     assert "type a move number" in out and "no move number 99" in out
     assert "hint:" in out and "win chance" in out
-    assert "removed: 2" in out                 # move 1 was played
+    assert "removed: 2" in out  # move 1 was played
     assert out.rstrip().endswith("end of input: bye")
 
 
@@ -146,12 +155,13 @@ def test_terminal_plays_luzon_to_the_end_and_rejects_bad_parameters():
     state = game.new_initial_state(seed)
     line = lz.solve_line(state)
     typed = []
-    for a in line:                             # type the solver's moves by their menu number
+    for a in line:  # type the solver's moves by their menu number
         typed.append(str(state.legal_actions().index(a) + 1))
         state.apply_action(a)
     out = run_terminal("luzon", "\n".join(typed) + "\n", seed=seed)
     assert "You won!" in out
     from companion.terminal import solitaire as term
+
     with pytest.raises(ValueError, match="only for luzon"):
         run_terminal("good-neighbors", "", variant="sixes")
     with pytest.raises(ValueError, match="double-6"):

@@ -1,4 +1,5 @@
 """Tableaux rules (RULES.md section 5, seed 002_*.txt, docs/tableaux-rules.md)."""
+
 from __future__ import annotations
 
 import random
@@ -7,8 +8,17 @@ import pytest
 
 from engine import make_game
 from engine.game import IllegalActionError
-from engine.tableaux import (END_TURN, PASS, Board, Place, TableauxGame, best_turn,
-                             greedy_action, hint, threat)
+from engine.tableaux import (
+    END_TURN,
+    PASS,
+    Board,
+    Place,
+    TableauxGame,
+    best_turn,
+    greedy_action,
+    hint,
+    threat,
+)
 from engine.tableaux.hint import WIN_BONUS
 from engine.tiles import Tile
 
@@ -22,19 +32,28 @@ STAGGERED = [((4, 2), (0, 0), (1, 0)), ((2, 3), (1, 1), (2, 1))]
 
 # Seed example of a centre play: the notch (1, 1) is flush with 1 above, 2 left, 3 below (a
 # made-up tableau: no order of legal plays builds it, so it is built with check_build=False).
-NOTCH = [((0, 1), (-1, 1), (0, 1)), ((0, 2), (1, -1), (1, 0)), ((3, 0), (2, 1), (3, 1)),
-         ((4, 4), (0, -1), (0, 0)), ((5, 6), (2, 0), (2, -1))]
+NOTCH = [
+    ((0, 1), (-1, 1), (0, 1)),
+    ((0, 2), (1, -1), (1, 0)),
+    ((3, 0), (2, 1), (3, 1)),
+    ((4, 4), (0, -1), (0, 0)),
+    ((5, 6), (2, 0), (2, -1)),
+]
 
 
 def position(placed, hand, **kw):
-    return TableauxGame.state_from_position(placed, [T(h) for h in hand], seed=kw.pop("seed", 1),
-                                            **kw)
+    return TableauxGame.state_from_position(
+        placed, [T(h) for h in hand], seed=kw.pop("seed", 1), **kw
+    )
 
 
 def moves_at(state, cell):
     """{(tile, low_cell, high_cell): placement} of plays whose touching half is on ``cell``."""
-    return {(str(m.tile), m.low_cell, m.high_cell): m for m in state.placements()
-            if cell in (m.low_cell, m.high_cell)}
+    return {
+        (str(m.tile), m.low_cell, m.high_cell): m
+        for m in state.placements()
+        if cell in (m.low_cell, m.high_cell)
+    }
 
 
 # --- the seed's examples ---------------------------------------------------------------------
@@ -56,8 +75,11 @@ def test_centre_example_1_5_and_0_6_score_6():
     got = {(str(m.tile), s.board.num.get((1, 1)), m.low_cell, m.high_cell) for m in centre}
     # 1-5 both ways round (X + Y = 6), 0-6 both ways (X = 6 or X + Y = 6)
     assert {(t, lo, hi) for t, _n, lo, hi in got} == {
-        ("1-5", (1, 1), (1, 2)), ("1-5", (1, 2), (1, 1)),
-        ("0-6", (1, 1), (1, 2)), ("0-6", (1, 2), (1, 1))}
+        ("1-5", (1, 1), (1, 2)),
+        ("1-5", (1, 2), (1, 1)),
+        ("0-6", (1, 1), (1, 2)),
+        ("0-6", (1, 2), (1, 1)),
+    }
     assert all(m.points == 6 and m.continues for m in centre)
 
 
@@ -111,11 +133,14 @@ def test_side_play_needs_stagger_parallel_and_equal_number():
 
 def test_two_flush_halves_on_opposite_sides_is_illegal():
     b = Board()
-    b.place((0, 0), 1, (-1, 0), 1)   # vertical tile in column 0
-    b.place((0, 2), 2, (-1, 2), 5)   # vertical tile in column 2
-    assert b.adj[(0, 1)] == 2        # (0, 1): flush left and right, nothing above or below
-    for lo, hi, tile in (((0, 1), (1, 1), T("3-5")), ((1, 1), (0, 1), T("0-3")),
-                         ((0, 1), (1, 1), T("3-3"))):
+    b.place((0, 0), 1, (-1, 0), 1)  # vertical tile in column 0
+    b.place((0, 2), 2, (-1, 2), 5)  # vertical tile in column 2
+    assert b.adj[(0, 1)] == 2  # (0, 1): flush left and right, nothing above or below
+    for lo, hi, tile in (
+        ((0, 1), (1, 1), T("3-5")),
+        ((1, 1), (0, 1), T("0-3")),
+        ((0, 1), (1, 1), T("3-3")),
+    ):
         assert b.classify(lo, hi, tile) is None
     assert not [slot for slot in b.slots() if slot.e == (0, 1)]
     # the same two numbers on perpendicular sides make a corner
@@ -267,16 +292,19 @@ def test_whole_games_end_with_a_winner():
 
 
 # --- state_from_position ------------------------------------------------------------------------
-@pytest.mark.parametrize("placed,hand,msg", [
-    ([], ["1-2"], "empty"),
-    ([((1, 2), (0, 0), (1, 0)), ((2, 1), (5, 5), (5, 6))], [], "twice"),
-    ([((1, 2), (0, 0), (1, 0)), ((3, 4), (1, 0), (1, 1))], [], "covered"),
-    ([((1, 2), (0, 0), (2, 0))], [], "adjacent"),
-    ([((1, 7), (0, 0), (1, 0))], [], "not in a double-6"),
-    ([((1, 2), (0, 0), (1, 0)), ((3, 4), (5, 5), (5, 6))], [], "several pieces"),
-    ([((1, 2), (0, 0), (1, 0))], ["1-2"], "twice"),
-    ([((1, 2), (0, 0), (1, 0))], ["0-1", "0-2", "0-3", "0-4", "0-5"], "at most 4"),
-])
+@pytest.mark.parametrize(
+    "placed,hand,msg",
+    [
+        ([], ["1-2"], "empty"),
+        ([((1, 2), (0, 0), (1, 0)), ((2, 1), (5, 5), (5, 6))], [], "twice"),
+        ([((1, 2), (0, 0), (1, 0)), ((3, 4), (1, 0), (1, 1))], [], "covered"),
+        ([((1, 2), (0, 0), (2, 0))], [], "adjacent"),
+        ([((1, 7), (0, 0), (1, 0))], [], "not in a double-6"),
+        ([((1, 2), (0, 0), (1, 0)), ((3, 4), (5, 5), (5, 6))], [], "several pieces"),
+        ([((1, 2), (0, 0), (1, 0))], ["1-2"], "twice"),
+        ([((1, 2), (0, 0), (1, 0))], ["0-1", "0-2", "0-3", "0-4", "0-5"], "at most 4"),
+    ],
+)
 def test_state_from_position_rejects_impossible_positions(placed, hand, msg):
     with pytest.raises(ValueError, match=msg):
         TableauxGame.state_from_position(placed, [T(h) for h in hand])
@@ -318,9 +346,14 @@ def test_a_tableau_no_legal_plays_build_is_refused():
 
 
 def test_state_from_position_cells_carry_the_stated_numbers():
-    s = TableauxGame(9).state_from_position([(T("2-7"), (0, 0), (0, 1)), ((7, 1), (1, 1), (1, 2))],
-                                            [T("9-9")], scores=(10, 20), player=1,
-                                            opponent_hand_count=3, seed=0)
+    s = TableauxGame(9).state_from_position(
+        [(T("2-7"), (0, 0), (0, 1)), ((7, 1), (1, 1), (1, 2))],
+        [T("9-9")],
+        scores=(10, 20),
+        player=1,
+        opponent_hand_count=3,
+        seed=0,
+    )
     assert s.board.num == {(0, 0): 2, (0, 1): 7, (1, 1): 7, (1, 2): 1}
     assert s.player == 1 and s.hands[1] == [T("9-9")] and len(s.hands[0]) == 3
     assert len(s.boneyard) == 55 - 2 - 1 - 3 and s.scores == [10, 20]
@@ -447,8 +480,12 @@ def test_clone_is_independent_and_actions_read_as_json():
     c.apply_action(a)
     assert s.history == [] and len(s.board) == 1 and c.history == [a]
     s.apply_action(a)  # the same action on the original gives the same position
-    assert (s.board.num, s.hands, s.boneyard, s.scores) == (c.board.num, c.hands, c.boneyard,
-                                                             c.scores)
+    assert (s.board.num, s.hands, s.boneyard, s.scores) == (
+        c.board.num,
+        c.hands,
+        c.boneyard,
+        c.scores,
+    )
     j = s.action_to_json(a)
     assert j["type"] == "place" and j["tile"] == [a.tile.low, a.tile.high]
     assert j["low_cell"] == list(a.low_cell) and s.action_to_json(PASS) == {"type": "pass"}

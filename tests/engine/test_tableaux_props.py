@@ -1,5 +1,6 @@
 """Property tests for Tableaux: tiles conserved, every play legal by a brute-force reading of
 RULES.md section 5, replay reproduces, the move generator finds exactly the legal plays."""
+
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
@@ -17,12 +18,17 @@ def reference_play(num, partner, tile, low_cell, high_cell):
         return None
     if abs(low_cell[0] - high_cell[0]) + abs(low_cell[1] - high_cell[1]) != 1:
         return None
-    halves = [(low_cell, tile.low, high_cell, tile.high),
-              (high_cell, tile.high, low_cell, tile.low)]
+    halves = [
+        (low_cell, tile.low, high_cell, tile.high),
+        (high_cell, tile.high, low_cell, tile.low),
+    ]
     touching = []
     for cell, x, other, y in halves:
-        flush = [(d, (cell[0] + d[0], cell[1] + d[1])) for d in DIRS
-                 if (cell[0] + d[0], cell[1] + d[1]) in num]
+        flush = [
+            (d, (cell[0] + d[0], cell[1] + d[1]))
+            for d in DIRS
+            if (cell[0] + d[0], cell[1] + d[1]) in num
+        ]
         if flush:
             touching.append((cell, x, other, y, flush))
     if len(touching) != 1:
@@ -71,8 +77,9 @@ def reference_moves(state):
 
 
 def conserved(state):
-    tiles = [t for t, _a, _b in state.board.tiles()] + state.hands[0] + state.hands[1] \
-        + state.boneyard
+    tiles = (
+        [t for t, _a, _b in state.board.tiles()] + state.hands[0] + state.hands[1] + state.boneyard
+    )
     return sorted(tiles) == sorted(state.tgame.tile_set.tiles)
 
 
@@ -117,7 +124,6 @@ def test_hint_and_greedy_games_replay_and_stay_legal(seed):
         assert conserved(s)
     r = game.replay(seed, s.history)
     assert r.scores == s.scores and r.board.num == s.board.num
-
 
 
 @settings(max_examples=15, deadline=None)

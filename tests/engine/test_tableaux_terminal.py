@@ -1,4 +1,5 @@
 """The Tableaux terminal front end (companion/terminal/tableaux.py) with scripted input."""
+
 from __future__ import annotations
 
 import argparse
@@ -10,8 +11,9 @@ from companion.terminal.tableaux import play
 
 
 def args(seed=3, max_pip=6, hint=False):
-    return argparse.Namespace(game="tableaux", seed=seed, max_pip=max_pip, hint=hint, players=2,
-                              variant=None)
+    return argparse.Namespace(
+        game="tableaux", seed=seed, max_pip=max_pip, hint=hint, players=2, variant=None
+    )
 
 
 def run(text, **kw):

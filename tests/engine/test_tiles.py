@@ -1,4 +1,5 @@
 """Tests of engine/tiles.py: Tile normalisation and parsing, DominoSet sizes and checks."""
+
 import random
 
 import pytest
@@ -31,9 +32,16 @@ def test_tile_rejects_bad_ends(bad):
         Tile(*bad)
 
 
-@pytest.mark.parametrize("text,expected", [("3-5", Tile(3, 5)), ("5:3", Tile(3, 5)),
-                                           ("0|0", Tile(0, 0)), ("46", Tile(4, 6)),
-                                           (" 12-10 ", Tile(10, 12))])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("3-5", Tile(3, 5)),
+        ("5:3", Tile(3, 5)),
+        ("0|0", Tile(0, 0)),
+        ("46", Tile(4, 6)),
+        (" 12-10 ", Tile(10, 12)),
+    ],
+)
 def test_tile_parse(text, expected):
     assert Tile.parse(text) == expected
 

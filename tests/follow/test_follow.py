@@ -1,4 +1,5 @@
 """Following a game from camera frames: tracking, plays, flags, automatic scores, the CLI."""
+
 from __future__ import annotations
 
 import json
@@ -17,24 +18,47 @@ from vision.types import TileDetection
 
 
 def _labels(placements: list[Placement], seed: int = 0, size=(1024, 768)) -> list[TileDetection]:
-    cam = make_camera(np.random.default_rng(seed), placements or [Placement(Tile(0, 0))], size,
-                      fill=0.7, rotation_deg=10.0, tilt=0.05)
-    return [TileDetection(cam.project(p.plane_corners()).astype(np.float32), 0.9, pips=p.shown(),
-                          pip_confidence=0.95) for p in placements]
+    cam = make_camera(
+        np.random.default_rng(seed),
+        placements or [Placement(Tile(0, 0))],
+        size,
+        fill=0.7,
+        rotation_deg=10.0,
+        tilt=0.05,
+    )
+    return [
+        TileDetection(
+            cam.project(p.plane_corners()).astype(np.float32),
+            0.9,
+            pips=p.shown(),
+            pip_confidence=0.95,
+        )
+        for p in placements
+    ]
 
 
-def _shaken(dets: list[TileDetection], rng: np.random.Generator, px: float = 3.0) -> list[TileDetection]:
+def _shaken(
+    dets: list[TileDetection], rng: np.random.Generator, px: float = 3.0
+) -> list[TileDetection]:
     d = rng.normal(0, px, 2).astype(np.float32)
-    return [TileDetection(t.corners + d, t.confidence, pips=t.pips, pip_confidence=t.pip_confidence) for t in dets]
+    return [
+        TileDetection(t.corners + d, t.confidence, pips=t.pips, pip_confidence=t.pip_confidence)
+        for t in dets
+    ]
 
 
 def _grid_placements(tiles: list[Tile]) -> list[Placement]:
-    return [Placement(t, False, ((k % 4) * 2.4, -(k // 4) * 1.4), 0.0, False) for k, t in enumerate(tiles)]
+    return [
+        Placement(t, False, ((k % 4) * 2.4, -(k // 4) * 1.4), 0.0, False)
+        for k, t in enumerate(tiles)
+    ]
 
 
 def test_tracker_ignores_a_hand_over_the_table():
     rng = np.random.default_rng(1)
-    tiles = [Tile(a, b) for a, b in ((0, 1), (2, 3), (4, 5), (1, 6), (3, 3), (2, 5), (0, 6), (4, 4))]
+    tiles = [
+        Tile(a, b) for a, b in ((0, 1), (2, 3), (4, 5), (1, 6), (3, 3), (2, 5), (0, 6), (4, 4))
+    ]
     base = _labels(_grid_placements(tiles))
     tr = Tracker(steady_frames=3)
     changes = [tr.update(_shaken(base, rng)).changed for _ in range(4)]
@@ -42,8 +66,15 @@ def test_tracker_ignores_a_hand_over_the_table():
     assert {Tile(*d.pips) for d in tr.stable} == set(tiles)
     # a hand hides three tiles for two frames, then a frame misreads one tile and misses another
     hidden = [d for d in base if Tile(*d.pips) not in {Tile(0, 1), Tile(2, 3), Tile(4, 5)}]
-    glitch = [TileDetection(d.corners, 0.9, pips=(6, 6) if Tile(*d.pips) == Tile(3, 3) else d.pips,
-                            pip_confidence=0.95) for d in base[:3] + base[4:]]
+    glitch = [
+        TileDetection(
+            d.corners,
+            0.9,
+            pips=(6, 6) if Tile(*d.pips) == Tile(3, 3) else d.pips,
+            pip_confidence=0.95,
+        )
+        for d in base[:3] + base[4:]
+    ]
     for frame in (hidden, hidden, glitch, base, base):
         up = tr.update(_shaken(frame, rng))
         assert not up.changed
@@ -61,9 +92,18 @@ def test_tracker_takes_a_moved_tile_but_not_camera_motion():
     for _ in range(2):
         tr.update(_labels(pl))
     # the whole view turns, shifts and zooms (the phone moved): no change
-    cam2 = make_camera(np.random.default_rng(0), pl, (1024, 768), fill=0.6, rotation_deg=25.0, tilt=0.05)
-    turned = [TileDetection(cam2.project(p.plane_corners()).astype(np.float32), 0.9, pips=p.shown(),
-                            pip_confidence=0.95) for p in pl]
+    cam2 = make_camera(
+        np.random.default_rng(0), pl, (1024, 768), fill=0.6, rotation_deg=25.0, tilt=0.05
+    )
+    turned = [
+        TileDetection(
+            cam2.project(p.plane_corners()).astype(np.float32),
+            0.9,
+            pips=p.shown(),
+            pip_confidence=0.95,
+        )
+        for p in pl
+    ]
     assert not any(tr.update(turned).changed for _ in range(3))
     # one tile slides two tile widths: a change
     pl[2] = Placement(pl[2].tile, False, (pl[2].centre[0], pl[2].centre[1] - 3.0), 0.0, False)
@@ -88,8 +128,16 @@ def test_tableaux_play_found_and_scored():
     b.place((0, 0), 2, (1, 0), 3)
     side = next(m for m in b.placements([Tile(3, 5)]) if m.kind == "side")
     b.place(side.low_cell, 3, side.high_cell, 5)
-    corner = next((m for t in (Tile(a, c) for a in range(7) for c in range(a, 7))
-                   if t not in (Tile(2, 3), Tile(3, 5)) for m in b.placements([t]) if m.kind == "corner"), None)
+    corner = next(
+        (
+            m
+            for t in (Tile(a, c) for a in range(7) for c in range(a, 7))
+            if t not in (Tile(2, 3), Tile(3, 5))
+            for m in b.placements([t])
+            if m.kind == "corner"
+        ),
+        None,
+    )
     assert corner is not None
 
     def place(tile: Tile, c_low, c_high) -> Placement:
@@ -102,7 +150,9 @@ def test_tableaux_play_found_and_scored():
     assert _feed(f, _labels(pl))[-1]["type"] == "hand_start"
     pl.append(place(Tile(3, 5), side.low_cell, side.high_cell))
     got = [r for r in _feed(f, _labels(pl)) if r["type"] == "play"]
-    assert [(r["player"], r["tile"], r["kind"], r["points"]) for r in got] == [(1, "3-5", "side", 0)]
+    assert [(r["player"], r["tile"], r["kind"], r["points"]) for r in got] == [
+        (1, "3-5", "side", 0)
+    ]
     pl.append(place(corner.tile, corner.low_cell, corner.high_cell))
     recs = _feed(f, _labels(pl))
     play = next(r for r in recs if r["type"] == "play")
@@ -159,14 +209,25 @@ def test_draw_game_blocked_hand_scored_from_the_shown_tiles():
     line, hands, last, result = _first_blocked_hand(4)
     f = Follower("draw100", players=4)
     r = f._rules
-    r.line, r.node, r.last_player, r.phase = line, {n.tile: n.id for n in line.nodes}, last, "reveal"
+    r.line, r.node, r.last_player, r.phase = (
+        line,
+        {n.tile: n.id for n in line.nodes},
+        last,
+        "reveal",
+    )
     out = []
     for k in range(1, 5):  # each player shows the tiles left, from the left of the last player
         r.group = set(hands[(last + k) % 4])
         out += r._close_group()
-    assert [e["player"] for e in out if e["type"] == "hand_shown"] == [(last + k) % 4 for k in (1, 2, 3, 4)]
+    assert [e["player"] for e in out if e["type"] == "hand_shown"] == [
+        (last + k) % 4 for k in (1, 2, 3, 4)
+    ]
     scored = next(e for e in out if e["type"] == "hand_scored")
-    assert (scored["kind"], scored["winner"], scored["points"]) == ("blocked", result.winner, result.points)
+    assert (scored["kind"], scored["winner"], scored["points"]) == (
+        "blocked",
+        result.winner,
+        result.points,
+    )
     assert scored["hand_pips"] == list(result.hand_pips)
     want = [0, 0, 0, 0]
     want[result.winner] = result.points
@@ -189,7 +250,7 @@ def test_luzon_pair_removed_and_illegal_pair_flagged():
     assert next(r for r in recs if r["type"] == "progress")["removed"] == 2
     # two free tiles that do not total 12 taken away
     free = after.free_tiles()
-    a, b = next((x, y) for i, x in enumerate(free) for y in free[i + 1:] if x.pips + y.pips != 12)
+    a, b = next((x, y) for i, x in enumerate(free) for y in free[i + 1 :] if x.pips + y.pips != 12)
     bad = after.clone()
     for t in (a, b):
         col = next(c for c in bad.columns if c and c[-1] == t)
@@ -197,7 +258,9 @@ def test_luzon_pair_removed_and_illegal_pair_flagged():
     bad.columns = [c for c in bad.columns if c]
     recs = _feed(f, _labels(_luzon_placements(bad, 1)))
     assert not [r for r in recs if r["type"] == "play"]
-    assert [r["message"] for r in recs if r["type"] == "flag"] == [f"{min(a, b)} and {max(a, b)} do not total 12 pips"]
+    assert [r["message"] for r in recs if r["type"] == "flag"] == [
+        f"{min(a, b)} and {max(a, b)} do not total 12 pips"
+    ]
 
 
 def test_follow_rejects_unknown_game_and_taps():

@@ -1,5 +1,6 @@
 """Tests of vision.layout: each game's rebuild (rotated, perspective), the real photo's line of
 play from hand-entered boxes, and the problems (unreadable, doubtful, duplicate, too many)."""
+
 from __future__ import annotations
 
 import json
@@ -13,10 +14,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 import vintage_fixture  # noqa: E402
+
 from engine.tiles import Tile  # noqa: E402
 from vision.layout import read  # noqa: E402
-from vision.render.layouts import (GAMES, make_layout, project_layout, read_matches,  # noqa: E402
-                                   render_layout)
+from vision.render.layouts import GAMES, make_layout, project_layout, read_matches, render_layout  # noqa: E402
 from vision.types import TileDetection  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,15 +27,22 @@ def _warp(dets, H):
     out = []
     for d in dets:
         p = np.c_[d.corners, np.ones(4)] @ H.T
-        out.append(TileDetection((p[:, :2] / p[:, 2:3]).astype(np.float32), d.confidence,
-                                 pips=d.pips, pip_confidence=d.pip_confidence))
+        out.append(
+            TileDetection(
+                (p[:, :2] / p[:, 2:3]).astype(np.float32),
+                d.confidence,
+                pips=d.pips,
+                pip_confidence=d.pip_confidence,
+            )
+        )
     return out
 
 
 def _sample(game, seed, rot=None, tilt=0.15, noise=1.5, **kw):
     s = make_layout(game, random.Random(seed), **kw)
-    return project_layout(s, np.random.default_rng(seed), rotation_deg=rot, tilt=tilt,
-                          corner_noise_px=noise)
+    return project_layout(
+        s, np.random.default_rng(seed), rotation_deg=rot, tilt=tilt, corner_noise_px=noise
+    )
 
 
 # --- the real photo --------------------------------------------------------------------------
@@ -45,11 +53,12 @@ def _check_vintage(result):
     lay = result.layout
     assert sorted(lay["spinners"]) == ["0-0", "3-3", "4-4", "5-5"]
     items = lay["line"]
-    parent_of = {it["tile"]: (None if it["parent"] is None else items[it["parent"]]["tile"])
-                 for it in items}
+    parent_of = {
+        it["tile"]: (None if it["parent"] is None else items[it["parent"]]["tile"]) for it in items
+    }
     assert len(items) == 12
-    assert parent_of["1-4"] == "4-4"                      # 1-4 stands on 4-4
-    for t in ("2-5", "3-5", "4-5"):                       # 5-5's three arms
+    assert parent_of["1-4"] == "4-4"  # 1-4 stands on 4-4
+    for t in ("2-5", "3-5", "4-5"):  # 5-5's three arms
         assert parent_of[t] == "5-5" or parent_of["5-5"] == t
     assert sorted(e["number"] for e in lay["open_ends"]) == VINTAGE_OPEN
     assert not [p for p in result.problems if p.blocking]
@@ -72,8 +81,13 @@ def test_vintage_line_of_play_through_the_detector():
 
 def test_vintage_rotated_and_in_perspective_with_a_hand():
     H = np.array([[0.8, -0.45, 300], [0.5, 0.75, 40], [0.0004, 0.0003, 1.0]])
-    r = read(_warp(vintage_fixture.detections(), H), "draw100", hand=["1-1", "2-2", "5-6"],
-             with_hint=False, seed=3)
+    r = read(
+        _warp(vintage_fixture.detections(), H),
+        "draw100",
+        hand=["1-1", "2-2", "5-6"],
+        with_hint=False,
+        seed=3,
+    )
     _check_vintage(r)
     assert r.ok
     moves = {m["text"] for m in r.legal_moves}
@@ -83,8 +97,13 @@ def test_vintage_rotated_and_in_perspective_with_a_hand():
 
 
 def test_vintage_hint_is_a_legal_move():
-    r = read(vintage_fixture.detections(), "draw100", hand=["1-1", "2-2", "5-6"], seed=1,
-             hint_kwargs={"samples": 4})
+    r = read(
+        vintage_fixture.detections(),
+        "draw100",
+        hand=["1-1", "2-2", "5-6"],
+        seed=1,
+        hint_kwargs={"samples": 4},
+    )
     assert r.hint is not None and r.hint.action in r.state.legal_actions()
     json.dumps(r.to_json())
 
@@ -123,8 +142,23 @@ def test_good_neighbors_rows_from_centres_when_box_angles_are_noisy():
     from vision.layout.good_neighbors import row_direction
 
     rng = np.random.default_rng(5)
-    tiles = [f"{a}-{b}" for a, b in [(0, 4), (1, 5), (2, 3), (4, 5), (0, 5), (2, 6), (2, 4), (2, 2),
-                                      (0, 3), (1, 1), (1, 2), (0, 6)]]
+    tiles = [
+        f"{a}-{b}"
+        for a, b in [
+            (0, 4),
+            (1, 5),
+            (2, 3),
+            (4, 5),
+            (0, 5),
+            (2, 6),
+            (2, 4),
+            (2, 2),
+            (0, 3),
+            (1, 1),
+            (1, 2),
+            (0, 6),
+        ]
+    ]
     L, W, slope = 104.0, 52.0, np.radians(1.5)
     u = np.array([np.cos(slope), np.sin(slope)])
     v = np.array([-u[1], u[0]])
@@ -134,12 +168,19 @@ def test_good_neighbors_rows_from_centres_when_box_angles_are_noisy():
         ctr = np.array([70.0, 80.0]) + c * 1.15 * L * u + r * 1.33 * W * v
         a = slope - np.radians(rng.uniform(3, 7))
         uu, vv = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
-        corners = np.array([ctr + sx * L / 2 * uu + sy * W / 2 * vv
-                            for sx, sy in [(-1, -1), (1, -1), (1, 1), (-1, 1)]], np.float32)
+        corners = np.array(
+            [
+                ctr + sx * L / 2 * uu + sy * W / 2 * vv
+                for sx, sy in [(-1, -1), (1, -1), (1, 1), (-1, 1)]
+            ],
+            np.float32,
+        )
         a_, b_ = (int(x) for x in t.split("-"))
         dets.append(TileDetection(corners, 0.9, pips=(a_, b_), pip_confidence=0.95))
         centres.append(ctr)
-    got = row_direction(np.array(centres), np.array([np.cos(slope - 0.09), np.sin(slope - 0.09)]), L)
+    got = row_direction(
+        np.array(centres), np.array([np.cos(slope - 0.09), np.sin(slope - 0.09)]), L
+    )
     assert abs(np.degrees(np.arctan2(got[1], got[0])) - 1.5) < 0.5
     r = read(dets, "good-neighbors", max_pip=6, with_hint=False)
     assert r.layout["grid"] == [tiles[:6], tiles[6:]]
@@ -149,21 +190,104 @@ def test_good_neighbors_rows_from_centres_when_box_angles_are_noisy():
 #: Detector output on a rendered draw-game layout (bench_layout seed 1, position 129) that once
 #: crashed the line builder (StopIteration: a third tile on the ends of the first double).
 CRASH_129 = [
-    ([[930.0, 521.4000244140625], [929.0, 619.0], [885.7000122070312, 618.5999755859375], [886.7999877929688, 521.0]], (1, 3)),
-    ([[925.5999755859375, 598.7999877929688], [932.0, 685.2999877929688], [889.0, 688.5], [882.5999755859375, 602.0]], (3, 6)),
-    ([[921.7999877929688, 61.79999923706055], [924.4000244140625, 150.6999969482422], [879.9000244140625, 152.0], [877.2999877929688, 63.099998474121094]], (4, 3)),
-    ([[925.5, 3.5], [923.4000244140625, 94.5], [877.0999755859375, 93.5], [879.2000122070312, 2.4000000953674316]], (4, 5)),
-    ([[925.0999755859375, 190.60000610351562], [925.7000122070312, 277.8999938964844], [878.9000244140625, 278.29998779296875], [878.2999877929688, 190.89999389648438]], (4, 4)),
-    ([[925.7000122070312, 317.8999938964844], [928.5, 413.1000061035156], [881.7000122070312, 414.5], [878.9000244140625, 319.29998779296875]], (4, 4)),
-    ([[886.0999755859375, 325.1000061035156], [795.0, 326.20001220703125], [794.5, 283.79998779296875], [885.5999755859375, 282.79998779296875]], (4, 0)),
-    ([[924.0, 142.39999389648438], [923.0, 248.39999389648438], [878.7000122070312, 248.0], [879.7000122070312, 142.0]], (3, 4)),
-    ([[922.2000122070312, 412.6000061035156], [931.0, 512.2999877929688], [882.2000122070312, 516.5999755859375], [873.4000244140625, 416.8999938964844]], (6, 1)),
-    ([[835.2999877929688, 277.3999938964844], [932.5, 286.20001220703125], [928.0999755859375, 335.5], [830.7999877929688, 326.70001220703125]], (4, 4)),
+    (
+        [
+            [930.0, 521.4000244140625],
+            [929.0, 619.0],
+            [885.7000122070312, 618.5999755859375],
+            [886.7999877929688, 521.0],
+        ],
+        (1, 3),
+    ),
+    (
+        [
+            [925.5999755859375, 598.7999877929688],
+            [932.0, 685.2999877929688],
+            [889.0, 688.5],
+            [882.5999755859375, 602.0],
+        ],
+        (3, 6),
+    ),
+    (
+        [
+            [921.7999877929688, 61.79999923706055],
+            [924.4000244140625, 150.6999969482422],
+            [879.9000244140625, 152.0],
+            [877.2999877929688, 63.099998474121094],
+        ],
+        (4, 3),
+    ),
+    (
+        [
+            [925.5, 3.5],
+            [923.4000244140625, 94.5],
+            [877.0999755859375, 93.5],
+            [879.2000122070312, 2.4000000953674316],
+        ],
+        (4, 5),
+    ),
+    (
+        [
+            [925.0999755859375, 190.60000610351562],
+            [925.7000122070312, 277.8999938964844],
+            [878.9000244140625, 278.29998779296875],
+            [878.2999877929688, 190.89999389648438],
+        ],
+        (4, 4),
+    ),
+    (
+        [
+            [925.7000122070312, 317.8999938964844],
+            [928.5, 413.1000061035156],
+            [881.7000122070312, 414.5],
+            [878.9000244140625, 319.29998779296875],
+        ],
+        (4, 4),
+    ),
+    (
+        [
+            [886.0999755859375, 325.1000061035156],
+            [795.0, 326.20001220703125],
+            [794.5, 283.79998779296875],
+            [885.5999755859375, 282.79998779296875],
+        ],
+        (4, 0),
+    ),
+    (
+        [
+            [924.0, 142.39999389648438],
+            [923.0, 248.39999389648438],
+            [878.7000122070312, 248.0],
+            [879.7000122070312, 142.0],
+        ],
+        (3, 4),
+    ),
+    (
+        [
+            [922.2000122070312, 412.6000061035156],
+            [931.0, 512.2999877929688],
+            [882.2000122070312, 516.5999755859375],
+            [873.4000244140625, 416.8999938964844],
+        ],
+        (6, 1),
+    ),
+    (
+        [
+            [835.2999877929688, 277.3999938964844],
+            [932.5, 286.20001220703125],
+            [928.0999755859375, 335.5],
+            [830.7999877929688, 326.70001220703125],
+        ],
+        (4, 4),
+    ),
 ]
 
 
 def test_draw100_three_tiles_on_a_double_is_a_problem_not_a_crash():
-    dets = [TileDetection(np.array(c, np.float32), 0.9, pips=v, pip_confidence=0.9) for c, v in CRASH_129]
+    dets = [
+        TileDetection(np.array(c, np.float32), 0.9, pips=v, pip_confidence=0.9)
+        for c, v in CRASH_129
+    ]
     r = read(dets, "draw100", max_pip=6, with_hint=False)
     assert not r.ok and any(p.kind == "duplicate" for p in r.problems)
 
@@ -222,8 +346,12 @@ def _luzon_fits(s, k):
     from engine.tiles import DominoSet
 
     others = {Tile(*d.pips) for i, d in enumerate(s.labels) if i != k}
-    return [t for t in DominoSet(6).tiles if t not in others
-            and removable_in_pairs([u for u in DominoSet(6).tiles if u not in others and u != t])]
+    return [
+        t
+        for t in DominoSet(6).tiles
+        if t not in others
+        and removable_in_pairs([u for u in DominoSet(6).tiles if u not in others and u != t])
+    ]
 
 
 def test_unreadable_tile_is_named_not_guessed():
@@ -247,7 +375,9 @@ def test_unreadable_tile_is_named_not_guessed():
             seen["named"] += 1
         else:
             assert fits == [Tile(*truth)]
-            assert [(p.tile_index, p.blocking) for p in r.problems if p.kind == "deduced"] == [(k, False)]
+            assert [(p.tile_index, p.blocking) for p in r.problems if p.kind == "deduced"] == [
+                (k, False)
+            ]
             assert f"only {fits[0]}" in [p.message for p in r.problems if p.kind == "deduced"][0]
             assert read_matches(s, r) and r.state is not None
             seen["deduced"] += 1
@@ -284,8 +414,13 @@ def test_too_many_tiles_for_the_clock():
     spare = next(t for t in __import__("engine.tiles").tiles.DominoSet(6).tiles if t not in used)
     extra = []
     for k, d in enumerate(s.labels[1:4]):
-        extra.append(TileDetection(d.corners + np.float32([2000, 0]), 1.0,
-                                   pips=(spare.low, spare.high) if k == 0 else d.pips))
+        extra.append(
+            TileDetection(
+                d.corners + np.float32([2000, 0]),
+                1.0,
+                pips=(spare.low, spare.high) if k == 0 else d.pips,
+            )
+        )
     r = read(s.labels + extra[:1], "big-clock", max_pip=6, with_hint=False)
     assert any(p.kind == "too_many" for p in r.problems) and r.state is None
 
@@ -317,8 +452,16 @@ def test_render_layout_labels_every_tile():
 def test_read_command_json_on_the_real_photo(capsys):
     from companion.cli import main
 
-    rc = main(["read", str(ROOT / "sample_images/vintage-games-game-night.jpg"), "--game",
-               "draw100", "--json", "--no-hint"])
+    rc = main(
+        [
+            "read",
+            str(ROOT / "sample_images/vintage-games-game-night.jpg"),
+            "--game",
+            "draw100",
+            "--json",
+            "--no-hint",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert rc == (0 if out["ok"] else 3)
     assert out["game"] == "draw100" and "open_ends" in out["layout"]
@@ -331,11 +474,14 @@ def test_read_command_bad_file(capsys):
     assert rc == 1 and "error" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv,needle", [
-    (["--game", "luzon", "--drawn", "3-5"], "--drawn is for big-clock"),
-    (["--game", "big-clock", "--drawn", "3-5", "--hand", "x.jpg"], "not both"),
-    (["--game", "big-clock", "--drawn", "three"], "tile"),
-])
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["--game", "luzon", "--drawn", "3-5"], "--drawn is for big-clock"),
+        (["--game", "big-clock", "--drawn", "3-5", "--hand", "x.jpg"], "not both"),
+        (["--game", "big-clock", "--drawn", "three"], "tile"),
+    ],
+)
 def test_read_command_drawn_tile_is_checked(capsys, argv, needle):
     from companion.cli import main
 
@@ -344,7 +490,8 @@ def test_read_command_drawn_tile_is_checked(capsys, argv, needle):
 
 
 # --- arbitrary detections never crash the reader -----------------------------------------------
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 
 @st.composite
@@ -361,16 +508,22 @@ def _random_detections(draw):
         c = np.array([cx, cy])
         corners = np.array([c - a - b, c + a - b, c + a + b, c - a + b], np.float32)
         pips = draw(st.one_of(st.none(), st.tuples(st.integers(0, 12), st.integers(0, 12))))
-        out.append(TileDetection(corners, 1.0, face_down=draw(st.booleans()) and pips is None,
-                                 pips=pips, pip_confidence=draw(st.floats(0, 1))))
+        out.append(
+            TileDetection(
+                corners,
+                1.0,
+                face_down=draw(st.booleans()) and pips is None,
+                pips=pips,
+                pip_confidence=draw(st.floats(0, 1)),
+            )
+        )
     return out
 
 
 @settings(max_examples=int(__import__("os").environ.get("LAYOUT_FUZZ", 40)), deadline=None)
 @given(_random_detections(), st.sampled_from(GAMES))
 def test_any_detections_give_a_result_not_a_crash(dets, game):
-    r = read(dets, game, hand=["0-1"] if game in ("draw100", "tableaux") else None,
-             with_hint=False)
+    r = read(dets, game, hand=["0-1"] if game in ("draw100", "tableaux") else None, with_hint=False)
     json.dumps(r.to_json())
     if r.state is not None:
         assert not any(p.blocking for p in r.problems)
@@ -379,9 +532,11 @@ def test_any_detections_give_a_result_not_a_crash(dets, game):
 def test_hand_photo_detections_with_an_unreadable_tile():
     hand = vintage_fixture.detections()[:0]
     box = np.array([[0, 0], [90, 0], [90, 45], [0, 45]], np.float32)
-    hand = [TileDetection(box, 1.0, pips=(1, 1), pip_confidence=0.9),
-            TileDetection(box + 100, 1.0, pips=None, note="blurred"),
-            TileDetection(box + 200, 1.0, pips=(2, 5), pip_confidence=0.9)]  # 2-5 is on the table
+    hand = [
+        TileDetection(box, 1.0, pips=(1, 1), pip_confidence=0.9),
+        TileDetection(box + 100, 1.0, pips=None, note="blurred"),
+        TileDetection(box + 200, 1.0, pips=(2, 5), pip_confidence=0.9),
+    ]  # 2-5 is on the table
     r = read(vintage_fixture.detections(), "draw100", hand=hand, with_hint=False)
     kinds = {(p.kind, p.tile_index, p.source) for p in r.problems}
     assert ("unreadable", 1, "hand") in kinds and ("duplicate", 2, "hand") in kinds
@@ -430,8 +585,9 @@ def test_luzon_upside_down_without_reserve_uses_the_aligned_tops():
 def test_good_neighbors_removed_tiles_shrink_the_stock():
     s = _sample("good-neighbors", 1, rot=0.0, tilt=0.0, max_pip=9)
     grid = {c for row in s.truth["grid"] for c in row if c}
-    spare = [str(t) for t in __import__("engine.tiles").tiles.DominoSet(9).tiles
-             if str(t) not in grid][:4]
+    spare = [
+        str(t) for t in __import__("engine.tiles").tiles.DominoSet(9).tiles if str(t) not in grid
+    ][:4]
     r0 = read(s.labels, "good-neighbors", max_pip=9, with_hint=False)
     r1 = read(s.labels, "good-neighbors", max_pip=9, with_hint=False, removed=spare)
     assert len(r0.state.stock) == 55 - len(grid)
@@ -468,7 +624,9 @@ def test_draw100_missing_tile_breaks_the_line_and_is_reported():
 def _shifted_copy(d: TileDetection, along: float, pips, confidence: float) -> TileDetection:
     """A second box on the same place, moved ``along`` tile lengths along the tile."""
     shift = d.long_axis * (along * d.size[0])
-    return TileDetection((d.corners + shift).astype(np.float32), confidence, pips=pips, pip_confidence=0.9)
+    return TileDetection(
+        (d.corners + shift).astype(np.float32), confidence, pips=pips, pip_confidence=0.9
+    )
 
 
 @pytest.mark.parametrize("game", ["good-neighbors", "tableaux", "draw100"])
@@ -498,8 +656,12 @@ def test_boxes_that_only_touch_are_both_kept():
 def test_small_doubtful_box_is_not_a_tile():
     dets = vintage_fixture.detections()
     t = dets[0]
-    small = TileDetection(((t.corners - t.centre) * 0.35 + t.centre + np.float32([363, 248])).astype(np.float32),
-                          0.3, pips=(6, 6), pip_confidence=0.6)  # a third as long, detector unsure
+    small = TileDetection(
+        ((t.corners - t.centre) * 0.35 + t.centre + np.float32([363, 248])).astype(np.float32),
+        0.3,
+        pips=(6, 6),
+        pip_confidence=0.6,
+    )  # a third as long, detector unsure
     r = read(dets + [small], "draw100", with_hint=False)
     assert [p.tile_index for p in r.problems if p.kind == "stray_box"] == [len(dets)]
     _check_vintage(r)
@@ -521,7 +683,7 @@ def test_big_clock_centre_seen_face_down_still_points_to_12():
         assert read_matches(s, r), seed
         assert [p.tile_index for p in r.problems if p.kind == "face_down"] == [k]
         # without that tile the 12 o'clock slot is a guess from the photo's top, wrong at this roll
-        r2 = read(dets[:k] + dets[k + 1:], "big-clock", max_pip=12, with_hint=False)
+        r2 = read(dets[:k] + dets[k + 1 :], "big-clock", max_pip=12, with_hint=False)
         assert not read_matches(s, r2), seed
 
 
@@ -539,24 +701,50 @@ def test_lone_bare_face_down_box_is_taken_as_the_blank_double(game):
         k = ks[0]
         bare = TileDetection(dets[k].corners, 0.7, face_down=True, note=BLANK_OR_BACK_NOTE)
         unsure = TileDetection(dets[k].corners, 0.4, face_down=True, note=BLANK_OR_BACK_NOTE)
-        r = read(dets[:k] + [unsure] + dets[k + 1:], game, hand=s.hand, max_pip=s.max_pip, with_hint=False)
-        assert not [p for p in r.problems if p.kind == "assumed_blank"]  # a doubtful box: not guessed
-        r = read(dets[:k] + [bare] + dets[k + 1:], game, hand=s.hand, max_pip=s.max_pip, with_hint=False)
+        r = read(
+            dets[:k] + [unsure] + dets[k + 1 :],
+            game,
+            hand=s.hand,
+            max_pip=s.max_pip,
+            with_hint=False,
+        )
+        assert not [
+            p for p in r.problems if p.kind == "assumed_blank"
+        ]  # a doubtful box: not guessed
+        r = read(
+            dets[:k] + [bare] + dets[k + 1 :], game, hand=s.hand, max_pip=s.max_pip, with_hint=False
+        )
         assert read_matches(s, r), (game, seed, [p.message for p in r.problems])
-        assert [(p.tile_index, p.blocking) for p in r.problems if p.kind == "assumed_blank"] == [(k, False)]
+        assert [(p.tile_index, p.blocking) for p in r.problems if p.kind == "assumed_blank"] == [
+            (k, False)
+        ]
         # a back with printed marks is not a bare face: left face down, the position is not rebuilt
         printed = TileDetection(dets[k].corners, 0.7, face_down=True, note="large printed marks")
-        r = read(dets[:k] + [printed] + dets[k + 1:], game, hand=s.hand, max_pip=s.max_pip, with_hint=False)
+        r = read(
+            dets[:k] + [printed] + dets[k + 1 :],
+            game,
+            hand=s.hand,
+            max_pip=s.max_pip,
+            with_hint=False,
+        )
         assert not [p for p in r.problems if p.kind == "assumed_blank"]
         if game == "luzon" and len(_luzon_fits(s, k)) == 1:  # the set says which tile it is
-            assert read_matches(s, r) and [p.tile_index for p in r.problems if p.kind == "deduced"] == [k]
+            assert read_matches(s, r) and [
+                p.tile_index for p in r.problems if p.kind == "deduced"
+            ] == [k]
         else:
             assert not read_matches(s, r)
         # two bare boxes (a stock aside, say): neither is guessed
-        far = TileDetection(dets[k].corners + np.float32([5000, 5000]), 0.7, face_down=True,
-                            note=BLANK_OR_BACK_NOTE)
-        r = read(dets[:k] + [bare] + dets[k + 1:] + [far], game, hand=s.hand, max_pip=s.max_pip,
-                 with_hint=False)
+        far = TileDetection(
+            dets[k].corners + np.float32([5000, 5000]), 0.7, face_down=True, note=BLANK_OR_BACK_NOTE
+        )
+        r = read(
+            dets[:k] + [bare] + dets[k + 1 :] + [far],
+            game,
+            hand=s.hand,
+            max_pip=s.max_pip,
+            with_hint=False,
+        )
         assert not [p for p in r.problems if p.kind == "assumed_blank"]
         checked += 1
     assert checked >= 3, checked
@@ -581,7 +769,10 @@ def test_detect_options_per_game():
 
     assert KEEP_COVERED_GAMES == frozenset(READERS)
     for game in READERS:
-        assert detect_options(game) == {"read_backs": game in READ_BACKS_GAMES, "keep_covered": True}
+        assert detect_options(game) == {
+            "read_backs": game in READ_BACKS_GAMES,
+            "keep_covered": True,
+        }
     assert detect_options(None) == {"read_backs": False, "keep_covered": False}
     assert detect_options("chess") == {"read_backs": False, "keep_covered": False}
 
@@ -603,9 +794,16 @@ def test_tableaux_keeps_the_covered_true_box_of_a_tile(seed):
     lo, hi = ROTATION_RANGE["tableaux"]
     render_layout(s, nrng, rotation_deg=float(nrng.uniform(lo, hi)))
     opts = detect_options("tableaux")
-    before = read(detect(s.image, read_backs=opts["read_backs"]), "tableaux", hand=s.hand, max_pip=s.max_pip,
-                  with_hint=False)
-    after = read(detect(s.image, **opts), "tableaux", hand=s.hand, max_pip=s.max_pip, with_hint=False)
+    before = read(
+        detect(s.image, read_backs=opts["read_backs"]),
+        "tableaux",
+        hand=s.hand,
+        max_pip=s.max_pip,
+        with_hint=False,
+    )
+    after = read(
+        detect(s.image, **opts), "tableaux", hand=s.hand, max_pip=s.max_pip, with_hint=False
+    )
     assert not read_matches(s, before)
     assert read_matches(s, after)
     assert "overlapping_box" in {p.kind for p in after.problems}
@@ -623,7 +821,9 @@ def test_draw100_broken_line_takes_the_one_second_reading_that_joins_it():
     every tile: it is taken and reported, not blocking."""
     dets = vintage_fixture.detections()
     dets[8] = _misread(dets[8], (3, 0), (4, 0))
-    dets[2] = _misread(dets[2], (5, 3), (5, 2))  # another tile with a second reading that fits nothing
+    dets[2] = _misread(
+        dets[2], (5, 3), (5, 2)
+    )  # another tile with a second reading that fits nothing
     r = read(dets, "draw100", hand=["1-1"], with_hint=False)
     _check_vintage(r)
     assert [(p.kind, p.tile_index) for p in r.problems if p.kind == "reread"] == [("reread", 8)]
@@ -634,7 +834,9 @@ def test_draw100_broken_line_takes_the_one_second_reading_that_joins_it():
     r = read(dets, "draw100", hand=["1-1"], with_hint=False)
     _check_vintage(r)
     got = [p for p in r.problems if p.kind == "corrected"]
-    assert [(p.tile_index, p.blocking) for p in got] == [(8, False)] and "only 4-0" in got[0].message
+    assert [(p.tile_index, p.blocking) for p in got] == [(8, False)] and "only 4-0" in got[
+        0
+    ].message
     # misread on both halves (3-1): no one-half change joins the line; the break stays reported
     dets[8] = _misread(dets[8], (3, 1), None)
     r = read(dets, "draw100", hand=["1-1"], with_hint=False)
@@ -676,11 +878,15 @@ def test_luzon_tile_seen_twice_takes_the_second_reading_the_set_allows():
         s.labels[k] = _misread(s.labels[k], other, truth)
         r = read(s.labels, "luzon", with_hint=False)
         assert read_matches(s, r), [p.message for p in r.problems]
-        assert [(p.tile_index, p.blocking) for p in r.problems if p.kind == "reread"] == [(k, False)]
+        assert [(p.tile_index, p.blocking) for p in r.problems if p.kind == "reread"] == [
+            (k, False)
+        ]
         # a second reading that does not fit the set (one pip more), both readings equally sure
         # (so the less-sure-twin rule stays out): the duplicate stays
         wrong = (truth[0], truth[1] + 1) if truth[1] < 6 else (truth[0], truth[1] - 1)
-        s.labels[k] = replace(_misread(s.labels[k], other, wrong), pip_confidence=s.labels[j].pip_confidence)
+        s.labels[k] = replace(
+            _misread(s.labels[k], other, wrong), pip_confidence=s.labels[j].pip_confidence
+        )
         r = read(s.labels, "luzon", with_hint=False)
         dup = [p.message for p in r.problems if p.kind == "duplicate"]
         assert r.state is None and len(dup) == 1 and f"table tile {k} and table tile {j}" in dup[0]
@@ -702,12 +908,16 @@ def test_luzon_less_sure_of_two_same_readings_is_deduced_when_the_set_names_it()
         truth = tuple(s.labels[k].pips)
         fits = _luzon_fits(s, k)
         s.labels[j] = replace(s.labels[j], pip_confidence=0.95)
-        s.labels[k] = replace(s.labels[k], pips=tuple(s.labels[j].pips), pip_confidence=0.6, alt_pips=None)
+        s.labels[k] = replace(
+            s.labels[k], pips=tuple(s.labels[j].pips), pip_confidence=0.6, alt_pips=None
+        )
         r = read(s.labels, "luzon", with_hint=False)
         if fits == [Tile(*truth)]:
             assert read_matches(s, r), [p.message for p in r.problems]
             got = [p for p in r.problems if p.kind == "deduced"]
-            assert [(p.tile_index, p.blocking) for p in got] == [(k, False)] and "less surely" in got[0].message
+            assert [(p.tile_index, p.blocking) for p in got] == [
+                (k, False)
+            ] and "less surely" in got[0].message
             seen["deduced"] += 1
         else:
             assert r.state is None and "duplicate" in {p.kind for p in r.problems}
@@ -722,11 +932,14 @@ def test_luzon_unsure_extra_box_is_dropped_when_only_that_fits():
     """A box the detector is unsure of (< 0.5), read as a tile already on the table, is left out
     when the table fits without it (``dropped``); a sure box is not."""
     s = _sample("luzon", 4, rot=0.0)
-    extra = TileDetection(s.labels[3].corners + np.float32([0, 2000]), 0.35, pips=s.labels[3].pips,
-                          pip_confidence=0.9)
+    extra = TileDetection(
+        s.labels[3].corners + np.float32([0, 2000]), 0.35, pips=s.labels[3].pips, pip_confidence=0.9
+    )
     r = read(list(s.labels) + [extra], "luzon", with_hint=False)
     assert read_matches(s, r), [p.message for p in r.problems]
-    assert [(p.tile_index, p.blocking) for p in r.problems if p.kind == "dropped"] == [(len(s.labels), False)]
+    assert [(p.tile_index, p.blocking) for p in r.problems if p.kind == "dropped"] == [
+        (len(s.labels), False)
+    ]
     sure = TileDetection(extra.corners, 0.8, pips=extra.pips, pip_confidence=0.9)
     r = read(list(s.labels) + [sure], "luzon", with_hint=False)
     assert r.state is None and not [p for p in r.problems if p.kind == "dropped"]
@@ -745,7 +958,9 @@ def test_draw100_tile_of_the_line_seen_as_a_back_is_named_by_its_neighbours():
     r = read(dets, "draw100", hand=["1-1"], with_hint=False)
     _check_vintage(r)
     got = [p for p in r.problems if p.kind == "deduced"]
-    assert [(p.tile_index, p.blocking) for p in got] == [(8, False)] and "only 4-0" in got[0].message
+    assert [(p.tile_index, p.blocking) for p in got] == [(8, False)] and "only 4-0" in got[
+        0
+    ].message
     dets = vintage_fixture.detections()
     dets[11] = replace(dets[11], face_down=True, pips=None, pip_confidence=None)
     r = read(dets, "draw100", hand=["1-1"], with_hint=False)
@@ -769,8 +984,13 @@ def test_draw100_arms_on_the_short_ends_of_a_spinner_join_across_a_gap():
 def test_alt_pips_go_through_the_json_of_the_web_page():
     from companion.services import _to_detections
 
-    d = TileDetection(np.zeros((4, 2), np.float32) + [[0, 0], [20, 0], [20, 10], [0, 10]], 0.9, pips=(3, 0),
-                      pip_confidence=0.7, alt_pips=(4, 0))
+    d = TileDetection(
+        np.zeros((4, 2), np.float32) + [[0, 0], [20, 0], [20, 10], [0, 10]],
+        0.9,
+        pips=(3, 0),
+        pip_confidence=0.7,
+        alt_pips=(4, 0),
+    )
     j = d.to_json()
     assert j["alt_pips"] == [4, 0]
     back = _to_detections([j], {})[0]
@@ -793,7 +1013,9 @@ def test_tableaux_sure_box_across_two_tiles_is_dropped_when_only_that_fits():
     across = _shifted_copy(dets[2], 0.3, dets[0].pips, 0.9)
     r = read(dets + [across], "tableaux", hand=s.hand, with_hint=False)
     assert read_matches(s, r), [p.message for p in r.problems]
-    assert [(p.tile_index, p.blocking) for p in r.problems if p.kind == "dropped"] == [(len(dets), False)]
+    assert [(p.tile_index, p.blocking) for p in r.problems if p.kind == "dropped"] == [
+        (len(dets), False)
+    ]
     assert not [p for p in r.problems if p.kind == "overlapping_box"]
     # the same without the rule's way out: two such boxes, each leaving the other's duplicate
     second = _shifted_copy(dets[4], 0.3, dets[1].pips, 0.9)

@@ -4,21 +4,22 @@ Measured by eye on the photo (axis-aligned, +-4 px): ``(x0, y0, x1, y1, pips)`` 
 given half 0 first, half 0 being the left half of a horizontal tile or the top half of a
 vertical one. Values as in shared/real_photos/labels.json.
 """
+
 import numpy as np
 
 from vision.types import TileDetection
 
 BOXES = [
-    (75, 84, 120, 175, (2, 5)),     # 2-5 above 5-5
-    (50, 180, 140, 226, (5, 5)),    # 5-5 spinner (crosswise, horizontal)
+    (75, 84, 120, 175, (2, 5)),  # 2-5 above 5-5
+    (50, 180, 140, 226, (5, 5)),  # 5-5 spinner (crosswise, horizontal)
     (73, 228, 119, 320, (5, 3)),
-    (50, 322, 140, 368, (3, 3)),    # 3-3 crosswise
+    (50, 322, 140, 368, (3, 3)),  # 3-3 crosswise
     (73, 371, 119, 463, (3, 6)),
     (141, 180, 231, 226, (5, 4)),
-    (233, 155, 279, 247, (4, 4)),   # 4-4 crosswise (vertical)
-    (233, 60, 279, 152, (1, 4)),    # 1-4 standing on 4-4
+    (233, 155, 279, 247, (4, 4)),  # 4-4 crosswise (vertical)
+    (233, 60, 279, 152, (1, 4)),  # 1-4 standing on 4-4
     (281, 180, 371, 226, (4, 0)),
-    (371, 153, 417, 246, (0, 0)),   # 0-0 crosswise
+    (371, 153, 417, 246, (0, 0)),  # 0-0 crosswise
     (418, 180, 508, 226, (0, 6)),
     (510, 180, 600, 226, (6, 1)),
 ]

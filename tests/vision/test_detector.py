@@ -1,11 +1,19 @@
 """Tests of the ONNX OBB detector wrapper (vision.detector): decoding, NMS, letterbox, the model."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from vision.detector import (DEFAULT_MODEL, decode_obb, letterbox, load_detector, obb_corners, rotated_nms,
-                             suppress_covered)
+from vision.detector import (
+    DEFAULT_MODEL,
+    decode_obb,
+    letterbox,
+    load_detector,
+    obb_corners,
+    rotated_nms,
+    suppress_covered,
+)
 
 
 def _raw(boxes):
@@ -14,9 +22,13 @@ def _raw(boxes):
 
 
 def test_decode_keeps_confident_boxes_long_side_first():
-    out = _raw([[100, 50, 80, 40, 0.9, 0.1, 0.0],          # long along x
-                [200, 80, 30, 60, 0.2, 0.7, 0.0],          # long along y: swapped, angle + pi/2
-                [10, 10, 20, 10, 0.05, 0.1, 0.3]])         # below threshold
+    out = _raw(
+        [
+            [100, 50, 80, 40, 0.9, 0.1, 0.0],  # long along x
+            [200, 80, 30, 60, 0.2, 0.7, 0.0],  # long along y: swapped, angle + pi/2
+            [10, 10, 20, 10, 0.05, 0.1, 0.3],
+        ]
+    )  # below threshold
     det = decode_obb(out, conf_threshold=0.25)
     assert det.xywhr.shape == (2, 5)
     np.testing.assert_allclose(det.xywhr[0], [100, 50, 80, 40, 0.0], atol=1e-5)
@@ -39,8 +51,15 @@ def test_obb_corners_order_and_size():
 
 
 def test_rotated_nms_suppresses_overlaps_across_classes():
-    xywhr = np.array([[100, 100, 80, 40, 0.3], [102, 101, 80, 40, 0.32], [300, 100, 80, 40, 0.3],
-                      [100, 100, 80, 40, 0.3 + np.pi / 2]], np.float32)
+    xywhr = np.array(
+        [
+            [100, 100, 80, 40, 0.3],
+            [102, 101, 80, 40, 0.32],
+            [300, 100, 80, 40, 0.3],
+            [100, 100, 80, 40, 0.3 + np.pi / 2],
+        ],
+        np.float32,
+    )
     scores = np.array([0.8, 0.9, 0.7, 0.6], np.float32)
     keep = rotated_nms(xywhr, scores, iou_threshold=0.5)
     # box 1 beats box 0 (same place); box 2 elsewhere; box 3 crosses box 1 (IoU < 0.5) and stays
@@ -51,8 +70,15 @@ def test_rotated_nms_suppresses_overlaps_across_classes():
 def test_suppress_covered_drops_a_box_across_two_tiles_keeps_neighbours():
     # two tiles side by side (touching, boxes a little loose), a tilted box over the inner halves
     # of both (IoU with each < 0.5, so NMS keeps it), and a third tile a little apart
-    xywhr = np.array([[100, 100, 80, 40, 0.0], [100, 139, 80, 40, 0.0], [100, 120, 60, 50, 0.15],
-                      [200, 120, 80, 40, np.pi / 2]], np.float32)
+    xywhr = np.array(
+        [
+            [100, 100, 80, 40, 0.0],
+            [100, 139, 80, 40, 0.0],
+            [100, 120, 60, 50, 0.15],
+            [200, 120, 80, 40, np.pi / 2],
+        ],
+        np.float32,
+    )
     scores = np.array([0.9, 0.8, 0.85, 0.5], np.float32)
     assert list(rotated_nms(xywhr, scores, 0.5)) == [0, 2, 1, 3]
     assert list(suppress_covered(xywhr, scores, 0.8)) == [0, 1, 3]
@@ -70,7 +96,9 @@ def test_letterbox_maps_points_back():
     assert r == pytest.approx(0.6) and px == 0 and py == pytest.approx(48, abs=1)
     assert blob[0, :, 0, 0].tolist() == pytest.approx([114 / 255] * 3)  # grey padding
     ys, xs = np.nonzero(blob[0, 0] > 0.5)
-    assert ((xs.mean() - px) / r) == pytest.approx(200, abs=2) and ((ys.mean() - py) / r) == pytest.approx(100, abs=2)
+    assert ((xs.mean() - px) / r) == pytest.approx(200, abs=2) and (
+        (ys.mean() - py) / r
+    ) == pytest.approx(100, abs=2)
     with pytest.raises(ValueError):
         letterbox(np.zeros((10, 10), np.uint8), 64)
 

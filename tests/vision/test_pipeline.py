@@ -1,4 +1,5 @@
 """Tests of vision.pipeline (load_image, detect, annotate) and ``domino-companion detect``."""
+
 from __future__ import annotations
 
 import json
@@ -74,8 +75,12 @@ def test_detect_returns_consistent_tiles():
 
 def test_annotate_draws_outlines():
     img = np.full((200, 300, 3), 50, np.uint8)
-    t = TileDetection(np.array([[50, 50], [250, 50], [250, 150], [50, 150]], np.float32), 0.9, pips=(2, 5))
-    d = TileDetection(np.array([[10, 160], [90, 160], [90, 195], [10, 195]], np.float32), 0.9, face_down=True)
+    t = TileDetection(
+        np.array([[50, 50], [250, 50], [250, 150], [50, 150]], np.float32), 0.9, pips=(2, 5)
+    )
+    d = TileDetection(
+        np.array([[10, 160], [90, 160], [90, 195], [10, 195]], np.float32), 0.9, face_down=True
+    )
     out = annotate(img, [t, d])
     assert out.shape == img.shape and not np.array_equal(out, img)
     b, g, r = (int(v) for v in out[50, 150])
@@ -123,12 +128,16 @@ def test_real_photos_read_by_the_committed_model():
     for name, lab in labels.items():
         tiles = detect(load_image(ROOT / "sample_images" / name))
         want = Counter(tuple(sorted(t)) for t in lab["tiles"])
-        got = Counter(tuple(sorted(t.pips)) for t in tiles if not t.face_down and t.pips is not None)
+        got = Counter(
+            tuple(sorted(t.pips)) for t in tiles if not t.face_down and t.pips is not None
+        )
         right += sum((want & got).values())
         face_up += sum(want.values())
         down += lab["face_down"]
         n_down = sum(t.face_down for t in tiles)
-        assert n_down >= lab["face_down"], f"{name}: {n_down} reported face down, {lab['face_down']} lie face down"
+        assert n_down >= lab["face_down"], (
+            f"{name}: {n_down} reported face down, {lab['face_down']} lie face down"
+        )
         down_found += n_down
     assert face_up == 23 and down == 7
     assert right >= 21, f"{right}/23 face-up tiles read right"
@@ -137,8 +146,15 @@ def test_real_photos_read_by_the_committed_model():
 
 
 def _box(cx: float, cy: float, length: float = 100.0, width: float = 50.0) -> np.ndarray:
-    return np.array([[cx - length / 2, cy - width / 2], [cx + length / 2, cy - width / 2],
-                     [cx + length / 2, cy + width / 2], [cx - length / 2, cy + width / 2]], np.float32)
+    return np.array(
+        [
+            [cx - length / 2, cy - width / 2],
+            [cx + length / 2, cy - width / 2],
+            [cx + length / 2, cy + width / 2],
+            [cx - length / 2, cy + width / 2],
+        ],
+        np.float32,
+    )
 
 
 def test_overlap_fraction_of_the_smaller_box():
@@ -155,20 +171,29 @@ def test_repeated_reading_of_one_tile_is_dropped():
     best = TileDetection(_box(100, 100), 0.9, pips=(3, 5), pip_confidence=1.0)
     shifted = TileDetection(_box(130, 100), 0.4, pips=(5, 3), pip_confidence=1.0)  # 70% on best
     other_value = TileDetection(_box(125, 100), 0.3, pips=(2, 5), pip_confidence=1.0)
-    far = TileDetection(_box(400, 100), 0.8, pips=(3, 5), pip_confidence=1.0)  # a real duplicate elsewhere
+    far = TileDetection(
+        _box(400, 100), 0.8, pips=(3, 5), pip_confidence=1.0
+    )  # a real duplicate elsewhere
     down = TileDetection(_box(110, 100), 0.5, face_down=True)
     kept = pipeline.drop_repeated_reads([shifted, best, other_value, far, down])
     assert kept == [best, other_value, far, down]
 
 
 def test_tiny_unreadable_boxes_are_dropped():
-    tiles = [TileDetection(_box(100 + 120 * i, 100), 0.9, pips=(i, 6), pip_confidence=0.95) for i in range(7)]
+    tiles = [
+        TileDetection(_box(100 + 120 * i, 100), 0.9, pips=(i, 6), pip_confidence=0.95)
+        for i in range(7)
+    ]
     tiny_unread = TileDetection(_box(300, 400, 25, 12), 0.6, pips=None)
     tiny_doubtful = TileDetection(_box(350, 400, 25, 12), 0.6, pips=(6, 6), pip_confidence=0.3)
-    tiny_read = TileDetection(_box(400, 400, 25, 12), 0.6, pips=(1, 2), pip_confidence=0.9)  # kept: it reads
+    tiny_read = TileDetection(
+        _box(400, 400, 25, 12), 0.6, pips=(1, 2), pip_confidence=0.9
+    )  # kept: it reads
     tiny_back = TileDetection(_box(450, 400, 25, 12), 0.3, face_down=True)
     small_unread = TileDetection(_box(500, 400, 60, 30), 0.6, pips=None)  # 0.6 of the others: kept
-    got = pipeline.drop_tiny_unread(tiles + [tiny_unread, tiny_doubtful, tiny_read, tiny_back, small_unread])
+    got = pipeline.drop_tiny_unread(
+        tiles + [tiny_unread, tiny_doubtful, tiny_read, tiny_back, small_unread]
+    )
     assert got == tiles + [tiny_read, small_unread]
     few = [tiles[0], tiny_unread]  # too few boxes to say what size a tile is
     assert pipeline.drop_tiny_unread(few) == few
@@ -177,9 +202,14 @@ def test_tiny_unreadable_boxes_are_dropped():
 def test_tiny_boxes_are_measured_against_the_boxes_the_detector_is_sure_of():
     """Printed letters can give more small doubtful boxes than the photo has tiles: the size of a
     tile is then the median of the sure boxes (confidence >= 0.5), not of all of them."""
-    tiles = [TileDetection(_box(100 + 120 * i, 100), 0.9, pips=(i, 6), pip_confidence=0.95) for i in range(5)]
-    letters = [TileDetection(_box(100 + 30 * i, 400, 25, 14), 0.3, pips=(1, i), pip_confidence=0.9)
-               for i in range(7)]  # read, but doubtful boxes a quarter of a tile long
+    tiles = [
+        TileDetection(_box(100 + 120 * i, 100), 0.9, pips=(i, 6), pip_confidence=0.95)
+        for i in range(5)
+    ]
+    letters = [
+        TileDetection(_box(100 + 30 * i, 400, 25, 14), 0.3, pips=(1, i), pip_confidence=0.9)
+        for i in range(7)
+    ]  # read, but doubtful boxes a quarter of a tile long
     assert pipeline.drop_tiny_unread(tiles + letters) == tiles
     # with fewer than 4 sure boxes the median of all boxes stays the reference (nothing is tiny)
     assert pipeline.drop_tiny_unread(tiles[:3] + letters) == tiles[:3] + letters
@@ -191,14 +221,31 @@ def test_vintage_photo_turned_keeps_its_12_tiles_and_no_letter_of_the_box():
     median box was one of them."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("bench_vision", ROOT / "scripts" / "bench_vision.py")
+    spec = importlib.util.spec_from_file_location(
+        "bench_vision", ROOT / "scripts" / "bench_vision.py"
+    )
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     img = cv2.imread(str(ROOT / "sample_images" / "vintage-games-game-night.jpg"))
     tiles = detect(bench.turn(img, 233, 1280))
     up = sorted(tuple(sorted(t.pips)) for t in tiles if not t.face_down and t.pips is not None)
-    want = sorted(tuple(sorted(t)) for t in [[2, 5], [5, 5], [3, 5], [3, 3], [3, 6], [4, 5], [1, 4], [4, 4],
-                                             [0, 4], [0, 0], [0, 6], [1, 6]])
+    want = sorted(
+        tuple(sorted(t))
+        for t in [
+            [2, 5],
+            [5, 5],
+            [3, 5],
+            [3, 3],
+            [3, 6],
+            [4, 5],
+            [1, 4],
+            [4, 4],
+            [0, 4],
+            [0, 0],
+            [0, 6],
+            [1, 6],
+        ]
+    )
     assert up == want
     assert sum(not t.face_down and t.pips is None for t in tiles) == 0
 
@@ -211,4 +258,6 @@ def test_vintage_photo_after_a_browser_style_jpeg_re_encode_keeps_its_12_tiles(q
     img = cv2.imread(str(ROOT / "sample_images" / "vintage-games-game-night.jpg"))
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
     tiles = detect(cv2.imdecode(buf, cv2.IMREAD_COLOR))
-    assert len(tiles) == 12 and all(not t.face_down and t.pips is not None and max(t.pips) <= 6 for t in tiles)
+    assert len(tiles) == 12 and all(
+        not t.face_down and t.pips is not None and max(t.pips) <= 6 for t in tiles
+    )

@@ -1,4 +1,5 @@
 """Tests of the classical pip counter (vision.pips) on rendered tiles and on the real photos."""
+
 from __future__ import annotations
 
 import json
@@ -17,11 +18,22 @@ ROOT = Path(__file__).resolve().parents[2]
 PHOTOS = ROOT / "sample_images"
 
 
-def _render(tile: Tile, style, seed: int, angle: float = 0.0, flip: bool = False, effects: float = 0.3):
+def _render(
+    tile: Tile, style, seed: int, angle: float = 0.0, flip: bool = False, effects: float = 0.3
+):
     """One tile, close up (about 90 px wide), lightly photo-processed."""
     pl = [Placement(tile, False, (0.0, 0.0), angle, flip)]
-    return render_scene(pl, seed, style=style, image_size=(400, 300), effects=effects, tile_px=90.0, tilt=0.03,
-                        surface=None, clutter=0)
+    return render_scene(
+        pl,
+        seed,
+        style=style,
+        image_size=(400, 300),
+        effects=effects,
+        tile_px=90.0,
+        tilt=0.03,
+        surface=None,
+        clutter=0,
+    )
 
 
 def _box_corners(line: str, w: int, h: int) -> np.ndarray:
@@ -81,10 +93,18 @@ def test_real_photos_tile_values_on_labelled_boxes(use_classifier):
     for name, lab in labels.items():
         img = cv2.imread(str(PHOTOS / name))
         h, w = img.shape[:2]
-        lines = [s for s in (PHOTOS / name).with_suffix(".boxes.txt").read_text().splitlines() if s.strip()]
-        got = Counter(tuple(sorted(r.pips)) for r in (read_tile(img, _box_corners(s, w, h), use_classifier=use_classifier)
-                                                    for s in lines)
-                      if r.readable)
+        lines = [
+            s
+            for s in (PHOTOS / name).with_suffix(".boxes.txt").read_text().splitlines()
+            if s.strip()
+        ]
+        got = Counter(
+            tuple(sorted(r.pips))
+            for r in (
+                read_tile(img, _box_corners(s, w, h), use_classifier=use_classifier) for s in lines
+            )
+            if r.readable
+        )
         want = Counter(tuple(sorted(t)) for t in lab["tiles"])
         total += len(lab["tiles"])
         right += sum((got & want).values())
@@ -96,7 +116,9 @@ def test_blank_box_without_divider_follows_detector_face_down_score():
     img = np.full((200, 300, 3), (200, 235, 245), np.uint8)  # plain ivory: no pips, no divider
     corners = np.array([[50, 50], [250, 50], [250, 150], [50, 150]], np.float32)
     a = read_pips(img, [TileDetection(corners, 0.9)], [0.1])[0]
-    assert a.pips == (0, 0) and not a.face_down and a.pip_confidence <= 0.5 and "no divider" in a.note
+    assert (
+        a.pips == (0, 0) and not a.face_down and a.pip_confidence <= 0.5 and "no divider" in a.note
+    )
     b = read_pips(img, [TileDetection(corners, 0.9)], [0.8])[0]
     assert b.face_down and b.pips is None and b.note == BLANK_OR_BACK_NOTE
     # the same bare face in a box the detector called face down, read because the photo should
@@ -107,7 +129,9 @@ def test_blank_box_without_divider_follows_detector_face_down_score():
 
 def test_face_down_detection_is_not_read():
     img = np.zeros((50, 50, 3), np.uint8)
-    d = read_pips(img, [TileDetection(np.array([[0, 0], [40, 0], [40, 20], [0, 20]]), 0.8, face_down=True)])[0]
+    d = read_pips(
+        img, [TileDetection(np.array([[0, 0], [40, 0], [40, 20], [0, 20]]), 0.8, face_down=True)]
+    )[0]
     assert d.pips is None and d.pip_confidence is None and d.face_down
 
 
@@ -120,8 +144,16 @@ def test_half_classifier_reads_small_rendered_tiles():
         for n in range(0, mp + 1, 1 if mp == 9 else 2):
             tile = Tile(n, mp - n)
             pl = [Placement(tile, False, (0.0, 0.0), 20.0 * n, False)]
-            sc = render_scene(pl, 400 + n, style=style, image_size=(320, 240), effects=0.3, tile_px=30.0,
-                              tilt=0.02, clutter=0)
+            sc = render_scene(
+                pl,
+                400 + n,
+                style=style,
+                image_size=(320, 240),
+                effects=0.3,
+                tile_px=30.0,
+                tilt=0.02,
+                clutter=0,
+            )
             lab = sc.labels[0]
             r = read_tile(sc.image, lab.corners, use_classifier=False)
             prob = classify_halves(half_inputs(r.rect, r.divider_pos))
@@ -138,7 +170,9 @@ def test_half_inputs_orientation_and_errors():
     rect[10:20, 28:36] = 20  # one dark mark near the end of half 0
     x = half_inputs(rect, 0.5)
     assert x.shape == (2, 4, 32, 32) and x.dtype == np.float32
-    assert x[0, 3, 5:10, 14:18].mean() > 0.5 and x[1, 3].max() < 0.1  # ink on half 0 only, near its end
+    assert (
+        x[0, 3, 5:10, 14:18].mean() > 0.5 and x[1, 3].max() < 0.1
+    )  # ink on half 0 only, near its end
     assert x[0, 0, 5:10, 14:18].mean() < -1  # darker than the body
     x1 = half_inputs(rect[::-1, ::-1].copy(), 0.5)  # the same tile turned: the mark is on half 1
     assert np.allclose(x1[1], x[0], atol=1e-4)
@@ -157,13 +191,17 @@ def test_logo_backs_in_face_up_boxes_become_face_down():
     img = cv2.imread(str(PHOTOS / "boxed-set-row.jpg"))
     lines = [s for s in (PHOTOS / "boxed-set-row.boxes.txt").read_text().splitlines() if s.strip()]
     for dy in (0.25, 0.255, 0.26):  # boxes a little off, as a detector gives them
-        backs = [TileDetection(_box_corners(s, 640, 640) - np.array([0, dy * 640], np.float32), 0.9)
-                 for s in lines]
+        backs = [
+            TileDetection(_box_corners(s, 640, 640) - np.array([0, dy * 640], np.float32), 0.9)
+            for s in lines
+        ]
         read_pips(img, backs, [0.0] * len(backs))
         # 4-5 of 7 with only the "0-0 with marks" rule; the "marks and a doubtful count" rule adds 2
         assert sum(d.face_down for d in backs) >= 6, dy
         assert all(d.pips is None for d in backs if d.face_down)
-    fronts = read_pips(img, [TileDetection(_box_corners(s, 640, 640), 0.9) for s in lines], [0.0] * len(lines))
+    fronts = read_pips(
+        img, [TileDetection(_box_corners(s, 640, 640), 0.9) for s in lines], [0.0] * len(lines)
+    )
     assert not any(d.face_down for d in fronts)
 
 
@@ -189,11 +227,24 @@ def test_unsure_face_down_box_with_clear_pips_is_turned_face_up(tile):
 def test_unsure_face_down_box_on_a_back_stays_face_down():
     for seed in range(4):
         pl = [Placement(Tile(3, 4), True, (0.0, 0.0), 10.0 * seed, False)]
-        sc = render_scene(pl, seed, style=preset_style("ivory"), image_size=(400, 300), effects=0.3,
-                          tile_px=90.0, tilt=0.03, surface=None, clutter=0)
+        sc = render_scene(
+            pl,
+            seed,
+            style=preset_style("ivory"),
+            image_size=(400, 300),
+            effects=0.3,
+            tile_px=90.0,
+            tilt=0.03,
+            surface=None,
+            clutter=0,
+        )
         for ratio, read_backs in ((1.2, False), (30.0, True)):
-            d = read_pips(sc.image, [TileDetection(sc.labels[0].corners, 0.6, face_down=True)], [ratio],
-                          read_backs=read_backs)[0]
+            d = read_pips(
+                sc.image,
+                [TileDetection(sc.labels[0].corners, 0.6, face_down=True)],
+                [ratio],
+                read_backs=read_backs,
+            )[0]
             assert d.face_down and d.pips is None, (seed, ratio)
 
 
@@ -214,7 +265,9 @@ def test_coloured_blank_double_with_a_spinner_mark_stays_face_up_in_a_face_up_la
         assert r.pips == (0, 0) and r.marks > 0 and r.classifier_pips == (0, 0)
         plain = read_pips(s.image, [TileDetection(lab.corners.copy(), 0.9)], [0.0])[0]
         assert plain.face_down and plain.pips is None
-        face_up_only = read_pips(s.image, [TileDetection(lab.corners.copy(), 0.9)], [0.0], read_backs=True)[0]
+        face_up_only = read_pips(
+            s.image, [TileDetection(lab.corners.copy(), 0.9)], [0.0], read_backs=True
+        )[0]
         assert not face_up_only.face_down and face_up_only.pips == (0, 0)
 
 
@@ -256,7 +309,14 @@ def test_face_down_box_with_a_mark_is_read_in_a_face_up_layout_when_the_classifi
     for j in (2, 3, 4, 13):
         g = s.labels[j]
         assert read_tile(s.image, g.corners).marks > 0
-        plain = read_pips(s.image, [TileDetection(g.corners.copy(), 0.9, face_down=True)], [100.0])[0]
+        plain = read_pips(s.image, [TileDetection(g.corners.copy(), 0.9, face_down=True)], [100.0])[
+            0
+        ]
         assert plain.face_down and plain.pips is None
-        up = read_pips(s.image, [TileDetection(g.corners.copy(), 0.9, face_down=True)], [100.0], read_backs=True)[0]
+        up = read_pips(
+            s.image,
+            [TileDetection(g.corners.copy(), 0.9, face_down=True)],
+            [100.0],
+            read_backs=True,
+        )[0]
         assert not up.face_down and sorted(up.pips) == sorted(g.pips), j

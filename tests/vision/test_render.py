@@ -1,4 +1,5 @@
 """Tests of the synthetic renderer (vision.render): labels match what is drawn."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -17,8 +18,17 @@ W, H = 400, 300
 def _clean(placements, style, seed=0, tile_px=110.0, rotation_deg=None):
     """A render with no photo effects, no thickness, on a flat dark table."""
     bg = np.full((H, W, 3), 40, np.uint8)
-    return render_scene(placements, seed, style=replace(style, thickness=0.0, gloss=0.0), image_size=(W, H),
-                        background=bg, effects=0.0, tile_px=tile_px, tilt=0.0, rotation_deg=rotation_deg)
+    return render_scene(
+        placements,
+        seed,
+        style=replace(style, thickness=0.0, gloss=0.0),
+        image_size=(W, H),
+        background=bg,
+        effects=0.0,
+        tile_px=tile_px,
+        tilt=0.0,
+        rotation_deg=rotation_deg,
+    )
 
 
 def _rectify(img, corners, S=100):
@@ -34,7 +44,7 @@ def _count_blobs(img, corners, dark=True, S=100):
     inset = int(0.1 * S)
     out = []
     for i in range(2):
-        crop = face[inset:S - inset, i * S + inset:(i + 1) * S - inset]
+        crop = face[inset : S - inset, i * S + inset : (i + 1) * S - inset]
         mask = (crop < 110) if dark else (crop > 210)
         n, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8))
         out.append(sum(1 for s in stats[1:] if s[cv2.CC_STAT_AREA] >= 6))
@@ -54,8 +64,11 @@ def test_pip_layout_counts_and_range():
 
 
 def test_api_shapes_and_label_values():
-    pl = [Placement(Tile(1, 5), False, (0, 0), 0.0, False), Placement(Tile(2, 6), False, (0, 2), 30.0, True),
-          Placement(None, True, (3, 0), 90.0)]
+    pl = [
+        Placement(Tile(1, 5), False, (0, 0), 0.0, False),
+        Placement(Tile(2, 6), False, (0, 2), 30.0, True),
+        Placement(None, True, (3, 0), 90.0),
+    ]
     sc = render_scene(pl, 3, image_size=(320, 240))
     assert sc.image.shape == (240, 320, 3) and sc.image.dtype == np.uint8
     assert len(sc.labels) == 3 and len(sc.visible) == 3
@@ -65,7 +78,10 @@ def test_api_shapes_and_label_values():
         assert d.corners.shape == (4, 2)
         L, Wd = d.size
         assert 1.5 < L / Wd < 2.6  # a 2:1 tile seen through a mild perspective
-        assert np.linalg.norm(d.corners[1] - d.corners[0]) >= np.linalg.norm(d.corners[2] - d.corners[1]) * 0.9
+        assert (
+            np.linalg.norm(d.corners[1] - d.corners[0])
+            >= np.linalg.norm(d.corners[2] - d.corners[1]) * 0.9
+        )
     with pytest.raises(ValueError):
         render_scene([Placement(None, False)], 0)
     with pytest.raises(ValueError):
@@ -93,10 +109,19 @@ def test_box_corners_lie_on_tile():
         assert grey[int(outside[1]), int(outside[0])] < 60
 
 
-@pytest.mark.parametrize("value,max_pip,family,angle,flip", [
-    ((1, 5), 6, "ivory", 0.0, False), ((1, 5), 6, "ivory", 140.0, True), ((0, 6), 6, "coloured", 75.0, False),
-    ((3, 4), 6, "raised_colour", 200.0, True), ((9, 7), 9, "ivory", 10.0, False), ((12, 10), 12, "ivory", 95.0, True),
-    ((8, 11), 12, "white_on_black", 300.0, False), ((2, 2), 6, "wood", 45.0, False)])
+@pytest.mark.parametrize(
+    "value,max_pip,family,angle,flip",
+    [
+        ((1, 5), 6, "ivory", 0.0, False),
+        ((1, 5), 6, "ivory", 140.0, True),
+        ((0, 6), 6, "coloured", 75.0, False),
+        ((3, 4), 6, "raised_colour", 200.0, True),
+        ((9, 7), 9, "ivory", 10.0, False),
+        ((12, 10), 12, "ivory", 95.0, True),
+        ((8, 11), 12, "white_on_black", 300.0, False),
+        ((2, 2), 6, "wood", 45.0, False),
+    ],
+)
 def test_pip_count_per_half_matches_label(value, max_pip, family, angle, flip):
     style = replace(preset_style(family, max_pip=max_pip), spinner=False, divider="none")
     tile = Tile(*value)
@@ -131,6 +156,7 @@ def test_obb_label_lines():
 
 def test_every_scene_kind_renders():
     from vision.render import SCENE_KINDS
+
     for i, kind in enumerate(SCENE_KINDS):
         sc = random_scene(100 + i, kind=kind, image_size=(320, 320))
         assert sc.image.shape == (320, 320, 3)
@@ -164,17 +190,28 @@ def test_low_pip_bias_draws_blank_tiles_first_and_leaves_old_seeds_alone():
 
 
 def test_set_weights_choose_the_set_size_and_reject_bad_weights():
-    sizes = {random_scene(seed, image_size=(160, 120), kind="single", set_weights=(0, 0, 1)).style.max_pip
-             for seed in range(6)}
+    sizes = {
+        random_scene(
+            seed, image_size=(160, 120), kind="single", set_weights=(0, 0, 1)
+        ).style.max_pip
+        for seed in range(6)
+    }
     assert sizes == {12}
-    mixed = {random_scene(seed, image_size=(160, 120), kind="single", set_weights=(1, 0, 1)).style.max_pip
-             for seed in range(30)}
+    mixed = {
+        random_scene(
+            seed, image_size=(160, 120), kind="single", set_weights=(1, 0, 1)
+        ).style.max_pip
+        for seed in range(30)
+    }
     assert mixed == {6, 12}
     for bad in ((0, 0, 0), (1, -1, 1), (1, 1)):
         with pytest.raises(ValueError, match="set_weights"):
             random_scene(0, image_size=(160, 120), kind="single", set_weights=bad)
     # the default leaves seeds alone: same style as before the option existed
-    assert random_scene(3, image_size=(160, 120)).style == random_scene(3, image_size=(160, 120), set_weights=None).style
+    assert (
+        random_scene(3, image_size=(160, 120)).style
+        == random_scene(3, image_size=(160, 120), set_weights=None).style
+    )
 
 
 def test_scene_rendered_at_twice_the_size_is_the_same_scene_scaled():
@@ -195,14 +232,23 @@ def test_scene_rendered_at_twice_the_size_is_the_same_scene_scaled():
         # edge (a label is kept by how much of it lies in frame, counted in whole pixels)
         left = list(two.labels)
         for g in one.labels:
-            k = next(i for i, h in enumerate(left)
-                     if h.pips == g.pips and h.face_down == g.face_down
-                     and np.abs(h.corners / 2 - g.corners).max() < 1.0)
+            k = next(
+                i
+                for i, h in enumerate(left)
+                if h.pips == g.pips
+                and h.face_down == g.face_down
+                and np.abs(h.corners / 2 - g.corners).max() < 1.0
+            )
             left.pop(k)
         h2, w2 = two.image.shape[:2]
         for h in left:
             c = h.corners
-            assert (c[:, 0] < 2).any() or (c[:, 1] < 2).any() or (c[:, 0] > w2 - 3).any() or (c[:, 1] > h2 - 3).any()
+            assert (
+                (c[:, 0] < 2).any()
+                or (c[:, 1] < 2).any()
+                or (c[:, 0] > w2 - 3).any()
+                or (c[:, 1] > h2 - 3).any()
+            )
 
 
 def test_layout_share_writes_game_positions_and_leaves_old_datasets_alone(tmp_path):
@@ -223,10 +269,17 @@ def test_layout_share_writes_game_positions_and_leaves_old_datasets_alone(tmp_pa
     s = write_obb_dataset(tmp_path / "mix", 8, 0, seed=2, layout_share=1.0)
     kinds = [json.loads(ln)["kind"] for ln in open(tmp_path / "mix" / "manifest.jsonl")]
     assert all(k.startswith("layout:") and k[7:] in GAMES for k in kinds)
-    assert s["train_labels"] == sum(len(p.read_text().splitlines())
-                                   for p in (tmp_path / "mix" / "labels" / "train").iterdir()) > 8
+    assert (
+        s["train_labels"]
+        == sum(
+            len(p.read_text().splitlines())
+            for p in (tmp_path / "mix" / "labels" / "train").iterdir()
+        )
+        > 8
+    )
     write_obb_dataset(tmp_path / "a", 3, 0, seed=2)
     write_obb_dataset(tmp_path / "b", 3, 0, seed=2, layout_share=0.0)
     for i in range(3):
-        assert ((tmp_path / "a/labels/train" / f"{i:06d}.txt").read_text()
-                == (tmp_path / "b/labels/train" / f"{i:06d}.txt").read_text())
+        assert (tmp_path / "a/labels/train" / f"{i:06d}.txt").read_text() == (
+            tmp_path / "b/labels/train" / f"{i:06d}.txt"
+        ).read_text()

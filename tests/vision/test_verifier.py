@@ -1,4 +1,5 @@
 """Tests of the tile verifier (vision.verifier) and how the pipeline uses it."""
+
 from __future__ import annotations
 
 import json
@@ -10,12 +11,20 @@ import pytest
 
 import vision.pipeline as pipeline
 from companion.cli import main
+from engine.tiles import Tile
 from vision import detect
 from vision.render import Placement, preset_style, render_scene
 from vision.render.hard_negatives import HARD_SURFACES, add_tile_like_objects, hard_surface
-from vision.verifier import (CROP, FACE_DOWN, FACE_UP, NOT_TILE, crop_transform, verifier_available, verifier_crop,
-                             verify)
-from engine.tiles import Tile
+from vision.verifier import (
+    CROP,
+    FACE_DOWN,
+    FACE_UP,
+    NOT_TILE,
+    crop_transform,
+    verifier_available,
+    verifier_crop,
+    verify,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PHOTO = ROOT / "sample_images" / "boxed-set-row.jpg"
@@ -26,8 +35,15 @@ def _box(cx, cy, length, width, deg):
     t = np.deg2rad(deg)
     u, v = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
     c = np.array([cx, cy])
-    return np.array([c - u * length / 2 - v * width / 2, c + u * length / 2 - v * width / 2,
-                     c + u * length / 2 + v * width / 2, c - u * length / 2 + v * width / 2], np.float32)
+    return np.array(
+        [
+            c - u * length / 2 - v * width / 2,
+            c + u * length / 2 - v * width / 2,
+            c + u * length / 2 + v * width / 2,
+            c - u * length / 2 + v * width / 2,
+        ],
+        np.float32,
+    )
 
 
 @pytest.mark.parametrize("deg", [0, 30, 90, 145])
@@ -48,7 +64,7 @@ def test_crop_puts_the_box_upright_in_the_middle(deg):
     row = crop[:, 28:36, 0].mean(axis=1)  # down, middle columns
     # the box is 64 / 1.3 = 49 px long (down) and 25 px wide (across), centred
     assert col[CROP // 2] > 240 and col[2] < 15 and col[-3] < 15
-    assert (row[CROP // 2 - 20:CROP // 2 + 20] > 240).all() and row[2] < 15 and row[-3] < 15
+    assert (row[CROP // 2 - 20 : CROP // 2 + 20] > 240).all() and row[2] < 15 and row[-3] < 15
 
 
 def test_crop_of_a_large_box_is_averaged_not_aliased():
@@ -82,12 +98,25 @@ def test_verify_without_a_model_returns_none(monkeypatch):
 def test_verifier_tells_rendered_tiles_from_plain_boxes():
     rng = np.random.default_rng(11)
     style = preset_style("ivory", 6)
-    places = [Placement(Tile(2, 5), False, (0.0, 0.0), 20.0), Placement(Tile(3, 3), True, (0.0, 2.5), 100.0)]
-    scene = render_scene(places, rng, style=style, image_size=(640, 480), tile_px=70, clutter=0, effects=0.3,
-                         surface="wood")
+    places = [
+        Placement(Tile(2, 5), False, (0.0, 0.0), 20.0),
+        Placement(Tile(3, 3), True, (0.0, 2.5), 100.0),
+    ]
+    scene = render_scene(
+        places,
+        rng,
+        style=style,
+        image_size=(640, 480),
+        tile_px=70,
+        clutter=0,
+        effects=0.3,
+        surface="wood",
+    )
     corners = np.stack([t.corners for t in scene.labels])
     # the same boxes moved onto bare table next to the tiles
-    shifted = corners + np.array([250.0, 0.0], np.float32) * (1 if corners[:, :, 0].mean() < 320 else -1)
+    shifted = corners + np.array([250.0, 0.0], np.float32) * (
+        1 if corners[:, :, 0].mean() < 320 else -1
+    )
     p = verify(scene.image, np.concatenate([corners, shifted]))
     assert p.shape == (4, 3) and np.allclose(p.sum(axis=1), 1, atol=1e-4)
     assert p[0, FACE_UP] > 0.5 and p[1, FACE_DOWN] > 0.5
@@ -112,7 +141,9 @@ def test_cli_debug_lists_dropped_boxes(capsys):
     out = json.loads(capsys.readouterr().out)
     assert "dropped" in out and isinstance(out["dropped"], list)
     assert all(d["note"].startswith("dropped: ") for d in out["dropped"])
-    assert len(out["tiles"]) == 14 and sum(t["face_down"] for t in out["tiles"]) == 7  # 7 face up, 7 backs
+    assert (
+        len(out["tiles"]) == 14 and sum(t["face_down"] for t in out["tiles"]) == 7
+    )  # 7 face up, 7 backs
 
 
 def test_big_photo_is_detected_on_a_small_copy_and_read_at_full_size(monkeypatch):
@@ -130,7 +161,9 @@ def test_big_photo_is_detected_on_a_small_copy_and_read_at_full_size(monkeypatch
     small_tiles = detect(img)
     big_tiles = detect(big)
     assert seen[1][:2] == (pipeline.DETECT_MAX_SIDE, pipeline.DETECT_MAX_SIDE)
-    assert sorted(map(str, (t.pips for t in big_tiles))) == sorted(map(str, (t.pips for t in small_tiles)))
+    assert sorted(map(str, (t.pips for t in big_tiles))) == sorted(
+        map(str, (t.pips for t in small_tiles))
+    )
     # the boxes are in the big photo's pixels
     for t in big_tiles:
         assert t.centre.max() > 100 and t.size[0] > 4 * 0.8 * min(s.size[0] for s in small_tiles)

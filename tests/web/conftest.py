@@ -1,4 +1,5 @@
 """Fixtures for the companion's web tests: an app on a temporary instance folder, a client."""
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,15 @@ def labelled_tiles(photo: str) -> list[list[int]]:
 
 @pytest.fixture()
 def app(tmp_path):
-    app = create_app({"TESTING": True, "SECRET_KEY": "test", "DATABASE": str(tmp_path / "db.sqlite"),
-                      "PHOTO_DIR": str(tmp_path / "photos")}, instance_path=str(tmp_path))
+    app = create_app(
+        {
+            "TESTING": True,
+            "SECRET_KEY": "test",
+            "DATABASE": str(tmp_path / "db.sqlite"),
+            "PHOTO_DIR": str(tmp_path / "photos"),
+        },
+        instance_path=str(tmp_path),
+    )
     yield app
 
 
@@ -43,15 +51,24 @@ def fake_detector(monkeypatch):
     The boxes are 3 upright tiles 100 px apart; their pips come from the labels of a real
     photo so corrections and scores work on known values.
     """
+
     def detect(image, game=None):
         tiles = []
         for i, (a, b) in enumerate([[2, 5], [5, 5], [3, 6]]):
             x = 20 + 100 * i
-            tiles.append({"pips": [a, b], "face_down": False,
-                          "corners": [[x, 20], [x, 140], [x + 60, 140], [x + 60, 20]],
-                          "halves": [[x + 30, 50], [x + 30, 110]], "confidence": 0.9,
-                          "pip_confidence": 0.5 if i == 2 else 0.95, "note": ""})
+            tiles.append(
+                {
+                    "pips": [a, b],
+                    "face_down": False,
+                    "corners": [[x, 20], [x, 140], [x + 60, 140], [x + 60, 20]],
+                    "halves": [[x + 30, 50], [x + 30, 110]],
+                    "confidence": 0.9,
+                    "pip_confidence": 0.5 if i == 2 else 0.95,
+                    "note": "",
+                }
+            )
         return tiles
+
     monkeypatch.setattr(services, "detect", detect)
     return detect
 
@@ -61,12 +78,21 @@ def lead_double_detector(monkeypatch):
     """Replace only the detector: the photo shows one 6-6 laid crosswise (the lead of a hand of
     draw to 100, RULES.md section 4). The layout reader and the engine stay real, so with a
     hand typed in the page shows real legal moves and the engine's hint."""
+
     def detect(image, game=None):
         h, w = image.shape[:2]
         x, y = w / 2 - 30, h / 2 - 60
-        return [{"pips": [6, 6], "face_down": False,
-                 "corners": [[x, y], [x, y + 120], [x + 60, y + 120], [x + 60, y]],
-                 "halves": [[x + 30, y + 30], [x + 30, y + 90]], "confidence": 0.95,
-                 "pip_confidence": 0.95, "note": ""}]
+        return [
+            {
+                "pips": [6, 6],
+                "face_down": False,
+                "corners": [[x, y], [x, y + 120], [x + 60, y + 120], [x + 60, y]],
+                "halves": [[x + 30, y + 30], [x + 30, y + 90]],
+                "confidence": 0.95,
+                "pip_confidence": 0.95,
+                "note": "",
+            }
+        ]
+
     monkeypatch.setattr(services, "detect", detect)
     return detect

@@ -1,5 +1,6 @@
 """The companion's JSON API and pages through Flask's test client: tables, codes, scores,
 photos, bad input and error handling (RULES.md sections 4 and 5 for the score sheets)."""
+
 from __future__ import annotations
 
 import io
@@ -7,7 +8,6 @@ import re
 import sqlite3
 
 import pytest
-from flask import Flask
 
 from companion import services, store
 from companion.app import create_app
@@ -27,12 +27,17 @@ def count(app, sql: str) -> int:
 
 def photo_files(app) -> list:
     from pathlib import Path
+
     return sorted(Path(app.config["PHOTO_DIR"]).iterdir())
 
 
 def upload(client, table, data: bytes, name="p.jpg", code=None):
-    return client.post(f"/api/tables/{table['id']}/photos", headers={"X-Table-Code": code or table["code"]},
-                       data={"photo": (io.BytesIO(data), name)}, content_type="multipart/form-data")
+    return client.post(
+        f"/api/tables/{table['id']}/photos",
+        headers={"X-Table-Code": code or table["code"]},
+        data={"photo": (io.BytesIO(data), name)},
+        content_type="multipart/form-data",
+    )
 
 
 def form_token(client) -> str:
@@ -43,20 +48,27 @@ def form_token(client) -> str:
 
 def round_(client, table, scores, kind=None, code=None):
     kind = kind or ("domino" if table["game"] == "draw100" else "play")
-    return client.post(f"/api/tables/{table['id']}/rounds", headers={"X-Table-Code": code or table["code"]},
-                       json={"scores": scores, "kind": kind})
+    return client.post(
+        f"/api/tables/{table['id']}/rounds",
+        headers={"X-Table-Code": code or table["code"]},
+        json={"scores": scores, "kind": kind},
+    )
 
 
 # --- tables ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("game,players,extra,target", [
-    ("draw100", ["A", "B", "C", "D"], {}, 100),
-    ("tableaux", ["A", "B"], {"max_pip": 9}, 361),
-    ("tableaux", ["A", "B"], {"max_pip": 6}, 121),
-    ("good-neighbors", ["Solo"], {"max_pip": 9}, None),
-    ("big-clock", [], {"max_pip": 12}, None),
-    ("luzon", ["Solo"], {"variant": "sixes"}, None),
-])
+
+@pytest.mark.parametrize(
+    "game,players,extra,target",
+    [
+        ("draw100", ["A", "B", "C", "D"], {}, 100),
+        ("tableaux", ["A", "B"], {"max_pip": 9}, 361),
+        ("tableaux", ["A", "B"], {"max_pip": 6}, 121),
+        ("good-neighbors", ["Solo"], {"max_pip": 9}, None),
+        ("big-clock", [], {"max_pip": 12}, None),
+        ("luzon", ["Solo"], {"variant": "sixes"}, None),
+    ],
+)
 def test_start_a_table_for_every_game(client, game, players, extra, target):
     t = new_table(client, game, players, **extra)
     assert t["target"] == target and t["status"] == "playing"
@@ -67,14 +79,17 @@ def test_start_a_table_for_every_game(client, game, players, extra, target):
     assert [p["total"] for p in got["players"]] == [0] * len(got["players"])
 
 
-@pytest.mark.parametrize("body,needle", [
-    ({"game": "chess"}, "unknown game"),
-    ({"game": "draw100", "players": ["A"]}, "2 to 4"),
-    ({"game": "draw100", "players": list("ABCDE")}, "2 to 4"),
-    ({"game": "tableaux", "players": ["A", "B"], "max_pip": 12}, "double-6/9"),
-    ({"game": "luzon", "variant": "sevens"}, "no variant"),
-    ({"game": "draw100", "players": ["A", "B"], "target": "lots"}, "whole number"),
-])
+@pytest.mark.parametrize(
+    "body,needle",
+    [
+        ({"game": "chess"}, "unknown game"),
+        ({"game": "draw100", "players": ["A"]}, "2 to 4"),
+        ({"game": "draw100", "players": list("ABCDE")}, "2 to 4"),
+        ({"game": "tableaux", "players": ["A", "B"], "max_pip": 12}, "double-6/9"),
+        ({"game": "luzon", "variant": "sevens"}, "no variant"),
+        ({"game": "draw100", "players": ["A", "B"], "target": "lots"}, "whole number"),
+    ],
+)
 def test_bad_table_is_refused_with_a_message(client, app, body, needle):
     r = client.post("/api/tables", json=body)
     assert r.status_code == 400 and needle in r.json["error"]["message"]
@@ -82,11 +97,21 @@ def test_bad_table_is_refused_with_a_message(client, app, body, needle):
 
 
 def test_start_form_and_join_link_remember_the_code(client):
-    r = client.post("/tables", data={"game": "tableaux", "max_pip": "9", "players": "Ana\nBen", "target": "",
-                                     "csrf_token": form_token(client)})
+    r = client.post(
+        "/tables",
+        data={
+            "game": "tableaux",
+            "max_pip": "9",
+            "players": "Ana\nBen",
+            "target": "",
+            "csrf_token": form_token(client),
+        },
+    )
     assert r.status_code == 302
     page = client.get(r.headers["Location"]).get_data(as_text=True)
-    assert "<svg" in page and "Take a photo" in page  # QR code inline, capture offered to the holder
+    assert (
+        "<svg" in page and "Take a photo" in page
+    )  # QR code inline, capture offered to the holder
     t = client.get("/api/tables").json[0]
     assert t["game"] == "tableaux"
     other = client.application.test_client()
@@ -111,6 +136,7 @@ def test_qr_code_svg_needs_the_code(client):
 
 # --- scores ------------------------------------------------------------------------------
 
+
 def test_draw100_running_totals_winner_finished_and_undo(client, app):
     t = new_table(client, "draw100", ["Ana", "Ben", "Cleo"])
     ana, ben, cleo = (p["id"] for p in t["players"])
@@ -128,12 +154,17 @@ def test_draw100_running_totals_winner_finished_and_undo(client, app):
     assert count(app, "SELECT COUNT(*) FROM score_events") == before
     # undo the deciding hand: the game reopens, the history keeps it marked undone
     last = data["rounds"][-1]["id"]
-    r = client.post(f"/api/tables/{t['id']}/undo", headers={"X-Table-Code": t["code"]}, json={"round_id": last})
+    r = client.post(
+        f"/api/tables/{t['id']}/undo", headers={"X-Table-Code": t["code"]}, json={"round_id": last}
+    )
     assert r.status_code == 200 and r.json["status"] == "playing" and r.json["winner"] is None
     assert [p["total"] for p in r.json["players"]] == [35, 40, 0]
     hist = client.get(f"/api/tables/{t['id']}/rounds").json
-    assert [(h["number"], h["kind"], h["undone"]) for h in hist] == [(1, "domino", False), (2, "blocked", False),
-                                                                       (3, "domino", True)]
+    assert [(h["number"], h["kind"], h["undone"]) for h in hist] == [
+        (1, "domino", False),
+        (2, "blocked", False),
+        (3, "domino", True),
+    ]
     assert round_(client, t, {cleo: 5}).status_code == 201
 
 
@@ -148,13 +179,16 @@ def test_tableaux_pass_scores_minus_three_but_draw100_refuses_negatives(client):
     assert r.status_code == 400 and "between 0 and 999" in r.json["error"]["message"]
 
 
-@pytest.mark.parametrize("scores,kind,needle", [
-    ({}, "domino", "1 to 20"),
-    ({"999": 5}, "domino", "does not sit"),
-    ({"P": 5}, "domino", "whole number"),
-    ({"@": 1000}, "domino", "between"),
-    ({"@": 5}, "castle", "kind must be"),
-])
+@pytest.mark.parametrize(
+    "scores,kind,needle",
+    [
+        ({}, "domino", "1 to 20"),
+        ({"999": 5}, "domino", "does not sit"),
+        ({"P": 5}, "domino", "whole number"),
+        ({"@": 1000}, "domino", "between"),
+        ({"@": 5}, "castle", "kind must be"),
+    ],
+)
 def test_bad_scores_are_refused(client, app, scores, kind, needle):
     t = new_table(client)
     pid = str(t["players"][0]["id"])
@@ -173,8 +207,12 @@ def test_wrong_or_missing_code_is_403_and_changes_nothing(client, app):
     r = client.post(f"/api/tables/{t['id']}/rounds", json={"scores": {pid: 10}})
     assert r.status_code == 403 and "table code" in r.json["error"]["message"]
     assert upload(client, t, JPEG, code=wrong).status_code == 403
-    assert client.post(f"/api/tables/{t['id']}/undo", headers={"X-Table-Code": wrong},
-                       json={"round_id": 1}).status_code == 403
+    assert (
+        client.post(
+            f"/api/tables/{t['id']}/undo", headers={"X-Table-Code": wrong}, json={"round_id": 1}
+        ).status_code
+        == 403
+    )
     assert count(app, "SELECT COUNT(*) FROM rounds") == 0
     assert count(app, "SELECT COUNT(*) FROM photos") == 0 and photo_files(app) == []
 
@@ -191,6 +229,7 @@ def test_a_failure_half_way_stores_nothing(client, app, monkeypatch):
 
     def boom(*a, **k):
         raise RuntimeError("disk on fire")
+
     monkeypatch.setattr(store, "_settle", boom)  # fails after the round and events were inserted
     r = round_(client, t, {pid: 10})
     assert r.status_code == 500
@@ -203,8 +242,15 @@ def test_a_failure_half_way_stores_nothing(client, app, monkeypatch):
 def test_restart_loses_nothing(app, client, tmp_path):
     t = new_table(client)
     round_(client, t, {t["players"][1]["id"]: 25})
-    again = create_app({"TESTING": True, "SECRET_KEY": "test", "DATABASE": app.config["DATABASE"],
-                        "PHOTO_DIR": app.config["PHOTO_DIR"]}, instance_path=str(tmp_path))
+    again = create_app(
+        {
+            "TESTING": True,
+            "SECRET_KEY": "test",
+            "DATABASE": app.config["DATABASE"],
+            "PHOTO_DIR": app.config["PHOTO_DIR"],
+        },
+        instance_path=str(tmp_path),
+    )
     got = again.test_client().get(f"/api/tables/{t['id']}").json
     assert [p["total"] for p in got["players"]] == [0, 25] and len(got["rounds"]) == 1
 
@@ -216,6 +262,7 @@ def test_init_db_cli(app):
 
 # --- photos and bad uploads ----------------------------------------------------------------
 
+
 def test_upload_stores_the_photo_and_serves_it(client, app, fake_detector):
     t = new_table(client)
     r = upload(client, t, JPEG)
@@ -223,7 +270,9 @@ def test_upload_stores_the_photo_and_serves_it(client, app, fake_detector):
     p = r.json
     assert (p["width"], p["height"]) == (640, 640)
     assert [tile["pips"] for tile in p["tiles"]] == [[2, 5], [5, 5], [3, 6]]
-    assert p["suggestion"]["points"] == 7 + 10 + 9  # pips in view (RULES.md 4: the winner scores them)
+    assert (
+        p["suggestion"]["points"] == 7 + 10 + 9
+    )  # pips in view (RULES.md 4: the winner scores them)
     img = client.get(p["image_url"])
     assert img.status_code == 200 and img.data[:3] == b"\xff\xd8\xff"
     assert client.get(f"/api/tables/{t['id']}").json["latest_photo_id"] == p["id"]
@@ -242,18 +291,33 @@ def test_correct_a_tile_and_undo_the_correction(client, fake_detector):
     assert again["tiles"][2]["pips"] == [3, 5]
     assert client.put(url, json={"pips": [3, 7]}, headers=hdr).status_code == 400  # double-6 set
     assert client.put(url, json={"pips": [3]}, headers=hdr).status_code == 400
-    assert client.put(url.replace("/tiles/2", "/tiles/9"), json={"pips": [1, 1]}, headers=hdr).status_code == 404
+    assert (
+        client.put(
+            url.replace("/tiles/2", "/tiles/9"), json={"pips": [1, 1]}, headers=hdr
+        ).status_code
+        == 404
+    )
     assert client.put(url, json={"pips": [1, 1]}).status_code == 403
     r = client.delete(url, headers=hdr)
-    assert r.status_code == 200 and r.json["tiles"][2]["pips"] == [3, 6] and not r.json["tiles"][2].get("corrected")
+    assert (
+        r.status_code == 200
+        and r.json["tiles"][2]["pips"] == [3, 6]
+        and not r.json["tiles"][2].get("corrected")
+    )
 
 
-@pytest.mark.parametrize("data,needle", [
-    (b"%PDF-1.4 this is not a photo" * 20, "not an image"),
-    (b"", "empty"),
-    (JPEG[:2000], "cut off"),                                      # truncated in transfer
-    (b"\xff\xd8\xff\xe0" + bytes(range(256)) * 40 + b"\xff\xd9", "corrupt"),  # garbage inside a JPEG
-])
+@pytest.mark.parametrize(
+    "data,needle",
+    [
+        (b"%PDF-1.4 this is not a photo" * 20, "not an image"),
+        (b"", "empty"),
+        (JPEG[:2000], "cut off"),  # truncated in transfer
+        (
+            b"\xff\xd8\xff\xe0" + bytes(range(256)) * 40 + b"\xff\xd9",
+            "corrupt",
+        ),  # garbage inside a JPEG
+    ],
+)
 def test_bad_uploads_get_400_and_nothing_is_stored(client, app, data, needle):
     t = new_table(client)
     r = upload(client, t, data)
@@ -268,13 +332,21 @@ def test_fifty_megabytes_is_413_as_json_and_as_a_page(client, app):
     r = upload(client, t, big)
     assert r.status_code == 413 and "too large" in r.json["error"]["message"]
     r = client.post("/tables", data={"game": "draw100", "players": "x" * (50 * 1024 * 1024)})
-    assert r.status_code == 413 and r.mimetype == "text/html" and "too large" in r.get_data(as_text=True)
-    assert count(app, "SELECT COUNT(*) FROM photos") == 0 and count(app, "SELECT COUNT(*) FROM tables") == 1
+    assert (
+        r.status_code == 413
+        and r.mimetype == "text/html"
+        and "too large" in r.get_data(as_text=True)
+    )
+    assert (
+        count(app, "SELECT COUNT(*) FROM photos") == 0
+        and count(app, "SELECT COUNT(*) FROM tables") == 1
+    )
 
 
 def test_missing_vision_is_a_message_not_a_crash(client, monkeypatch):
     def gone(image, game=None):
         raise services.Unavailable("vision.pipeline is not available: test")
+
     monkeypatch.setattr(services, "detect", gone)
     t = new_table(client)
     r = upload(client, t, JPEG)
@@ -290,31 +362,48 @@ def test_laptop_camera_needs_serve_camera(client):
 
 # --- errors and the API document ---------------------------------------------------------
 
+
 def test_unknown_paths_give_json_for_the_api_and_html_for_pages(client):
     r = client.get("/api/tables/999")
     assert r.status_code == 404 and r.json["error"]["message"] == "there is no table 999"
     r = client.get("/t/999")
-    assert r.status_code == 404 and r.mimetype == "text/html" and "there is no table 999" in r.get_data(as_text=True)
+    assert (
+        r.status_code == 404
+        and r.mimetype == "text/html"
+        and "there is no table 999" in r.get_data(as_text=True)
+    )
     assert client.delete("/api/tables").status_code == 405
 
 
 def test_unexpected_errors_show_no_stack_trace(tmp_path):
-    app = create_app({"TESTING": False, "SECRET_KEY": "t", "DATABASE": str(tmp_path / "d.sqlite"),
-                      "PHOTO_DIR": str(tmp_path / "p")}, instance_path=str(tmp_path))
+    app = create_app(
+        {
+            "TESTING": False,
+            "SECRET_KEY": "t",
+            "DATABASE": str(tmp_path / "d.sqlite"),
+            "PHOTO_DIR": str(tmp_path / "p"),
+        },
+        instance_path=str(tmp_path),
+    )
 
     @app.get("/api/crash")
     def crash():
         raise KeyError("secret internals")
+
     r = app.test_client().get("/api/crash")
     assert r.status_code == 500
-    assert "secret internals" not in r.get_data(as_text=True) and "Traceback" not in r.get_data(as_text=True)
+    assert "secret internals" not in r.get_data(as_text=True) and "Traceback" not in r.get_data(
+        as_text=True
+    )
     assert "logged" in r.json["error"]["message"]
 
 
 def test_openapi_documents_every_api_route(app, client):
     doc = client.get("/api/openapi.json").json
     assert doc["openapi"].startswith("3.")
-    documented = {(path, m.upper()) for path, ops in doc["paths"].items() for m in ops if m != "parameters"}
+    documented = {
+        (path, m.upper()) for path, ops in doc["paths"].items() for m in ops if m != "parameters"
+    }
     served = set()
     for rule in app.url_map.iter_rules():
         if not rule.rule.startswith("/api/"):
@@ -333,13 +422,17 @@ def test_status_lists_the_parts(client):
 
 # --- the player's hand and the real layout reader ---------------------------------------------
 
+
 def test_hand_with_the_photo_gives_moves_and_hint(client, lead_double_detector):
     if not services.availability()["layout"]["ok"]:
         pytest.fail("vision.layout is missing", pytrace=False)
     t = new_table(client)
-    r = client.post(f"/api/tables/{t['id']}/photos", headers={"X-Table-Code": t["code"]},
-                    data={"photo": (io.BytesIO(JPEG), "p.jpg"), "hand": "6-4, 1-2 3-5"},
-                    content_type="multipart/form-data")
+    r = client.post(
+        f"/api/tables/{t['id']}/photos",
+        headers={"X-Table-Code": t["code"]},
+        data={"photo": (io.BytesIO(JPEG), "p.jpg"), "hand": "6-4, 1-2 3-5"},
+        content_type="multipart/form-data",
+    )
     assert r.status_code == 201
     p = r.json
     assert p["hand"] == ["4-6", "1-2", "3-5"]
@@ -352,10 +445,14 @@ def test_hand_with_the_photo_gives_moves_and_hint(client, lead_double_detector):
     assert r.status_code == 200 and not r.json["analysis"]["legal_moves"]
     assert "Type your hand" in r.json["analysis"]["message"]
     r = client.put(url, json={"hand": ["1-2", "2-6"]}, headers={"X-Table-Code": t["code"]})
-    assert [m["json"]["tile"] for m in r.json["analysis"]["legal_moves"]] == [[2, 6]] * len(r.json["analysis"]["legal_moves"])
+    assert [m["json"]["tile"] for m in r.json["analysis"]["legal_moves"]] == [[2, 6]] * len(
+        r.json["analysis"]["legal_moves"]
+    )
 
 
-@pytest.mark.parametrize("hand,needle", [("3-7", "not in a double-6"), ("3-5 5-3", "twice"), ("banana", "bad hand tile")])
+@pytest.mark.parametrize(
+    "hand,needle", [("3-7", "not in a double-6"), ("3-5 5-3", "twice"), ("banana", "bad hand tile")]
+)
 def test_bad_hand_is_400_and_keeps_the_old_one(client, lead_double_detector, hand, needle):
     t = new_table(client)
     p = upload(client, t, JPEG).json
@@ -366,7 +463,9 @@ def test_bad_hand_is_400_and_keeps_the_old_one(client, lead_double_detector, han
     assert r.status_code == 400 and needle in r.json["error"]["message"]
     me = {**hdr, "X-Player": str(t["players"][0]["id"])}
     assert client.get(f"/api/tables/{t['id']}/photos/{p['id']}", headers=me).json["hand"] == ["1-2"]
-    assert client.get(f"/api/tables/{t['id']}/photos/{p['id']}").json["hand"] == []  # a watcher sees no hand
+    assert (
+        client.get(f"/api/tables/{t['id']}/photos/{p['id']}").json["hand"] == []
+    )  # a watcher sees no hand
     assert client.put(url, json={"hand": "1-2"}).status_code == 403
 
 
@@ -377,7 +476,10 @@ def test_an_older_database_gets_the_new_column(tmp_path):
         width INTEGER, height INTEGER, detections_json TEXT, corrections_json TEXT, analysis_json TEXT,
         elapsed_ms REAL, created TEXT); INSERT INTO photos (id, filename) VALUES (1, 'a.jpg');""")
     conn.close()
-    create_app({"SECRET_KEY": "t", "DATABASE": str(db), "PHOTO_DIR": str(tmp_path / "p")}, instance_path=str(tmp_path))
+    create_app(
+        {"SECRET_KEY": "t", "DATABASE": str(db), "PHOTO_DIR": str(tmp_path / "p")},
+        instance_path=str(tmp_path),
+    )
     conn = sqlite3.connect(db)
     assert conn.execute("SELECT filename, hand_json FROM photos").fetchall() == [("a.jpg", "[]")]
     conn.close()
@@ -385,8 +487,12 @@ def test_an_older_database_gets_the_new_column(tmp_path):
 
 def test_the_reader_is_told_how_many_play_draw100(client, lead_double_detector):
     t = new_table(client, "draw100", ["A", "B", "C", "D"])
-    r = client.post(f"/api/tables/{t['id']}/photos", headers={"X-Table-Code": t["code"]},
-                    data={"photo": (io.BytesIO(JPEG), "p.jpg"), "hand": "4-6 1-2"}, content_type="multipart/form-data")
+    r = client.post(
+        f"/api/tables/{t['id']}/photos",
+        headers={"X-Table-Code": t["code"]},
+        data={"photo": (io.BytesIO(JPEG), "p.jpg"), "hand": "4-6 1-2"},
+        content_type="multipart/form-data",
+    )
     text = r.json["analysis"]["state_text"]
     assert "P3" in text and "P4" not in text  # seats 0..3
 
@@ -397,11 +503,16 @@ def test_each_player_keeps_their_own_hand_and_watchers_see_none(client, lead_dou
     t = new_table(client)
     ana, ben = (str(p["id"]) for p in t["players"])
     code = {"X-Table-Code": t["code"]}
-    p = client.post(f"/api/tables/{t['id']}/photos", headers={**code, "X-Player": ana},
-                    data={"photo": (io.BytesIO(JPEG), "p.jpg"), "hand": "6-4 1-2"},
-                    content_type="multipart/form-data").json
+    p = client.post(
+        f"/api/tables/{t['id']}/photos",
+        headers={**code, "X-Player": ana},
+        data={"photo": (io.BytesIO(JPEG), "p.jpg"), "hand": "6-4 1-2"},
+        content_type="multipart/form-data",
+    ).json
     assert p["hand"] == ["4-6", "1-2"] and p["player_id"] == int(ana)
-    r = client.put(f"/api/tables/{t['id']}/hand", json={"hand": "6-2 3-3"}, headers={**code, "X-Player": ben})
+    r = client.put(
+        f"/api/tables/{t['id']}/hand", json={"hand": "6-2 3-3"}, headers={**code, "X-Player": ben}
+    )
     assert r.status_code == 200 and r.json["hand"] == ["2-6", "3-3"]
     assert {m["json"]["tile"][0] for m in r.json["photo"]["analysis"]["legal_moves"]} == {2}
     url = f"/api/tables/{t['id']}/photos/{p['id']}"
@@ -409,8 +520,15 @@ def test_each_player_keeps_their_own_hand_and_watchers_see_none(client, lead_dou
     assert mine["hand"] == ["4-6", "1-2"]
     assert all(m["json"]["tile"] == [4, 6] for m in mine["analysis"]["legal_moves"])
     watcher = client.get(url).json
-    assert watcher["hand"] == [] and watcher["player_id"] is None and not watcher["analysis"]["legal_moves"]
+    assert (
+        watcher["hand"] == []
+        and watcher["player_id"] is None
+        and not watcher["analysis"]["legal_moves"]
+    )
     other = new_table(client)
-    r = client.put(f"/api/tables/{t['id']}/hand", json={"hand": "1-1"},
-                   headers={**code, "X-Player": str(other["players"][0]["id"])})
+    r = client.put(
+        f"/api/tables/{t['id']}/hand",
+        json={"hand": "1-1"},
+        headers={**code, "X-Player": str(other["players"][0]["id"])},
+    )
     assert r.status_code == 400 and "does not sit at this table" in r.json["error"]["message"]

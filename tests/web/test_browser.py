@@ -4,12 +4,12 @@ real server on 127.0.0.1. Screenshots go to test-artifacts/web/ (git-ignored).
 If /usr/bin/chromium is missing these tests FAIL with a message (CI installs chromium);
 never run `playwright install`.
 """
+
 from __future__ import annotations
 
 import os
 import re
 import threading
-from pathlib import Path
 
 import pytest
 
@@ -29,9 +29,16 @@ pytestmark = pytest.mark.browser
 def server(tmp_path_factory):
     """The companion on a free loopback port in a thread; yields its base URL."""
     from werkzeug.serving import make_server
+
     d = tmp_path_factory.mktemp("instance")
-    app = create_app({"SECRET_KEY": "browser-test", "DATABASE": str(d / "db.sqlite"), "PHOTO_DIR": str(d / "photos")},
-                     instance_path=str(d))
+    app = create_app(
+        {
+            "SECRET_KEY": "browser-test",
+            "DATABASE": str(d / "db.sqlite"),
+            "PHOTO_DIR": str(d / "photos"),
+        },
+        instance_path=str(d),
+    )
     srv = make_server("127.0.0.1", 0, app, threaded=True)
     th = threading.Thread(target=srv.serve_forever, daemon=True)
     th.start()
@@ -43,12 +50,18 @@ def server(tmp_path_factory):
 @pytest.fixture(scope="module")
 def browser():
     if not os.path.exists(CHROMIUM):
-        pytest.fail(f"{CHROMIUM} is missing: install it with `apt-get install -y chromium chromium-driver` "
-                    "(never `playwright install`)", pytrace=False)
+        pytest.fail(
+            f"{CHROMIUM} is missing: install it with `apt-get install -y chromium chromium-driver` "
+            "(never `playwright install`)",
+            pytrace=False,
+        )
     from playwright.sync_api import sync_playwright
+
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu",
-                                                               "--disable-background-networking"])
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
         yield b
         b.close()
 
@@ -78,8 +91,14 @@ def wait_until_ready(page) -> None:
     page.wait_for_selector("body[data-ready='true']", state="attached")
 
 
-def start_table(page, server: str, game: str, players: str = "", target: str | None = None,
-                seat: str | None = None) -> None:
+def start_table(
+    page,
+    server: str,
+    game: str,
+    players: str = "",
+    target: str | None = None,
+    seat: str | None = None,
+) -> None:
     """Start a table with the start form and wait for the table page; ``seat``: the seat
     button to press ("watch" for Just watching, else a player's name)."""
     page.goto(server + "/")
@@ -169,7 +188,9 @@ def test_phone_starts_a_table_reads_a_photo_fixes_a_tile_and_keeps_score(server,
     page.click("#record")
     page.wait_for_selector("#winner")
     assert "Ana wins with 105" in page.text_content("#winner")
-    assert page.is_disabled("#record") and not page.is_visible("#record")  # no active Record after a win
+    assert page.is_disabled("#record") and not page.is_visible(
+        "#record"
+    )  # no active Record after a win
     assert page.is_visible("#rematch")
     shot(page, "06-winner")
     assert no_sideways_scroll(page)
@@ -179,7 +200,10 @@ def test_phone_sees_legal_moves_and_the_hint_drawn_on_the_photo(server, page, le
     """The lead 6-6 on the photo (detector output fixed by the fixture; layout reader and
     engine real) and a hand typed in: the legal moves, the hint, and where to play it."""
     if not services.availability()["layout"]["ok"]:
-        pytest.fail("vision.layout is missing: " + services.availability()["layout"]["message"], pytrace=False)
+        pytest.fail(
+            "vision.layout is missing: " + services.availability()["layout"]["message"],
+            pytrace=False,
+        )
     draw_table_with_hand_and_photo(page, server, "4-6 1-2 0-0 3-5 2-6", "IMG_0350.jpg")
     moves = page.locator("#moves li").all_text_contents()
     assert any("4-6" in m for m in moves) and any("2-6" in m for m in moves)
@@ -193,8 +217,10 @@ def test_phone_sees_legal_moves_and_the_hint_drawn_on_the_photo(server, page, le
     # change the hand: read again, the moves follow
     page.fill("#hand-input", "1-2 3-5")
     page.click("#hand-save")
-    page.wait_for_function("document.querySelectorAll('#moves li').length <= 1 || "
-                           "!document.getElementById('moves').textContent.includes('4-6')")
+    page.wait_for_function(
+        "document.querySelectorAll('#moves li').length <= 1 || "
+        "!document.getElementById('moves').textContent.includes('4-6')"
+    )
     assert "4-6" not in page.text_content("#analysis")
 
 
@@ -208,7 +234,11 @@ def test_phone_reads_the_real_line_of_play_with_the_real_detector(server, page):
     moves = page.locator("#moves li").all_text_contents()
     # 1-1 fits the two open 1s, 5-6 and 6-6 the open 5 and 6, 2-2 the open 2
     assert sum("1-1" in m for m in moves) == 2
-    assert any("2-2" in m for m in moves) and any("5-6" in m for m in moves) and any("6-6" in m for m in moves)
+    assert (
+        any("2-2" in m for m in moves)
+        and any("5-6" in m for m in moves)
+        and any("6-6" in m for m in moves)
+    )
     assert page.text_content("#hint-text").startswith("Play ")
     shot(page, "10-real-detector-moves")
     assert no_sideways_scroll(page)
@@ -235,8 +265,13 @@ def test_a_lost_answer_to_record_is_resent_and_scored_once(server, page):
     request with the same Idempotency-Key and the entry is stored once."""
     import json
     import urllib.request
-    req = urllib.request.Request(f"{server}/api/tables", data=json.dumps({"game": "draw100", "players": ["Ana", "Ben"]}).encode(),
-                                 headers={"Content-Type": "application/json"}, method="POST")
+
+    req = urllib.request.Request(
+        f"{server}/api/tables",
+        data=json.dumps({"game": "draw100", "players": ["Ana", "Ben"]}).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
     with urllib.request.urlopen(req, timeout=30) as r:
         t = json.load(r)
     keys: list[str] = []
@@ -244,10 +279,11 @@ def test_a_lost_answer_to_record_is_resent_and_scored_once(server, page):
     def lose_first_answer(route):
         keys.append(route.request.headers.get("idempotency-key", ""))
         if len(keys) == 1:
-            route.fetch()                    # the server stores the entry ...
-            route.abort("connectionreset")   # ... and the answer is lost on the way back
+            route.fetch()  # the server stores the entry ...
+            route.abort("connectionreset")  # ... and the answer is lost on the way back
         else:
             route.continue_()
+
     page.route("**/api/tables/*/rounds", lose_first_answer)
     page.goto(f"{server}/join/{t['code']}")
     page.fill("#round-inputs input.points >> nth=0", "12")
@@ -262,7 +298,9 @@ def test_a_lost_answer_to_record_is_resent_and_scored_once(server, page):
 
 # --- a page a player can use at the table (all at 360x740) ----------------------------------------
 
-NOTATION = re.compile(r"\[\d+\.(end|side)_[ab]\]|\(-?\d+, -?\d+\)=\d+|node limit|RULES\.md|\bslot \d|table tile \d")
+NOTATION = re.compile(
+    r"\[\d+\.(end|side)_[ab]\]|\(-?\d+, -?\d+\)=\d+|node limit|RULES\.md|\bslot \d|table tile \d"
+)
 TOUR = ROOT / "test-artifacts" / "tour"
 
 
@@ -273,9 +311,16 @@ def demo_server(tmp_path_factory):
     from werkzeug.serving import make_server
 
     from companion.commands import serve
+
     d = tmp_path_factory.mktemp("demo")
-    app = create_app({"SECRET_KEY": "demo-test", "DATABASE": str(d / "db.sqlite"), "PHOTO_DIR": str(d / "photos")},
-                     instance_path=str(d))
+    app = create_app(
+        {
+            "SECRET_KEY": "demo-test",
+            "DATABASE": str(d / "db.sqlite"),
+            "PHOTO_DIR": str(d / "photos"),
+        },
+        instance_path=str(d),
+    )
     serve.create_demo_tables(app, log=lambda _line: None)
     tables = {t["game"]: t["id"] for t in app.test_client().get("/api/tables").json}
     srv = make_server("127.0.0.1", 0, app, threaded=True)
@@ -294,9 +339,12 @@ def new_context_page(browser):
 
 
 def inside(inner: dict, outer: dict, slack: float = 1.0) -> bool:
-    return (inner["x"] >= outer["x"] - slack and inner["y"] >= outer["y"] - slack
-            and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + slack
-            and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + slack)
+    return (
+        inner["x"] >= outer["x"] - slack
+        and inner["y"] >= outer["y"] - slack
+        and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + slack
+        and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + slack
+    )
 
 
 @pytest.mark.parametrize("game", ["draw100", "tableaux", "good-neighbors", "big-clock", "luzon"])
@@ -307,7 +355,9 @@ def test_demo_table_of_every_game_shows_the_hint_drawn_on_the_photo(demo_server,
     base, tables = demo_server
     page.goto(f"{base}/t/{tables[game]}")
     if game in ("draw100", "tableaux"):
-        page.click("#seat-buttons button[data-player] >> nth=0")  # the demo hand is the first seat's
+        page.click(
+            "#seat-buttons button[data-player] >> nth=0"
+        )  # the demo hand is the first seat's
     wait_until_ready(page)
     page.wait_for_selector("#hint-text")
     page.wait_for_function("document.getElementById('photo').complete")
@@ -339,13 +389,20 @@ def test_demo_table_of_every_game_shows_the_hint_drawn_on_the_photo(demo_server,
     shot(page, f"20-demo-{game}")
 
 
-def test_each_phone_keeps_its_own_hand_and_a_watcher_sees_none(server, browser, lead_double_detector):
+def test_each_phone_keeps_its_own_hand_and_a_watcher_sees_none(
+    server, browser, lead_double_detector
+):
     """Two players' phones and a watcher at one draw table: each phone picks its seat, types its
     hand and sees the moves for its own hand only; the watcher sees no hand and no hand box."""
     import json
     import urllib.request
-    req = urllib.request.Request(f"{server}/api/tables", data=json.dumps({"game": "draw100", "players": ["Ana", "Ben"]}).encode(),
-                                 headers={"Content-Type": "application/json"}, method="POST")
+
+    req = urllib.request.Request(
+        f"{server}/api/tables",
+        data=json.dumps({"game": "draw100", "players": ["Ana", "Ben"]}).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
     with urllib.request.urlopen(req, timeout=30) as r:
         t = json.load(r)
     phones = [new_context_page(browser) for _ in range(3)]
@@ -365,15 +422,23 @@ def test_each_phone_keeps_its_own_hand_and_a_watcher_sees_none(server, browser, 
         ben.reload()
         wait_until_ready(ben)
         ben.wait_for_selector("#hint-text")
-        assert ben.text_content("#hint-text").startswith("Play 2-6") and ben.input_value("#hand-input") == "2-6 3-3"
+        assert (
+            ben.text_content("#hint-text").startswith("Play 2-6")
+            and ben.input_value("#hand-input") == "2-6 3-3"
+        )
         assert "playing as Ben" in ben.text_content("#seat-now")
         ana.reload()
         wait_until_ready(ana)
         assert ana.input_value("#hand-input") == "4-6 1-2"  # Ben's hand did not overwrite Ana's
         watcher.goto(f"{server}/t/{t['id']}")
         wait_until_ready(watcher)
-        assert watcher.locator("#hand-input").count() == 0 and watcher.locator("#hint-text").count() == 0
-        assert "4-6" not in watcher.text_content("main") and "2-6" not in watcher.text_content("main").replace("2-6", "", 0)
+        assert (
+            watcher.locator("#hand-input").count() == 0
+            and watcher.locator("#hint-text").count() == 0
+        )
+        assert "4-6" not in watcher.text_content("main") and "2-6" not in watcher.text_content(
+            "main"
+        ).replace("2-6", "", 0)
         shot(watcher, "22-watcher")
     finally:
         for ctx, _pg in phones:
@@ -391,13 +456,22 @@ def test_fix_dialog_two_taps_not_a_tile_face_down_and_add_a_tile(server, page, f
         const t = document.querySelectorAll('#overlay polygon.tile')[1].getBoundingClientRect();
         return {x: t.left - o.left, y: t.top - o.top, width: t.width, height: t.height}; })()""")
     assert box["width"] < 44  # the boxes are small on a 360 px screen
-    page.locator("#overlay").click(position={"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] + 12})
+    page.locator("#overlay").click(
+        position={"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] + 12}
+    )
     page.wait_for_selector("#fix-dialog[open]")
     assert "Tile 2: read as 5-5" in page.text_content("#fix-title")
-    assert page.evaluate("Math.max(document.getElementById('fix-preview').getBoundingClientRect().width, "
-                         "document.getElementById('fix-preview').getBoundingClientRect().height)") >= 150  # the tile, big
-    sizes = page.evaluate("[...document.querySelectorAll('#fix-dialog button')].filter(b => b.offsetParent)"
-                          ".map(b => [b.getBoundingClientRect().width, b.getBoundingClientRect().height])")
+    assert (
+        page.evaluate(
+            "Math.max(document.getElementById('fix-preview').getBoundingClientRect().width, "
+            "document.getElementById('fix-preview').getBoundingClientRect().height)"
+        )
+        >= 150
+    )  # the tile, big
+    sizes = page.evaluate(
+        "[...document.querySelectorAll('#fix-dialog button')].filter(b => b.offsetParent)"
+        ".map(b => [b.getBoundingClientRect().width, b.getBoundingClientRect().height])"
+    )
     assert sizes and all(w >= 44 and h >= 44 for w, h in sizes), sizes
     assert no_sideways_scroll(page)
     shot(page, "23-fix-picker")
@@ -407,10 +481,14 @@ def test_fix_dialog_two_taps_not_a_tile_face_down_and_add_a_tile(server, page, f
     assert "1-4" in page.text_content("#overlay")
     page.locator("#overlay polygon.tile >> nth=0").click()
     page.click("#fix-not-tile")
-    page.wait_for_function("document.querySelectorAll('#overlay polygon.tile.corrected').length === 2")
+    page.wait_for_function(
+        "document.querySelectorAll('#overlay polygon.tile.corrected').length === 2"
+    )
     page.locator("#overlay polygon.tile >> nth=2").click()
     page.click("#fix-face-down")
-    page.wait_for_function("document.querySelectorAll('#overlay polygon.tile.corrected').length === 3")
+    page.wait_for_function(
+        "document.querySelectorAll('#overlay polygon.tile.corrected').length === 3"
+    )
     # add a missed tile: the button, a tap on the photo, two numbers
     page.click("#add-tile")
     ov = page.locator("#overlay").bounding_box()
@@ -440,11 +518,21 @@ def test_start_form_shows_only_what_the_game_takes_and_keeps_input_on_error(serv
     page.goto(server + "/")
     visible = lambda sel: page.is_visible(sel)  # noqa: E731
     page.select_option("#game", "luzon")
-    assert visible("#variant-row") and not visible("#players-row") and not visible("#target-row") and not visible("#set-row")
+    assert (
+        visible("#variant-row")
+        and not visible("#players-row")
+        and not visible("#target-row")
+        and not visible("#set-row")
+    )
     page.select_option("#game", "good-neighbors")
     assert not visible("#variant-row") and not visible("#players-row") and visible("#set-row")
     page.select_option("#game", "draw100")
-    assert not visible("#variant-row") and visible("#players-row") and visible("#target-row") and not visible("#set-row")
+    assert (
+        not visible("#variant-row")
+        and visible("#players-row")
+        and visible("#target-row")
+        and not visible("#set-row")
+    )
     page.select_option("#game", "tableaux")
     assert visible("#set-row") and visible("#target-row") and not visible("#variant-row")
     assert no_sideways_scroll(page)
@@ -465,7 +553,10 @@ def test_start_form_shows_only_what_the_game_takes_and_keeps_input_on_error(serv
 def test_scores_pass_minus_blocked_rematch_and_delete(server, page):
     start_table(page, server, "tableaux", "Ana\nBen", seat="watch")
     page.select_option("#round-kind", "pass")  # Ana's turn: -3 filled in
-    assert page.locator("#round-inputs input.points").evaluate_all("l => l.map(i => i.value)") == ["-3", ""]
+    assert page.locator("#round-inputs input.points").evaluate_all("l => l.map(i => i.value)") == [
+        "-3",
+        "",
+    ]
     page.click("#record")
     page.wait_for_selector("#history li")
     page.select_option("#round-kind", "play")
@@ -484,11 +575,15 @@ def test_scores_pass_minus_blocked_rematch_and_delete(server, page):
     # draw to 100: the points of a blocked hand come from the tiles left in each hand
     start_table(page, server, "draw100", "Ana\nBen\nCleo", "20", seat="watch")
     lefts = page.locator("#round-inputs input.left")
-    lefts.nth(0).fill("1-2")        # 3 pips: fewest
-    lefts.nth(1).fill("6-6 0-4")    # 16
-    lefts.nth(2).fill("5-5")        # 10
+    lefts.nth(0).fill("1-2")  # 3 pips: fewest
+    lefts.nth(1).fill("6-6 0-4")  # 16
+    lefts.nth(2).fill("5-5")  # 10
     assert page.input_value("#round-kind") == "blocked"
-    assert page.locator("#round-inputs input.points").evaluate_all("l => l.map(i => i.value)") == ["23", "", ""]
+    assert page.locator("#round-inputs input.points").evaluate_all("l => l.map(i => i.value)") == [
+        "23",
+        "",
+        "",
+    ]
     assert "26 - 3 = 23" in page.text_content("#count-note")
     assert no_sideways_scroll(page)
     shot(page, "29-blocked")
@@ -497,8 +592,10 @@ def test_scores_pass_minus_blocked_rematch_and_delete(server, page):
     assert not page.is_visible("#record") and page.is_visible("#rematch")
     shot(page, "30-won")
     page.click("#rematch")
-    page.wait_for_function("document.getElementById('status-line') && document.body.dataset.ready === 'true' "
-                           "&& !document.getElementById('winner')")
+    page.wait_for_function(
+        "document.getElementById('status-line') && document.body.dataset.ready === 'true' "
+        "&& !document.getElementById('winner')"
+    )
     assert "Ana 0 \u00b7 Ben 0 \u00b7 Cleo 0 (to 20)" in page.text_content("#status-line")
     assert page.is_visible("#record")
 
@@ -507,10 +604,17 @@ def test_domino_points_are_the_pips_left_in_the_other_hands(server, page, monkey
     """Ben's tiles left come from a photo of them (read, not stored); Ana went out: domino."""
     monkeypatch.setattr(services, "detect_hand", lambda image: [{"pips": [6, 6]}, {"pips": [4, 0]}])
     start_table(page, server, "draw100", "Ana\nBen", seat="watch")
-    page.locator("#round-inputs input.left-file").nth(1).set_input_files(str(SAMPLES / "IMG_0350.jpg"))
-    page.wait_for_function("document.querySelectorAll('#round-inputs input.left')[1].value === '6-6 0-4'")
+    page.locator("#round-inputs input.left-file").nth(1).set_input_files(
+        str(SAMPLES / "IMG_0350.jpg")
+    )
+    page.wait_for_function(
+        "document.querySelectorAll('#round-inputs input.left')[1].value === '6-6 0-4'"
+    )
     assert page.input_value("#round-kind") == "domino"
-    assert page.locator("#round-inputs input.points").evaluate_all("l => l.map(i => i.value)") == ["16", ""]
+    assert page.locator("#round-inputs input.points").evaluate_all("l => l.map(i => i.value)") == [
+        "16",
+        "",
+    ]
     shot(page, "31-domino-from-photo")
     page.click("#record")
     page.wait_for_selector("#history li")

@@ -1,6 +1,7 @@
 """The companion under hostile or clumsy use: bad input is 4xx with a message (never a 500),
 two phones writing at once keep both changes, retries store nothing twice, a crash leaves no
 orphan file, a busy database is 503, and the browser-facing protections are in place."""
+
 from __future__ import annotations
 
 import io
@@ -39,11 +40,17 @@ def assert_clear_4xx(r, status=None):
 
 # --- bad input: 4xx, never 500 ----------------------------------------------------------------
 
-@pytest.mark.parametrize("code", ["ÄÖÜ²³", "\u0661\u0662\u0663", "😀" * 10, "A" * 5000, "\x00\x01", "AB CD-EF"])
+
+@pytest.mark.parametrize(
+    "code", ["ÄÖÜ²³", "\u0661\u0662\u0663", "😀" * 10, "A" * 5000, "\x00\x01", "AB CD-EF"]
+)
 def test_odd_table_codes_in_the_header_are_403(client, app, code):
     t = new_table(client)
-    r = client.post(f"/api/tables/{t['id']}/rounds", json={"scores": {t["players"][0]["id"]: 1}, "kind": "domino"},
-                    headers={"X-Table-Code": code.encode("utf-8").decode("latin-1")})
+    r = client.post(
+        f"/api/tables/{t['id']}/rounds",
+        json={"scores": {t["players"][0]["id"]: 1}, "kind": "domino"},
+        headers={"X-Table-Code": code.encode("utf-8").decode("latin-1")},
+    )
     assert_clear_4xx(r, 403)
     assert count(app, "SELECT COUNT(*) FROM rounds") == 0
 
@@ -51,44 +58,89 @@ def test_odd_table_codes_in_the_header_are_403(client, app, code):
 @pytest.mark.parametrize("code", [123456, True, None, ["ABCDEF"], {"a": 1}, 1e400])
 def test_table_codes_that_are_not_strings_are_403(client, code):
     t = new_table(client)
-    r = client.post(f"/api/tables/{t['id']}/rounds",
-                    json={"scores": {t["players"][0]["id"]: 1}, "kind": "domino", "code": code})
+    r = client.post(
+        f"/api/tables/{t['id']}/rounds",
+        json={"scores": {t["players"][0]["id"]: 1}, "kind": "domino", "code": code},
+    )
     assert_clear_4xx(r, 403)
 
 
-@pytest.mark.parametrize("value", ["Infinity", "-Infinity", "NaN", "1e400", "-1e400", "1" * 400, "1.5", "true",
-                                   '"12"', "[1]", "{}"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Infinity",
+        "-Infinity",
+        "NaN",
+        "1e400",
+        "-1e400",
+        "1" * 400,
+        "1.5",
+        "true",
+        '"12"',
+        "[1]",
+        "{}",
+    ],
+)
 def test_odd_numbers_in_points_and_ids_are_400(client, app, value):
     t = new_table(client)
     pid = t["players"][0]["id"]
     url = f"/api/tables/{t['id']}/rounds"
-    for body in (f'{{"scores": {{"{pid}": {value}}}, "kind": "domino"}}',
-                 f'{{"scores": {{"{pid}": 5}}, "kind": "domino", "photo_id": {value}}}'):
+    for body in (
+        f'{{"scores": {{"{pid}": {value}}}, "kind": "domino"}}',
+        f'{{"scores": {{"{pid}": 5}}, "kind": "domino", "photo_id": {value}}}',
+    ):
         r = raw_json(client, "POST", url, body, t["code"])
         if value == '"12"' and r.status_code == 201:  # a digit string is a number people typed
             continue
         assert_clear_4xx(r, 400)
-    r = raw_json(client, "POST", f"/api/tables/{t['id']}/undo", f'{{"round_id": {value}}}', t["code"])
+    r = raw_json(
+        client, "POST", f"/api/tables/{t['id']}/undo", f'{{"round_id": {value}}}', t["code"]
+    )
     assert_clear_4xx(r)
     assert count(app, "SELECT COUNT(*) FROM rounds WHERE undone = 1") == 0
 
 
-@pytest.mark.parametrize("path", ["/api/tables/{big}", "/api/tables/{big}/rounds", "/api/tables/{big}/photos",
-                                  "/api/tables/1/photos/{big}", "/api/tables/1/photos/{big}/image",
-                                  "/t/{big}", "/api/tables/{big}/qr.svg"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/tables/{big}",
+        "/api/tables/{big}/rounds",
+        "/api/tables/{big}/photos",
+        "/api/tables/1/photos/{big}",
+        "/api/tables/1/photos/{big}/image",
+        "/t/{big}",
+        "/api/tables/{big}/qr.svg",
+    ],
+)
 def test_twenty_digit_ids_are_404(client, path):
     new_table(client)
     r = client.get(path.format(big="9" * 20))
     assert_clear_4xx(r, 404)
 
 
-@pytest.mark.parametrize("hand", [5, True, 1e400, {"a": 1}, [[1, 2, 3]], [True, 1], ["x" * 5000], ["1-2"] * 31,
-                                  "1-2 " * 400, [[10**30, 1]]])
+@pytest.mark.parametrize(
+    "hand",
+    [
+        5,
+        True,
+        1e400,
+        {"a": 1},
+        [[1, 2, 3]],
+        [True, 1],
+        ["x" * 5000],
+        ["1-2"] * 31,
+        "1-2 " * 400,
+        [[10**30, 1]],
+    ],
+)
 def test_hands_of_the_wrong_kind_are_400(client, fake_detector, hand):
     t = new_table(client)
     p = upload(client, t, JPEG).json
-    r = client.put(f"/api/tables/{t['id']}/photos/{p['id']}/hand", json={"hand": hand},
-                   headers={"X-Table-Code": t["code"]})
+    r = client.put(
+        f"/api/tables/{t['id']}/photos/{p['id']}/hand",
+        json={"hand": hand},
+        headers={"X-Table-Code": t["code"]},
+    )
     assert_clear_4xx(r, 400)
 
 
@@ -96,7 +148,9 @@ def test_hands_of_the_wrong_kind_are_400(client, fake_detector, hand):
 def test_deeply_nested_json_is_400(client, app, depth):
     t = new_table(client)
     for text in ("[" * depth + "]" * depth, '{"a":' * depth + "1" + "}" * depth):
-        status = 400 if len(text) <= 256 * 1024 else 413  # the 300 kB object form is over the body limit
+        status = (
+            400 if len(text) <= 256 * 1024 else 413
+        )  # the 300 kB object form is over the body limit
         r = raw_json(client, "POST", "/api/tables", text)
         assert_clear_4xx(r, status)
         r = raw_json(client, "POST", f"/api/tables/{t['id']}/rounds", text, t["code"])
@@ -109,11 +163,26 @@ def test_json_nested_a_little_is_fine(client):
     assert r.status_code == 201
 
 
-@pytest.mark.parametrize("field,value", [("max_pip", "²"), ("max_pip", "٩٩"), ("max_pip", "1e400"),
-                                         ("target", "²"), ("target", "Infinity"), ("game", "\u00ff"),
-                                         ("max_pip", "9" * 5000)])
+@pytest.mark.parametrize(
+    "field,value",
+    [
+        ("max_pip", "²"),
+        ("max_pip", "٩٩"),
+        ("max_pip", "1e400"),
+        ("target", "²"),
+        ("target", "Infinity"),
+        ("game", "\u00ff"),
+        ("max_pip", "9" * 5000),
+    ],
+)
 def test_odd_start_form_values_are_400(client, app, field, value):
-    form = {"game": "tableaux", "max_pip": "6", "players": "Ana\nBen", "target": "", "csrf_token": form_token(client)}
+    form = {
+        "game": "tableaux",
+        "max_pip": "6",
+        "players": "Ana\nBen",
+        "target": "",
+        "csrf_token": form_token(client),
+    }
     form[field] = value
     r = client.post("/tables", data=form)
     assert_clear_4xx(r, 400)
@@ -132,12 +201,16 @@ def test_invalid_utf8_in_the_start_form_is_kept_escaped(client, app):
 
 
 def test_names_with_control_characters_and_surrogates_are_cleaned(client):
-    r = client.post("/api/tables", data='{"game": "draw100", "players": ["A\\u0000n\\u0007a", "\\ud800Ben"]}',
-                    content_type="application/json")
+    r = client.post(
+        "/api/tables",
+        data='{"game": "draw100", "players": ["A\\u0000n\\u0007a", "\\ud800Ben"]}',
+        content_type="application/json",
+    )
     assert r.status_code == 201 and [p["name"] for p in r.json["players"]] == ["Ana", "Ben"]
 
 
 # --- two phones at once -----------------------------------------------------------------------
+
 
 def test_two_phones_fixing_two_tiles_at_once_both_fixes_are_kept(app, fake_detector):
     """50 tries: two clients fix tiles 0 and 1 of the same photo at the same moment."""
@@ -146,7 +219,7 @@ def test_two_phones_fixing_two_tiles_at_once_both_fixes_are_kept(app, fake_detec
     hdr = {"X-Table-Code": t["code"]}
     phones = [app.test_client(), app.test_client()]
     lost = 0
-    for attempt in range(50):
+    for _attempt in range(50):
         p = upload(owner, t, JPEG).json
         barrier = threading.Barrier(2)
         answers = [None, None]
@@ -155,14 +228,17 @@ def test_two_phones_fixing_two_tiles_at_once_both_fixes_are_kept(app, fake_detec
             barrier.wait()
             url = f"/api/tables/{t['id']}/photos/{p['id']}/tiles/{i}"
             answers[i] = phones[i].put(url, json={"pips": [i, 4]}, headers=hdr).status_code
+
         threads = [threading.Thread(target=fix, args=(i,)) for i in range(2)]
         for th in threads:
             th.start()
         for th in threads:
             th.join()
         assert answers == [200, 200]
-        got = owner.get(f"/api/tables/{t['id']}/photos/{p['id']}",
-                        headers={**hdr, "X-Player": str(t["players"][0]["id"])}).json
+        got = owner.get(
+            f"/api/tables/{t['id']}/photos/{p['id']}",
+            headers={**hdr, "X-Player": str(t["players"][0]["id"])},
+        ).json
         lost += got["corrections"] != {"0": [0, 4], "1": [1, 4]}
     assert lost == 0
 
@@ -182,16 +258,23 @@ def test_a_hand_and_a_fix_sent_at_once_are_both_kept(app, fake_detector):
         def send(i: int) -> None:
             barrier.wait()
             if i == 0:
-                answers[0] = phones[0].put(base + "/hand", json={"hand": "1-2 3-4"}, headers=hdr).status_code
+                answers[0] = (
+                    phones[0].put(base + "/hand", json={"hand": "1-2 3-4"}, headers=hdr).status_code
+                )
             else:
-                answers[1] = phones[1].put(base + "/tiles/2", json={"pips": [6, 6]}, headers=hdr).status_code
+                answers[1] = (
+                    phones[1].put(base + "/tiles/2", json={"pips": [6, 6]}, headers=hdr).status_code
+                )
+
         threads = [threading.Thread(target=send, args=(i,)) for i in range(2)]
         for th in threads:
             th.start()
         for th in threads:
             th.join()
-        got = owner.get(f"/api/tables/{t['id']}/photos/{p['id']}",
-                        headers={**hdr, "X-Player": str(t["players"][0]["id"])}).json
+        got = owner.get(
+            f"/api/tables/{t['id']}/photos/{p['id']}",
+            headers={**hdr, "X-Player": str(t["players"][0]["id"])},
+        ).json
         assert answers == [200, 200]
         assert got["hand"] == ["1-2", "3-4"] and got["corrections"] == {"2": [6, 6]}, attempt
 
@@ -214,6 +297,7 @@ def test_a_stale_page_cannot_undo_a_newer_entry(client, app):
 
 # --- retries, crashes, a busy database ------------------------------------------------------------
 
+
 def test_a_retried_score_entry_is_answered_with_the_first_result(client, app):
     t = new_table(client)
     pid = t["players"][0]["id"]
@@ -225,12 +309,24 @@ def test_a_retried_score_entry_is_answered_with_the_first_result(client, app):
     assert count(app, "SELECT COUNT(*) FROM rounds") == 1
     assert client.get(f"/api/tables/{t['id']}").json["players"][0]["total"] == 7
     # a new key is a new entry; a malformed key is refused; a key reused on photos is a conflict
-    assert client.post(url, json={"scores": {pid: 7}, "kind": "domino"},
-                       headers={**hdr, "Idempotency-Key": "entry-0002-abcdef"}).status_code == 201
-    r = client.post(url, json={"scores": {pid: 7}, "kind": "domino"}, headers={**hdr, "Idempotency-Key": "x y"})
+    assert (
+        client.post(
+            url,
+            json={"scores": {pid: 7}, "kind": "domino"},
+            headers={**hdr, "Idempotency-Key": "entry-0002-abcdef"},
+        ).status_code
+        == 201
+    )
+    r = client.post(
+        url, json={"scores": {pid: 7}, "kind": "domino"}, headers={**hdr, "Idempotency-Key": "x y"}
+    )
     assert_clear_4xx(r, 400)
-    r = client.post(f"/api/tables/{t['id']}/photos", headers=hdr, data={"photo": (io.BytesIO(JPEG), "p.jpg")},
-                    content_type="multipart/form-data")
+    r = client.post(
+        f"/api/tables/{t['id']}/photos",
+        headers=hdr,
+        data={"photo": (io.BytesIO(JPEG), "p.jpg")},
+        content_type="multipart/form-data",
+    )
     assert_clear_4xx(r, 409)
     assert count(app, "SELECT COUNT(*) FROM rounds") == 2
 
@@ -238,15 +334,24 @@ def test_a_retried_score_entry_is_answered_with_the_first_result(client, app):
 def test_a_retried_photo_is_stored_once(client, app, fake_detector):
     t = new_table(client)
     hdr = {"X-Table-Code": t["code"], "Idempotency-Key": "photo-0001-abcdef"}
-    answers = [client.post(f"/api/tables/{t['id']}/photos", headers=hdr, data={"photo": (io.BytesIO(JPEG), "p.jpg")},
-                           content_type="multipart/form-data") for _ in range(2)]
+    answers = [
+        client.post(
+            f"/api/tables/{t['id']}/photos",
+            headers=hdr,
+            data={"photo": (io.BytesIO(JPEG), "p.jpg")},
+            content_type="multipart/form-data",
+        )
+        for _ in range(2)
+    ]
     assert [a.status_code for a in answers] == [201, 201] and answers[0].json == answers[1].json
     assert count(app, "SELECT COUNT(*) FROM photos") == 1 and len(photo_files(app)) == 1
 
 
 def test_stored_photos_carry_no_exif(client, app, fake_detector):
-    from .test_images import jpeg_with_orientation
     import cv2
+
+    from .test_images import jpeg_with_orientation
+
     data = jpeg_with_orientation(cv2.imdecode(__import__("numpy").frombuffer(JPEG, "uint8"), 1), 6)
     assert b"Exif" in data
     t = new_table(client)
@@ -256,7 +361,9 @@ def test_stored_photos_carry_no_exif(client, app, fake_detector):
     assert (p["width"], p["height"]) == (640, 640)
 
 
-def test_photos_are_renamed_after_commit_and_a_crash_leaves_no_orphan(client, app, fake_detector, monkeypatch):
+def test_photos_are_renamed_after_commit_and_a_crash_leaves_no_orphan(
+    client, app, fake_detector, monkeypatch
+):
     t = new_table(client)
     assert upload(client, t, JPEG).status_code == 201
     files = photo_files(app)
@@ -266,6 +373,7 @@ def test_photos_are_renamed_after_commit_and_a_crash_leaves_no_orphan(client, ap
 
     def die(*_a):
         raise SystemExit("killed")
+
     monkeypatch.setattr(api.os, "replace", die)
     with pytest.raises(SystemExit):
         upload(client, t, JPEG)
@@ -273,11 +381,20 @@ def test_photos_are_renamed_after_commit_and_a_crash_leaves_no_orphan(client, ap
     parts = [f for f in photo_files(app) if f.name.endswith(".part")]
     assert len(parts) == 1 and count(app, "SELECT COUNT(*) FROM photos") == 2
     folder = Path(app.config["PHOTO_DIR"])
-    (folder / f"t{t['id']}-{'a' * 32}.jpg.part").write_bytes(b"half written")   # crash before the commit
-    (folder / f"t{t['id']}-{'b' * 32}.jpg").write_bytes(b"no row")               # orphan
+    (folder / f"t{t['id']}-{'a' * 32}.jpg.part").write_bytes(
+        b"half written"
+    )  # crash before the commit
+    (folder / f"t{t['id']}-{'b' * 32}.jpg").write_bytes(b"no row")  # orphan
     (folder / "notes.txt").write_text("not ours")
-    again = create_app({"TESTING": True, "SECRET_KEY": "test", "DATABASE": app.config["DATABASE"],
-                        "PHOTO_DIR": app.config["PHOTO_DIR"]}, instance_path=app.instance_path)
+    again = create_app(
+        {
+            "TESTING": True,
+            "SECRET_KEY": "test",
+            "DATABASE": app.config["DATABASE"],
+            "PHOTO_DIR": app.config["PHOTO_DIR"],
+        },
+        instance_path=app.instance_path,
+    )
     assert again.config["PHOTO_SWEEP"] == {"completed": 1, "removed": 2}
     names = sorted(f.name for f in folder.iterdir())
     conn = sqlite3.connect(app.config["DATABASE"])
@@ -290,8 +407,16 @@ def test_photos_are_renamed_after_commit_and_a_crash_leaves_no_orphan(client, ap
 
 
 def test_a_locked_database_is_503_with_retry_after(tmp_path):
-    app = create_app({"TESTING": True, "SECRET_KEY": "t", "DATABASE": str(tmp_path / "d.sqlite"),
-                      "PHOTO_DIR": str(tmp_path / "p"), "DB_BUSY_TIMEOUT": 0.2}, instance_path=str(tmp_path))
+    app = create_app(
+        {
+            "TESTING": True,
+            "SECRET_KEY": "t",
+            "DATABASE": str(tmp_path / "d.sqlite"),
+            "PHOTO_DIR": str(tmp_path / "p"),
+            "DB_BUSY_TIMEOUT": 0.2,
+        },
+        instance_path=str(tmp_path),
+    )
     client = app.test_client()
     t = new_table(client)
     other = sqlite3.connect(app.config["DATABASE"], isolation_level=None)
@@ -309,6 +434,7 @@ def test_a_locked_database_is_503_with_retry_after(tmp_path):
 
 # --- browser-facing protections ---------------------------------------------------------------
 
+
 def test_security_headers_and_cookie_flags(client):
     r = client.get("/")
     assert r.headers["X-Frame-Options"] == "DENY"
@@ -320,13 +446,30 @@ def test_security_headers_and_cookie_flags(client):
 
 
 def test_secure_cookie_under_https(tmp_path):
-    app = create_app({"SECRET_KEY": "t", "DATABASE": str(tmp_path / "d.sqlite"), "PHOTO_DIR": str(tmp_path / "p"),
-                      "SESSION_COOKIE_SECURE": True}, instance_path=str(tmp_path))
-    assert "Secure" in app.test_client().get("/", base_url="https://localhost").headers["Set-Cookie"]
+    app = create_app(
+        {
+            "SECRET_KEY": "t",
+            "DATABASE": str(tmp_path / "d.sqlite"),
+            "PHOTO_DIR": str(tmp_path / "p"),
+            "SESSION_COOKIE_SECURE": True,
+        },
+        instance_path=str(tmp_path),
+    )
+    assert (
+        "Secure" in app.test_client().get("/", base_url="https://localhost").headers["Set-Cookie"]
+    )
 
 
-@pytest.mark.parametrize("host,ok", [("localhost", True), ("127.0.0.1:5000", True), ("localhost:8080", True),
-                                     ("evil.example", False), ("rebind.attacker.test:5000", False)])
+@pytest.mark.parametrize(
+    "host,ok",
+    [
+        ("localhost", True),
+        ("127.0.0.1:5000", True),
+        ("localhost:8080", True),
+        ("evil.example", False),
+        ("rebind.attacker.test:5000", False),
+    ],
+)
 def test_only_trusted_hosts_are_served(client, host, ok):
     for path in ("/api/tables", "/"):
         r = client.get(path, headers={"Host": host})
@@ -343,7 +486,9 @@ def test_start_form_needs_its_csrf_token(client, app):
     assert "reload the page" in r.get_data(as_text=True)
     assert client.post("/tables", data={**form, "csrf_token": "x" * 43}).status_code == 400
     assert count(app, "SELECT COUNT(*) FROM tables") == 0
-    assert client.post("/tables", data={**form, "csrf_token": form_token(client)}).status_code == 302
+    assert (
+        client.post("/tables", data={**form, "csrf_token": form_token(client)}).status_code == 302
+    )
 
 
 def test_wrong_codes_are_rate_limited_per_client(client, app):
@@ -354,25 +499,42 @@ def test_wrong_codes_are_rate_limited_per_client(client, app):
     assert statuses == [403] * 10
     r = round_(client, t, {pid: 1}, code=wrong)
     assert r.status_code == 429 and int(r.headers["Retry-After"]) > 0
-    assert round_(client, t, {pid: 1}).status_code == 429  # even the right code: guessing stops here
+    assert (
+        round_(client, t, {pid: 1}).status_code == 429
+    )  # even the right code: guessing stops here
     assert client.get("/join/" + t["code"]).status_code == 429
     other = app.test_client()
-    r = other.post(f"/api/tables/{t['id']}/rounds", json={"scores": {pid: 1}, "kind": "domino"},
-                   headers={"X-Table-Code": t["code"]}, environ_base={"REMOTE_ADDR": "10.0.0.7"})
+    r = other.post(
+        f"/api/tables/{t['id']}/rounds",
+        json={"scores": {pid: 1}, "kind": "domino"},
+        headers={"X-Table-Code": t["code"]},
+        environ_base={"REMOTE_ADDR": "10.0.0.7"},
+    )
     assert r.status_code == 201  # another phone is not blocked
 
 
 def test_database_keys_and_photos_are_owner_only(client, app, fake_detector, tmp_path):
     from companion.commands import serve
+
     t = new_table(client)
     upload(client, t, JPEG)
     _, key = serve.self_signed_certificate(tmp_path, "127.0.0.1")
     reader = sqlite3.connect(app.config["DATABASE"])  # keeps the -wal file while open
     reader.execute("SELECT COUNT(*) FROM tables").fetchone()
-    paths = [Path(app.config["DATABASE"]), Path(app.config["DATABASE"] + "-wal"), Path(key),
-             *photo_files(app)]
-    app2 = create_app({"SECRET_KEY": None, "DATABASE": str(tmp_path / "x.sqlite"), "PHOTO_DIR": str(tmp_path / "p2")},
-                      instance_path=str(tmp_path / "inst"))
+    paths = [
+        Path(app.config["DATABASE"]),
+        Path(app.config["DATABASE"] + "-wal"),
+        Path(key),
+        *photo_files(app),
+    ]
+    app2 = create_app(
+        {
+            "SECRET_KEY": None,
+            "DATABASE": str(tmp_path / "x.sqlite"),
+            "PHOTO_DIR": str(tmp_path / "p2"),
+        },
+        instance_path=str(tmp_path / "inst"),
+    )
     paths += [Path(app2.instance_path) / "secret_key", Path(app2.config["DATABASE"])]
     try:
         for p in paths:
@@ -382,10 +544,19 @@ def test_database_keys_and_photos_are_owner_only(client, app, fake_detector, tmp
         reader.close()
 
 
-@pytest.mark.parametrize("text,depth", [("[]", 1), ('{"a": "[[[[", "b": [1]}', 2), ('["a\\\\", [["]"]]]', 3),
-                                        ('"[[["', 0), ("[" * 50_000 + "]" * 50_000, 50_000)])
+@pytest.mark.parametrize(
+    "text,depth",
+    [
+        ("[]", 1),
+        ('{"a": "[[[[", "b": [1]}', 2),
+        ('["a\\\\", [["]"]]]', 3),
+        ('"[[["', 0),
+        ("[" * 50_000 + "]" * 50_000, 50_000),
+    ],
+)
 def test_json_depth_skips_strings(text, depth):
     from companion.guard import json_depth
+
     assert json_depth(text) == depth
 
 

@@ -1,5 +1,6 @@
 """Photo decoding (vision.image_io via companion.services.load_image): limits checked on the
 declared size before anything is decoded, formats, orientation, alpha, 16-bit, decode slots."""
+
 from __future__ import annotations
 
 import struct
@@ -25,23 +26,32 @@ def png_bomb(width=30000, height=30000, depth=8, colour=2) -> bytes:
     """A PNG of a few hundred bytes that declares ``width x height`` pixels (rows of zeros)."""
     row = b"\0" * (width * 3 + 1)
     idat = zlib.compress(row * 4, 9)  # only the first rows: the size is in the header
-    return (image_io.PNG_MAGIC + png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, 0))
-            + png_chunk(b"IDAT", idat) + png_chunk(b"IEND", b""))
+    return (
+        image_io.PNG_MAGIC
+        + png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, 0))
+        + png_chunk(b"IDAT", idat)
+        + png_chunk(b"IEND", b"")
+    )
 
 
 def jpeg_bomb(width=30000, height=30000) -> bytes:
     """A real 8x8 JPEG whose frame header (SOF0) is rewritten to declare ``width x height``."""
     data = bytearray(cv2.imencode(".jpg", np.full((8, 8, 3), 200, np.uint8))[1].tobytes())
     i = data.index(b"\xff\xc0")
-    data[i + 5:i + 9] = struct.pack(">HH", height, width)
+    data[i + 5 : i + 9] = struct.pack(">HH", height, width)
     return bytes(data)
 
 
 def jpeg_with_orientation(image: np.ndarray, orientation: int) -> bytes:
     """``image`` as a JPEG with an EXIF APP1 segment whose Orientation tag (0x0112) is ``orientation``."""
     jpg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
-    tiff = b"MM\0*" + struct.pack(">I", 8) + struct.pack(">H", 1) + struct.pack(">HHIHH", 0x0112, 3, 1, orientation, 0) \
+    tiff = (
+        b"MM\0*"
+        + struct.pack(">I", 8)
+        + struct.pack(">H", 1)
+        + struct.pack(">HHIHH", 0x0112, 3, 1, orientation, 0)
         + struct.pack(">I", 0)
+    )
     app1 = b"Exif\0\0" + tiff
     return jpg[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1 + jpg[2:]
 
@@ -50,17 +60,25 @@ def jpeg_with_orientation(image: np.ndarray, orientation: int) -> bytes:
 def no_decoding(monkeypatch):
     """Fail the test if OpenCV is asked to decode anything."""
     calls = []
-    monkeypatch.setattr(image_io.cv2, "imdecode", lambda *a, **k: calls.append(a) or pytest.fail("decoded"))
+    monkeypatch.setattr(
+        image_io.cv2, "imdecode", lambda *a, **k: calls.append(a) or pytest.fail("decoded")
+    )
     return calls
 
 
-@pytest.mark.parametrize("make,needle", [
-    (lambda: png_bomb(), "30000x30000 is 900 megapixels"),
-    (lambda: jpeg_bomb(), "30000x30000 is 900 megapixels"),
-    (lambda: jpeg_bomb(65535, 65535), "megapixels"),
-    (lambda: png_bomb(7000, 7000, depth=16, colour=6), "7000x7000 is 49 megapixels"),
-    (lambda: png_bomb(5000, 5000, depth=16, colour=6), "needs 191 MB"),   # 25 MP but 8 bytes a pixel
-])
+@pytest.mark.parametrize(
+    "make,needle",
+    [
+        (lambda: png_bomb(), "30000x30000 is 900 megapixels"),
+        (lambda: jpeg_bomb(), "30000x30000 is 900 megapixels"),
+        (lambda: jpeg_bomb(65535, 65535), "megapixels"),
+        (lambda: png_bomb(7000, 7000, depth=16, colour=6), "7000x7000 is 49 megapixels"),
+        (
+            lambda: png_bomb(5000, 5000, depth=16, colour=6),
+            "needs 191 MB",
+        ),  # 25 MP but 8 bytes a pixel
+    ],
+)
 def test_bombs_are_refused_from_their_header_without_decoding(make, needle, no_decoding):
     data = make()
     assert len(data) < 2000
@@ -70,21 +88,27 @@ def test_bombs_are_refused_from_their_header_without_decoding(make, needle, no_d
     assert time.perf_counter() - started < 0.5 and not no_decoding
 
 
-@pytest.mark.parametrize("data", [
-    b"GIF89a\x30\x75\x30\x75\x80\x00\x00" + b"\0" * 22,                  # 35-byte GIF, 30000x30000
-    b"BM" + b"\0" * 16 + struct.pack("<ii", 30000, 30000) + b"\0" * 30,   # BMP
-    b"RIFF\x24\0\0\0WEBPVP8X" + b"\0" * 30,                               # WebP
-    b"II*\0" + b"\0" * 40,                                                # TIFF
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"GIF89a\x30\x75\x30\x75\x80\x00\x00" + b"\0" * 22,  # 35-byte GIF, 30000x30000
+        b"BM" + b"\0" * 16 + struct.pack("<ii", 30000, 30000) + b"\0" * 30,  # BMP
+        b"RIFF\x24\0\0\0WEBPVP8X" + b"\0" * 30,  # WebP
+        b"II*\0" + b"\0" * 40,  # TIFF
+    ],
+)
 def test_other_formats_are_refused_without_decoding(data, no_decoding):
     with pytest.raises(services.ImageError, match="only JPEG and PNG"):
         services.load_image(data)
 
 
-@pytest.mark.parametrize("data,needle", [
-    (image_io.PNG_MAGIC + b"\0\0\0\x0dIHDR", "cut off"),
-    (b"\xff\xd8\xff\xe0\x00\x10JFIF\0" + b"\0" * 9 + b"\xff\xd9", "declares no image size"),
-])
+@pytest.mark.parametrize(
+    "data,needle",
+    [
+        (image_io.PNG_MAGIC + b"\0\0\0\x0dIHDR", "cut off"),
+        (b"\xff\xd8\xff\xe0\x00\x10JFIF\0" + b"\0" * 9 + b"\xff\xd9", "declares no image size"),
+    ],
+)
 def test_damaged_headers_are_refused(data, needle, no_decoding):
     with pytest.raises(services.ImageError, match=needle):
         services.load_image(data)
@@ -96,19 +120,27 @@ def test_opencv_itself_refuses_a_bomb_when_the_project_is_imported_first(first):
     direct cv2.imdecode of a 9000 x 9000 (81 MP) PNG is refused (fresh process)."""
     import subprocess
     import sys
+
     from .conftest import ROOT
-    code = (f"import {first}, cv2, numpy as np, sys\n"
-            "data = np.frombuffer(sys.stdin.buffer.read(), np.uint8)\n"
-            "try:\n    cv2.imdecode(data, 0); print('decoded')\nexcept cv2.error:\n    print('refused')\n")
+
+    code = (
+        f"import {first}, cv2, numpy as np, sys\n"
+        "data = np.frombuffer(sys.stdin.buffer.read(), np.uint8)\n"
+        "try:\n    cv2.imdecode(data, 0); print('decoded')\nexcept cv2.error:\n    print('refused')\n"
+    )
     bomb = png_bomb(9000, 9000, colour=0)
-    out = subprocess.run([sys.executable, "-c", code], input=bomb, capture_output=True, cwd=ROOT, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code], input=bomb, capture_output=True, cwd=ROOT, timeout=120
+    )
     assert out.stdout.decode().strip() == "refused", out.stderr.decode()[-500:]
 
 
 def test_jpeg_exif_orientation_is_applied():
     img = np.zeros((20, 40, 3), np.uint8)
     img[:, :20] = 255  # left half white
-    out = services.load_image(jpeg_with_orientation(img, 6))  # 6: rotate 90 degrees clockwise to view
+    out = services.load_image(
+        jpeg_with_orientation(img, 6)
+    )  # 6: rotate 90 degrees clockwise to view
     assert out.shape == (40, 20, 3)
     assert out[:20].mean() > 200 and out[20:].mean() < 50  # the white half is now on top
     assert services.load_image(jpeg_with_orientation(img, 1)).shape == (20, 40, 3)
@@ -116,19 +148,22 @@ def test_jpeg_exif_orientation_is_applied():
 
 def test_transparent_png_is_composited_on_neutral_grey():
     rgba = np.zeros((10, 12, 4), np.uint8)
-    rgba[:, :6] = (255, 255, 255, 255)   # opaque white left half
-    rgba[:, 6:] = (0, 0, 0, 0)           # fully transparent right half (black underneath)
+    rgba[:, :6] = (255, 255, 255, 255)  # opaque white left half
+    rgba[:, 6:] = (0, 0, 0, 0)  # fully transparent right half (black underneath)
     out = services.load_image(cv2.imencode(".png", rgba)[1].tobytes())
     assert out.shape == (10, 12, 3) and out.dtype == np.uint8
     assert (out[:, :6] == 255).all() and (out[:, 6:] == image_io.BACKGROUND).all()
 
 
-@pytest.mark.parametrize("array", [
-    np.full((9, 11), 40000, np.uint16),                       # 16-bit grey
-    np.full((9, 11, 3), 40000, np.uint16),                    # 16-bit colour
-    np.full((9, 11, 4), 40000, np.uint16),                    # 16-bit colour + opaque alpha
-    np.full((9, 11), 156, np.uint8),                          # 8-bit grey
-])
+@pytest.mark.parametrize(
+    "array",
+    [
+        np.full((9, 11), 40000, np.uint16),  # 16-bit grey
+        np.full((9, 11, 3), 40000, np.uint16),  # 16-bit colour
+        np.full((9, 11, 4), 40000, np.uint16),  # 16-bit colour + opaque alpha
+        np.full((9, 11), 156, np.uint8),  # 8-bit grey
+    ],
+)
 def test_grey_and_16_bit_pngs_become_8_bit_bgr(array):
     if array.ndim == 3 and array.shape[2] == 4:
         array[:, :, 3] = 65535
@@ -155,6 +190,7 @@ def test_at_most_two_decodes_run_at_once(monkeypatch):
         with lock:
             running[0] -= 1
         return real(*args)
+
     monkeypatch.setattr(image_io.cv2, "imdecode", slow_decode)
     data = (SAMPLES / "IMG_0350.jpg").read_bytes()
     threads = [threading.Thread(target=services.load_image, args=(data,)) for _ in range(6)]
@@ -177,18 +213,24 @@ def test_no_free_decode_slot_is_busy_not_a_hang(monkeypatch):
 def test_an_upload_with_every_decode_slot_busy_is_503_with_retry_after(client, app, monkeypatch):
     from .conftest import new_table
     from .test_api import count, upload
+
     slots = threading.BoundedSemaphore(1)
     slots.acquire()
     monkeypatch.setattr(image_io, "_slots", slots)
     monkeypatch.setattr(services, "DECODE_WAIT_S", 0.05)
     t = new_table(client)
     r = upload(client, t, (SAMPLES / "IMG_0350.jpg").read_bytes())
-    assert r.status_code == 503 and r.headers["Retry-After"] == "5" and "try again" in r.json["error"]["message"]
+    assert (
+        r.status_code == 503
+        and r.headers["Retry-After"] == "5"
+        and "try again" in r.json["error"]["message"]
+    )
     assert count(app, "SELECT COUNT(*) FROM photos") == 0
 
 
 def test_pipeline_load_image_refuses_a_bomb_file_from_its_header(tmp_path, no_decoding):
     from vision.pipeline import load_image
+
     path = tmp_path / "bomb.png"
     path.write_bytes(png_bomb())
     with pytest.raises(ValueError, match="900 megapixels"):

@@ -1,4 +1,5 @@
 """A short run of scripts/load_test.py: concurrent phones against a real server process."""
+
 from __future__ import annotations
 
 import json
@@ -11,12 +12,30 @@ from .conftest import ROOT
 
 
 def test_short_load_run_answers_everything_and_totals_add_up():
-    out = subprocess.run([sys.executable, "scripts/load_test.py", "--phones", "3", "--tables", "2",
-                          "--seconds", "2", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "scripts/load_test.py",
+            "--phones",
+            "3",
+            "--tables",
+            "2",
+            "--seconds",
+            "2",
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     summary = json.loads(out.stdout)
     assert out.returncode == 0, out.stdout + out.stderr
     assert summary["errors"] == 0 and summary["totals_consistent"]
-    assert summary["photos"] > 0 and summary["upload_to_hint_ms"]["p95"] >= summary["upload_to_hint_ms"]["median"]
+    assert (
+        summary["photos"] > 0
+        and summary["upload_to_hint_ms"]["p95"] >= summary["upload_to_hint_ms"]["median"]
+    )
 
 
 @pytest.mark.slow
@@ -24,9 +43,25 @@ def test_kill_9_twice_under_load_loses_nothing_and_leaves_no_orphan():
     """scripts/load_test.py --kill 2: the server is killed with SIGKILL twice mid-run and restarted;
     phones retry with their Idempotency-Key. Every acknowledged entry and photo is stored once,
     every photo row has its file and no file lacks a row."""
-    out = subprocess.run([sys.executable, "scripts/load_test.py", "--phones", "3", "--tables", "2",
-                          "--seconds", "8", "--kill", "2", "--json"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "scripts/load_test.py",
+            "--phones",
+            "3",
+            "--tables",
+            "2",
+            "--seconds",
+            "8",
+            "--kill",
+            "2",
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     summary = json.loads(out.stdout)
     assert out.returncode == 0, out.stdout + out.stderr
     assert summary["kills"] == 2 and summary["errors"] == 0 and summary["totals_consistent"]

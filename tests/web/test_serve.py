@@ -1,4 +1,5 @@
 """``domino-companion serve``: demo tables from the sample photos, HTTPS certificate, a real process."""
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,14 @@ def free_port() -> int:
 
 
 def test_demo_tables_one_per_game_with_a_sample_photo(tmp_path):
-    app = create_app({"SECRET_KEY": "t", "DATABASE": str(tmp_path / "d.sqlite"), "PHOTO_DIR": str(tmp_path / "p")},
-                     instance_path=str(tmp_path))
+    app = create_app(
+        {
+            "SECRET_KEY": "t",
+            "DATABASE": str(tmp_path / "d.sqlite"),
+            "PHOTO_DIR": str(tmp_path / "p"),
+        },
+        instance_path=str(tmp_path),
+    )
     lines: list[str] = []
     assert serve.create_demo_tables(app, log=lines.append) == len(serve.DEMOS)
     assert serve.create_demo_tables(app, log=lines.append) == 0  # only once per instance
@@ -49,9 +56,24 @@ def test_self_signed_certificate_loads_into_ssl(tmp_path):
 @pytest.mark.slow
 def test_serve_process_starts_on_the_sample_photos(tmp_path):
     port, https_port = free_port(), free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "companion.commands.serve", "--local", "--port", str(port),
-                             "--https-port", str(https_port), "--instance", str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "companion.commands.serve",
+            "--local",
+            "--port",
+            str(port),
+            "--https-port",
+            str(https_port),
+            "--instance",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         tables = None
@@ -72,7 +94,9 @@ def test_serve_process_starts_on_the_sample_photos(tmp_path):
             assert "SameSite=Lax" in r.headers["Set-Cookie"]
         ctx = ssl.create_default_context()
         ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
-        with urllib.request.urlopen(f"https://127.0.0.1:{https_port}/", timeout=10, context=ctx) as r:
+        with urllib.request.urlopen(
+            f"https://127.0.0.1:{https_port}/", timeout=10, context=ctx
+        ) as r:
             assert b"Start a table" in r.read()  # HTTPS beside HTTP, for the live camera
     finally:
         proc.terminate()
@@ -83,8 +107,14 @@ def test_serve_process_starts_on_the_sample_photos(tmp_path):
 
 
 def test_demo_tables_are_open_to_every_visitor(tmp_path):
-    app = create_app({"SECRET_KEY": "t", "DATABASE": str(tmp_path / "d.sqlite"), "PHOTO_DIR": str(tmp_path / "p")},
-                     instance_path=str(tmp_path))
+    app = create_app(
+        {
+            "SECRET_KEY": "t",
+            "DATABASE": str(tmp_path / "d.sqlite"),
+            "PHOTO_DIR": str(tmp_path / "p"),
+        },
+        instance_path=str(tmp_path),
+    )
     serve.create_demo_tables(app, log=lambda _line: None)
     page = app.test_client().get("/t/1").get_data(as_text=True)
     assert "Take a photo" in page and 'id="table-code"' in page
@@ -92,8 +122,15 @@ def test_demo_tables_are_open_to_every_visitor(tmp_path):
 
 def test_https_server_has_a_bounded_pool_and_handshakes_off_the_accepting_thread(tmp_path):
     import threading
-    app = create_app({"SECRET_KEY": "t", "DATABASE": str(tmp_path / "d.sqlite"), "PHOTO_DIR": str(tmp_path / "p")},
-                     instance_path=str(tmp_path))
+
+    app = create_app(
+        {
+            "SECRET_KEY": "t",
+            "DATABASE": str(tmp_path / "d.sqlite"),
+            "PHOTO_DIR": str(tmp_path / "p"),
+        },
+        instance_path=str(tmp_path),
+    )
     cert, key = serve.self_signed_certificate(tmp_path, "127.0.0.1")
     port = free_port()
     server = serve.https_server(app, "127.0.0.1", port, cert, key, threads=2, timeout_s=5)
@@ -101,16 +138,22 @@ def test_https_server_has_a_bounded_pool_and_handshakes_off_the_accepting_thread
     threading.Thread(target=server.serve, daemon=True).start()
     ctx = ssl.create_default_context()
     ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
-    idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(1)]  # says nothing: no handshake
+    idle = [
+        socket.create_connection(("127.0.0.1", port)) for _ in range(1)
+    ]  # says nothing: no handshake
     try:
         started = time.monotonic()
         with urllib.request.urlopen(f"https://127.0.0.1:{port}/", timeout=10, context=ctx) as r:
             assert r.status == 200 and b"Start a table" in r.read()
             assert r.headers["X-Frame-Options"] == "DENY"
-        assert time.monotonic() - started < 4  # the idle client did not hold up the accepting thread
+        assert (
+            time.monotonic() - started < 4
+        )  # the idle client did not hold up the accepting thread
         with pytest.raises(OSError):  # plain HTTP to the TLS port is refused, the server lives on
             urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=5).read()
-        with urllib.request.urlopen(f"https://127.0.0.1:{port}/api/status", timeout=10, context=ctx) as r:
+        with urllib.request.urlopen(
+            f"https://127.0.0.1:{port}/api/status", timeout=10, context=ctx
+        ) as r:
             assert r.status == 200
     finally:
         for s in idle:
@@ -120,9 +163,9 @@ def test_https_server_has_a_bounded_pool_and_handshakes_off_the_accepting_thread
 
 def test_serve_listens_on_the_lan_by_default_and_local_is_loopback():
     import argparse
+
     p = argparse.ArgumentParser()
     serve.add_arguments(p)
     default = p.parse_args([])
     assert default.host == "0.0.0.0" and not default.local and default.https_port == 5443
     assert p.parse_args(["--local"]).local
-

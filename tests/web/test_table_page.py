@@ -2,6 +2,7 @@
 for every game read without errors, hints in players' words with what to draw, tile fixes
 (value, not a tile, face down, a missed tile added), start-form errors that keep the form,
 duplicate names, rematch, deleting a table, the favicon."""
+
 from __future__ import annotations
 
 import io
@@ -18,14 +19,19 @@ from .conftest import SAMPLES, new_table
 JPEG = (SAMPLES / "IMG_0350.jpg").read_bytes()
 
 #: engine notation that must not reach a player (open-end ids, cells, search limits, rule refs)
-NOTATION = re.compile(r"\[\d+\.(end|side)_[ab]\]|\(-?\d+, -?\d+\)=\d+|node limit|RULES\.md|\bslot \d|table tile \d")
+NOTATION = re.compile(
+    r"\[\d+\.(end|side)_[ab]\]|\(-?\d+, -?\d+\)=\d+|node limit|RULES\.md|\bslot \d|table tile \d"
+)
 
 
 def player_texts(analysis: dict) -> list[str]:
     """Every text of a reading the page shows a player."""
     adv = analysis.get("advice") or {}
     out = [analysis.get("message") or "", adv.get("text") or "", *(adv.get("details") or [])]
-    out += [p.get("message", "") if isinstance(p, dict) else str(p) for p in analysis.get("problems") or []]
+    out += [
+        p.get("message", "") if isinstance(p, dict) else str(p)
+        for p in analysis.get("problems") or []
+    ]
     out += [m.get("words", "") for m in analysis.get("legal_moves") or []]
     return out
 
@@ -34,8 +40,10 @@ def player_texts(analysis: dict) -> list[str]:
 def demo(tmp_path_factory):
     """The demo tables ``serve`` makes, read by the real pipeline: {game: (client, table, photo)}."""
     d = tmp_path_factory.mktemp("demo")
-    app = create_app({"SECRET_KEY": "t", "DATABASE": str(d / "d.sqlite"), "PHOTO_DIR": str(d / "p")},
-                     instance_path=str(d))
+    app = create_app(
+        {"SECRET_KEY": "t", "DATABASE": str(d / "d.sqlite"), "PHOTO_DIR": str(d / "p")},
+        instance_path=str(d),
+    )
     serve.create_demo_tables(app, log=lambda _line: None)
     c = app.test_client()
     out = {}
@@ -62,7 +70,9 @@ def test_every_demo_table_opens_with_a_hint_and_no_error(demo, game):
     n = len(photo["tiles"])
     assert all(0 <= i < n for i in adv["outline"])
     if game in ("draw100", "tableaux"):
-        assert adv["ghost"] and len(adv["ghost"]["corners"]) == 4 and adv["text"].startswith("Play ")
+        assert (
+            adv["ghost"] and len(adv["ghost"]["corners"]) == 4 and adv["text"].startswith("Play ")
+        )
     if game in ("good-neighbors", "luzon"):
         assert adv["pairs"] and all(len(p) == 2 for p in adv["pairs"])
         assert adv["text"].startswith("Remove") or adv["text"].startswith("Move")
@@ -76,17 +86,25 @@ def test_draw100_hint_ghost_lies_beside_the_tile_it_is_played_on(demo):
     adv = photo["analysis"]["advice"]
     parent = photo["tiles"][adv["outline"][0]]
     import numpy as np
+
     g = np.asarray(adv["ghost"]["corners"]).mean(axis=0)
     p = np.asarray(parent["corners"]).mean(axis=0)
-    side = max(np.linalg.norm(np.subtract(parent["corners"][1], parent["corners"][0])),
-               np.linalg.norm(np.subtract(parent["corners"][2], parent["corners"][1])))
+    side = max(
+        np.linalg.norm(np.subtract(parent["corners"][1], parent["corners"][0])),
+        np.linalg.norm(np.subtract(parent["corners"][2], parent["corners"][1])),
+    )
     assert 0.5 * side < np.linalg.norm(g - p) < 1.3 * side  # next to it, not on it, not far away
-    assert re.match(r"Play \d-\d( crosswise)? on the \d at the (top|bottom|left|right) end|"
-                    r"Play \d-\d( crosswise)? on the \d at the side of the spinner", adv["text"]), adv["text"]
+    assert re.match(
+        r"Play \d-\d( crosswise)? on the \d at the (top|bottom|left|right) end|"
+        r"Play \d-\d( crosswise)? on the \d at the side of the spinner",
+        adv["text"],
+    ), adv["text"]
 
 
 def test_problem_messages_name_the_tiles_drawn_on_the_photo():
-    text, named = hints.plain_problem("1-4 is both in the hand and on the table (table tile 0); see RULES.md section 4")
+    text, named = hints.plain_problem(
+        "1-4 is both in the hand and on the table (table tile 0); see RULES.md section 4"
+    )
     assert text == "1-4 is both in the hand and on the table (tile 1)" and named == [0]
     assert hints.plain_problem("slot 5 holds two tiles")[0] == "5 o'clock holds two tiles"
     # numbering of the reader (boxes marked "not a tile" left out) mapped back to the photo's
@@ -94,30 +112,60 @@ def test_problem_messages_name_the_tiles_drawn_on_the_photo():
 
 
 def test_present_in_words_for_every_shape_of_action():
-    tiles = [{"corners": [[100, 100], [160, 100], [160, 130], [100, 130]], "pips": [1, 2],
-              "halves": [[115, 115], [145, 115]]}]
-    assert hints.present("draw100", {"hint": {"action_json": {"type": "draw"}}, "layout": {}}, tiles)["text"] \
+    tiles = [
+        {
+            "corners": [[100, 100], [160, 100], [160, 130], [100, 130]],
+            "pips": [1, 2],
+            "halves": [[115, 115], [145, 115]],
+        }
+    ]
+    assert (
+        hints.present("draw100", {"hint": {"action_json": {"type": "draw"}}, "layout": {}}, tiles)[
+            "text"
+        ]
         == "No tile of yours fits: draw one from the boneyard"
-    assert "-3" in hints.present("tableaux", {"hint": {"action_json": {"type": "pass"}}}, tiles)["text"]
-    lead = hints.present("draw100", {"hint": {"action_json": {"type": "play", "tile": [6, 6], "end": None}},
-                                     "layout": {"line": [], "open_ends": []}}, [])
+    )
+    assert (
+        "-3"
+        in hints.present("tableaux", {"hint": {"action_json": {"type": "pass"}}}, tiles)["text"]
+    )
+    lead = hints.present(
+        "draw100",
+        {
+            "hint": {"action_json": {"type": "play", "tile": [6, 6], "end": None}},
+            "layout": {"line": [], "open_ends": []},
+        },
+        [],
+    )
     assert lead["text"] == "Lead with the 6-6 (a double, laid crosswise)"
-    clock = hints.present("big-clock", {"hint": {"action_json": {"type": "place", "slot": 4},
-                                                 "action": "put 1-5 on slot 4 (on 3-5)"},
-                                        "layout": {"slots": {"4": {"blank": False, "tile": "3-5", "tile_index": 0}}}},
-                          tiles)
+    clock = hints.present(
+        "big-clock",
+        {
+            "hint": {
+                "action_json": {"type": "place", "slot": 4},
+                "action": "put 1-5 on slot 4 (on 3-5)",
+            },
+            "layout": {"slots": {"4": {"blank": False, "tile": "3-5", "tile_index": 0}}},
+        },
+        tiles,
+    )
     assert clock["text"] == "Put 1-5 on the 3-5 at 4 o'clock" and clock["ghost"]["label"] == "1-5"
     assert hints.present("luzon", {"hint": None}, tiles) is None
 
 
 # --- fixing tiles -------------------------------------------------------------------------------
 
+
 def luzon_photo(client) -> tuple[dict, dict, dict]:
     """A Luzon table with one photo (fake detector): ``(table, headers, photo)``."""
     t = new_table(client, "luzon", ["You"])
     hdr = {"X-Table-Code": t["code"]}
-    p = client.post(f"/api/tables/{t['id']}/photos", headers=hdr, data={"photo": (io.BytesIO(JPEG), "p.jpg")},
-                    content_type="multipart/form-data").json
+    p = client.post(
+        f"/api/tables/{t['id']}/photos",
+        headers=hdr,
+        data={"photo": (io.BytesIO(JPEG), "p.jpg")},
+        content_type="multipart/form-data",
+    ).json
     return t, hdr, p
 
 
@@ -125,7 +173,11 @@ def test_a_box_marked_not_a_tile_or_face_down_is_read_so(client, fake_detector):
     t, hdr, p = luzon_photo(client)
     base = f"/api/tables/{t['id']}/photos/{p['id']}/tiles"
     r = client.put(base + "/0", json={"kind": "not_tile"}, headers=hdr)
-    assert r.status_code == 200 and r.json["tiles"][0]["not_tile"] and r.json["corrections"] == {"0": "not_tile"}
+    assert (
+        r.status_code == 200
+        and r.json["tiles"][0]["not_tile"]
+        and r.json["corrections"] == {"0": "not_tile"}
+    )
     r = client.put(base + "/1", json={"kind": "face_down"}, headers=hdr)
     assert r.json["tiles"][1]["face_down"] and r.json["tiles"][1]["pips"] is None
     assert client.put(base + "/1", json={"kind": "upside"}, headers=hdr).status_code == 400
@@ -142,13 +194,18 @@ def test_a_missed_tile_is_added_where_the_photo_was_tapped(client, fake_detector
     assert len(r.json["tiles"]) == 4 and new["pips"] == [1, 3] and new["added"] and new["corrected"]
     cx = sum(c[0] for c in new["corners"]) / 4
     assert abs(cx - 400.5) < 1
-    for bad in ({"at": [1e9, 2], "pips": [1, 3]}, {"at": "here", "pips": [1, 3]}, {"at": [1, 2], "pips": [1, 9]},
-                {"at": [True, 2], "pips": [1, 3]}):
+    for bad in (
+        {"at": [1e9, 2], "pips": [1, 3]},
+        {"at": "here", "pips": [1, 3]},
+        {"at": [1, 2], "pips": [1, 9]},
+        {"at": [True, 2], "pips": [1, 3]},
+    ):
         assert client.post(url, json=bad, headers=hdr).status_code == 400
     assert client.post(url, json={"at": [1, 2], "pips": [1, 3]}).status_code == 403
 
 
 # --- tables -----------------------------------------------------------------------------------
+
 
 def test_duplicate_names_are_refused(client):
     r = client.post("/api/tables", json={"game": "draw100", "players": ["Ana", "ana "]})
@@ -158,28 +215,51 @@ def test_duplicate_names_are_refused(client):
 def test_a_refused_start_form_comes_back_filled_in(client):
     page = client.get("/").get_data(as_text=True)
     token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
-    r = client.post("/tables", data={"csrf_token": token, "game": "good-neighbors", "max_pip": "9",
-                                     "players": "Ana\nBen", "target": ""})
+    r = client.post(
+        "/tables",
+        data={
+            "csrf_token": token,
+            "game": "good-neighbors",
+            "max_pip": "9",
+            "players": "Ana\nBen",
+            "target": "",
+        },
+    )
     assert r.status_code == 400
     html = r.get_data(as_text=True)
     assert "Start a table" in html and "is for 1 player(s), got 2" in html
-    assert '<option value="good-neighbors" data-sets' in html and 'selected>Good Neighbors' in html
+    assert '<option value="good-neighbors" data-sets' in html and "selected>Good Neighbors" in html
     assert ">Ana\nBen</textarea>" in html and '<option value="9" selected>' in html
     # a variant sent for a game without variants is not held against the form
-    r = client.post("/tables", data={"csrf_token": token, "game": "draw100", "variant": "sixes", "players": "Ana\nBen"})
+    r = client.post(
+        "/tables",
+        data={"csrf_token": token, "game": "draw100", "variant": "sixes", "players": "Ana\nBen"},
+    )
     assert r.status_code == 302
 
 
 def test_rematch_and_delete(client, fake_detector, app):
     t = new_table(client, "draw100", ["Ana", "Ben"], target=10)
     hdr = {"X-Table-Code": t["code"]}
-    client.post(f"/api/tables/{t['id']}/photos", headers=hdr, data={"photo": (io.BytesIO(JPEG), "p.jpg")},
-                content_type="multipart/form-data")
-    client.post(f"/api/tables/{t['id']}/rounds", json={"scores": {str(t["players"][0]["id"]): 12}}, headers=hdr)
+    client.post(
+        f"/api/tables/{t['id']}/photos",
+        headers=hdr,
+        data={"photo": (io.BytesIO(JPEG), "p.jpg")},
+        content_type="multipart/form-data",
+    )
+    client.post(
+        f"/api/tables/{t['id']}/rounds",
+        json={"scores": {str(t["players"][0]["id"]): 12}},
+        headers=hdr,
+    )
     assert client.get(f"/api/tables/{t['id']}").json["status"] == "finished"
     r = client.post(f"/api/tables/{t['id']}/rematch", json={}, headers=hdr)
     assert r.status_code == 201 and [p["name"] for p in r.json["players"]] == ["Ana", "Ben"]
-    assert r.json["target"] == 10 and r.json["status"] == "playing" and r.json["url"] == f"/t/{r.json['id']}"
+    assert (
+        r.json["target"] == 10
+        and r.json["status"] == "playing"
+        and r.json["url"] == f"/t/{r.json['id']}"
+    )
     assert client.delete(f"/api/tables/{t['id']}").status_code == 403
     files = list((__import__("pathlib").Path(app.config["PHOTO_DIR"])).iterdir())
     assert files
@@ -187,7 +267,9 @@ def test_rematch_and_delete(client, fake_detector, app):
     assert r.status_code == 200 and r.json == {"deleted": t["id"]}
     assert client.get(f"/api/tables/{t['id']}").status_code == 404
     assert not list((__import__("pathlib").Path(app.config["PHOTO_DIR"])).iterdir())
-    assert client.get(f"/api/tables/{r.json['deleted'] + 1}").status_code == 200  # the rematch stays
+    assert (
+        client.get(f"/api/tables/{r.json['deleted'] + 1}").status_code == 200
+    )  # the rematch stays
 
 
 def test_favicon(client):
@@ -200,14 +282,31 @@ def test_favicon(client):
 def test_hand_photo_sets_the_hand_and_keeps_the_table_reading(client, fake_detector, monkeypatch):
     t = new_table(client)
     me = {"X-Table-Code": t["code"], "X-Player": str(t["players"][1]["id"])}
-    p = client.post(f"/api/tables/{t['id']}/photos", headers=me, data={"photo": (io.BytesIO(JPEG), "p.jpg")},
-                    content_type="multipart/form-data").json
-    monkeypatch.setattr(services, "detect_hand", lambda image: [{"pips": [6, 4]}, {"pips": [1, 1]},
-                                                                {"pips": None, "face_down": True}])
-    r = client.post(f"/api/tables/{t['id']}/hand-photo", headers=me,
-                    data={"photo": (io.BytesIO(JPEG), "h.jpg")}, content_type="multipart/form-data")
-    assert r.status_code == 200 and r.json["hand"] == ["4-6", "1-1"] and "1 tile(s) could not be read" in r.json["message"]
-    assert r.json["photo"]["id"] == p["id"] and len(r.json["photo"]["tiles"]) == 3  # the table photo is still the latest
+    p = client.post(
+        f"/api/tables/{t['id']}/photos",
+        headers=me,
+        data={"photo": (io.BytesIO(JPEG), "p.jpg")},
+        content_type="multipart/form-data",
+    ).json
+    monkeypatch.setattr(
+        services,
+        "detect_hand",
+        lambda image: [{"pips": [6, 4]}, {"pips": [1, 1]}, {"pips": None, "face_down": True}],
+    )
+    r = client.post(
+        f"/api/tables/{t['id']}/hand-photo",
+        headers=me,
+        data={"photo": (io.BytesIO(JPEG), "h.jpg")},
+        content_type="multipart/form-data",
+    )
+    assert (
+        r.status_code == 200
+        and r.json["hand"] == ["4-6", "1-1"]
+        and "1 tile(s) could not be read" in r.json["message"]
+    )
+    assert (
+        r.json["photo"]["id"] == p["id"] and len(r.json["photo"]["tiles"]) == 3
+    )  # the table photo is still the latest
     assert client.get(f"/api/tables/{t['id']}").json["photo_count"] == 1
     assert client.get(f"/api/tables/{t['id']}/hand", headers=me).json["hand"] == ["4-6", "1-1"]
     ana = {**me, "X-Player": str(t["players"][0]["id"])}
@@ -217,12 +316,22 @@ def test_hand_photo_sets_the_hand_and_keeps_the_table_reading(client, fake_detec
 def test_tiles_left_are_read_from_a_photo_and_nothing_is_stored(client, fake_detector, monkeypatch):
     t = new_table(client)
     hdr = {"X-Table-Code": t["code"]}
-    monkeypatch.setattr(services, "detect_hand", lambda image: [{"pips": [5, 3]}, {"pips": [3, 5]},
-                                                                {"pips": None, "face_down": True}])
-    r = client.post(f"/api/tables/{t['id']}/read-tiles", headers=hdr,
-                    data={"photo": (io.BytesIO(JPEG), "left.jpg")}, content_type="multipart/form-data")
+    monkeypatch.setattr(
+        services,
+        "detect_hand",
+        lambda image: [{"pips": [5, 3]}, {"pips": [3, 5]}, {"pips": None, "face_down": True}],
+    )
+    r = client.post(
+        f"/api/tables/{t['id']}/read-tiles",
+        headers=hdr,
+        data={"photo": (io.BytesIO(JPEG), "left.jpg")},
+        content_type="multipart/form-data",
+    )
     assert r.status_code == 200 and r.json == {"tiles": ["3-5"], "unread": 1}
     assert client.get(f"/api/tables/{t['id']}").json["photo_count"] == 0
-    r = client.post(f"/api/tables/{t['id']}/read-tiles", data={"photo": (io.BytesIO(JPEG), "left.jpg")},
-                    content_type="multipart/form-data")
+    r = client.post(
+        f"/api/tables/{t['id']}/read-tiles",
+        data={"photo": (io.BytesIO(JPEG), "left.jpg")},
+        content_type="multipart/form-data",
+    )
     assert r.status_code == 403

@@ -9,9 +9,29 @@ Public API:
 - :class:`TileDetector` ``.detect(image) -> list[TileDetection]`` (pips not yet read).
 - :func:`letterbox`, :func:`decode_obb`, :func:`rotated_nms`, :func:`suppress_covered`, :func:`obb_corners`: the steps.
 """
-from .onnx_model import (DEFAULT_MODEL, MAX_COVERED, RawDetections, TileDetector, decode_obb, letterbox,
-                         load_detector, obb_corners, rotated_nms, suppress_covered)
 
-__all__ = ["DEFAULT_MODEL", "MAX_COVERED", "RawDetections", "TileDetector", "decode_obb", "letterbox", "load_detector",
-           "obb_corners", "rotated_nms",
-           "suppress_covered"]
+from .onnx_model import (
+    DEFAULT_MODEL,
+    MAX_COVERED,
+    RawDetections,
+    TileDetector,
+    decode_obb,
+    letterbox,
+    load_detector,
+    obb_corners,
+    rotated_nms,
+    suppress_covered,
+)
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "MAX_COVERED",
+    "RawDetections",
+    "TileDetector",
+    "decode_obb",
+    "letterbox",
+    "load_detector",
+    "obb_corners",
+    "rotated_nms",
+    "suppress_covered",
+]

@@ -4,6 +4,7 @@ Output of an ultralytics OBB export (``end2end`` off): one tensor ``(1, 4 + nc +
 of the ``N`` anchor points: ``cx, cy, w, h`` in letterboxed input pixels, ``nc`` class scores
 (already sigmoid, 0..1) and the box angle in radians (ultralytics' range [-pi/4, 3pi/4)).
 """
+
 from __future__ import annotations
 
 import ast
@@ -46,12 +47,14 @@ class RawDetections:
         """``(M,) int``: the best class of each box."""
         return self.scores.argmax(axis=1) if len(self.scores) else np.zeros(0, int)
 
-    def take(self, idx: np.ndarray) -> "RawDetections":
+    def take(self, idx: np.ndarray) -> RawDetections:
         """The boxes at ``idx`` (an index array)."""
         return RawDetections(self.xywhr[idx], self.scores[idx])
 
 
-def letterbox(image: np.ndarray, size: int | tuple[int, int]) -> tuple[np.ndarray, float, tuple[float, float]]:
+def letterbox(
+    image: np.ndarray, size: int | tuple[int, int]
+) -> tuple[np.ndarray, float, tuple[float, float]]:
     """Resize keeping the aspect ratio and pad to ``size`` like ultralytics (grey 114, centred).
 
     Args:
@@ -71,15 +74,21 @@ def letterbox(image: np.ndarray, size: int | tuple[int, int]) -> tuple[np.ndarra
     nw, nh = int(round(w * r)), int(round(h * r))
     dw, dh = (tw - nw) / 2, (th - nh) / 2
     if (nw, nh) != (w, h):
-        image = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
+        image = cv2.resize(
+            image, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR
+        )
     top, left = int(round(dh - 0.1)), int(round(dw - 0.1))
     bottom, right = th - nh - top, tw - nw - left
-    padded = cv2.copyMakeBorder(image, top, bottom, left, right, cv2.BORDER_CONSTANT, value=(114, 114, 114))
+    padded = cv2.copyMakeBorder(
+        image, top, bottom, left, right, cv2.BORDER_CONSTANT, value=(114, 114, 114)
+    )
     blob = cv2.dnn.blobFromImage(padded, 1 / 255.0, swapRB=True)
     return blob, r, (float(left), float(top))
 
 
-def decode_obb(output: np.ndarray, conf_threshold: float = 0.25, max_candidates: int = 3000) -> RawDetections:
+def decode_obb(
+    output: np.ndarray, conf_threshold: float = 0.25, max_candidates: int = 3000
+) -> RawDetections:
     """Decode a raw ultralytics OBB output.
 
     Args:
@@ -131,8 +140,9 @@ def obb_corners(xywhr: np.ndarray) -> np.ndarray:
     return pts.astype(np.float32)
 
 
-def rotated_nms(xywhr: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.5,
-                max_det: int = 300) -> np.ndarray:
+def rotated_nms(
+    xywhr: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.5, max_det: int = 300
+) -> np.ndarray:
     """Class-agnostic non-maximum suppression of oriented boxes (OpenCV ``NMSBoxesRotated``).
 
     Agnostic on purpose: one tile is face up or face down, never both.
@@ -147,7 +157,10 @@ def rotated_nms(xywhr: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.
     """
     if len(xywhr) == 0:
         return np.zeros(0, int)
-    rects = [((float(x), float(y)), (float(w), float(h)), float(np.degrees(a))) for x, y, w, h, a in xywhr]
+    rects = [
+        ((float(x), float(y)), (float(w), float(h)), float(np.degrees(a)))
+        for x, y, w, h, a in xywhr
+    ]
     idx = cv2.dnn.NMSBoxesRotated(rects, [float(s) for s in scores], 0.0, float(iou_threshold))
     idx = np.asarray(idx, int).reshape(-1)
     order = np.argsort(-np.asarray(scores)[idx], kind="stable")
@@ -158,7 +171,9 @@ def rotated_nms(xywhr: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.
 MAX_COVERED = 0.8
 
 
-def suppress_covered(xywhr: np.ndarray, scores: np.ndarray, max_covered: float = MAX_COVERED) -> np.ndarray:
+def suppress_covered(
+    xywhr: np.ndarray, scores: np.ndarray, max_covered: float = MAX_COVERED
+) -> np.ndarray:
     """Drop boxes mostly covered by other boxes (after NMS).
 
     Tiles lie side by side, never inside each other, so a box whose area is mostly (more than
@@ -200,8 +215,12 @@ def suppress_covered(xywhr: np.ndarray, scores: np.ndarray, max_covered: float =
         count.flat[idx] += 1
     alive = np.ones(len(b), bool)
     while True:
-        cov = np.array([(count.flat[m] >= 2).mean() if alive[i] and len(m) else -1.0
-                        for i, m in enumerate(masks)])
+        cov = np.array(
+            [
+                (count.flat[m] >= 2).mean() if alive[i] and len(m) else -1.0
+                for i, m in enumerate(masks)
+            ]
+        )
         worst = max(np.flatnonzero(alive), key=lambda i: (cov[i], -sc[i]))
         if cov[worst] <= max_covered:
             break
@@ -255,13 +274,17 @@ class TileDetector:
 
         path = Path(path)
         if not path.is_file():
-            raise FileNotFoundError(f"detector model not found: {path} (train it with scripts/train_detector.py)")
+            raise FileNotFoundError(
+                f"detector model not found: {path} (train it with scripts/train_detector.py)"
+            )
         opts = ort.SessionOptions()
         if threads:
             opts.intra_op_num_threads = int(threads)
         opts.log_severity_level = 3
         self.path = path
-        self.session = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(
+            str(path), sess_options=opts, providers=["CPUExecutionProvider"]
+        )
         inp = self.session.get_inputs()[0]
         self.input_name = inp.name
         imgsz, self.names = _metadata(self.session)
@@ -277,12 +300,20 @@ class TileDetector:
         out_shape = self.session.get_outputs()[0].shape
         rows = out_shape[1] if len(out_shape) == 3 and isinstance(out_shape[1], int) else None
         if rows is not None and rows < 7:
-            raise ValueError(f"{path}: output {out_shape} is not a 2-class OBB output (4 + nc + 1 rows)")
+            raise ValueError(
+                f"{path}: output {out_shape} is not a 2-class OBB output (4 + nc + 1 rows)"
+            )
         self._lock = threading.Lock()
 
-    def raw(self, image: np.ndarray, conf_threshold: float = 0.25, iou_threshold: float = 0.5,
-            max_det: int = 300, imgsz: int | None = None,
-            max_covered: float | None = MAX_COVERED) -> RawDetections:
+    def raw(
+        self,
+        image: np.ndarray,
+        conf_threshold: float = 0.25,
+        iou_threshold: float = 0.5,
+        max_det: int = 300,
+        imgsz: int | None = None,
+        max_covered: float | None = MAX_COVERED,
+    ) -> RawDetections:
         """Run the network and NMS; boxes in ``image`` pixels.
 
         With a model of dynamic input size and ``imgsz`` None the photo is run at
@@ -309,14 +340,31 @@ class TileDetector:
                 raise ValueError(f"{self.path.name} has a fixed input size {self.imgsz}")
             if imgsz % 32 or imgsz < 32:
                 raise ValueError(f"imgsz must be a positive multiple of 32, got {imgsz}")
-            return self._run(image, (imgsz, imgsz), conf_threshold, iou_threshold, max_det, max_covered)[0]
-        det, width = self._run(image, self.imgsz, conf_threshold, iou_threshold, max_det, max_covered)
-        if self.dynamic and FINE_IMGSZ > max(self.imgsz) and (width is None or width < SMALL_TILE_PX):
-            det = self._run(image, (FINE_IMGSZ, FINE_IMGSZ), conf_threshold, iou_threshold, max_det, max_covered)[0]
+            return self._run(
+                image, (imgsz, imgsz), conf_threshold, iou_threshold, max_det, max_covered
+            )[0]
+        det, width = self._run(
+            image, self.imgsz, conf_threshold, iou_threshold, max_det, max_covered
+        )
+        if (
+            self.dynamic
+            and FINE_IMGSZ > max(self.imgsz)
+            and (width is None or width < SMALL_TILE_PX)
+        ):
+            det = self._run(
+                image, (FINE_IMGSZ, FINE_IMGSZ), conf_threshold, iou_threshold, max_det, max_covered
+            )[0]
         return det
 
-    def _run(self, image: np.ndarray, size: tuple[int, int], conf_threshold: float, iou_threshold: float,
-             max_det: int, max_covered: float | None = MAX_COVERED) -> tuple[RawDetections, float | None]:
+    def _run(
+        self,
+        image: np.ndarray,
+        size: tuple[int, int],
+        conf_threshold: float,
+        iou_threshold: float,
+        max_det: int,
+        max_covered: float | None = MAX_COVERED,
+    ) -> tuple[RawDetections, float | None]:
         """One pass at ``size``; also the median box width in network pixels (None: no box)."""
         blob, r, (px, py) = letterbox(image, size)
         with self._lock:  # one onnxruntime session shared by web request threads
@@ -333,8 +381,13 @@ class TileDetector:
         xywhr[:, 2:4] /= r
         return RawDetections(xywhr, det.scores), width
 
-    def detect(self, image: np.ndarray, conf_threshold: float = 0.25, iou_threshold: float = 0.5,
-               max_det: int = 300) -> list[TileDetection]:
+    def detect(
+        self,
+        image: np.ndarray,
+        conf_threshold: float = 0.25,
+        iou_threshold: float = 0.5,
+        max_det: int = 300,
+    ) -> list[TileDetection]:
         """Tiles in ``image`` (pips not read: ``pips`` None, ``face_down`` from the class).
 
         Args:
@@ -346,8 +399,12 @@ class TileDetector:
         det = self.raw(image, conf_threshold, iou_threshold, max_det)
         corners = obb_corners(det.xywhr)
         cls, conf = det.cls, det.confidence
-        return [TileDetection(corners=corners[i], confidence=float(conf[i]), face_down=bool(cls[i] == FACE_DOWN))
-                for i in range(len(det.xywhr))]
+        return [
+            TileDetection(
+                corners=corners[i], confidence=float(conf[i]), face_down=bool(cls[i] == FACE_DOWN)
+            )
+            for i in range(len(det.xywhr))
+        ]
 
 
 _CACHE: dict[tuple[str, float], TileDetector] = {}
@@ -363,7 +420,9 @@ def load_detector(path: str | os.PathLike | None = None) -> TileDetector:
     """
     p = Path(path or os.environ.get("DOMINO_DETECTOR_MODEL") or DEFAULT_MODEL).resolve()
     if not p.is_file():
-        raise FileNotFoundError(f"detector model not found: {p} (train it with scripts/train_detector.py)")
+        raise FileNotFoundError(
+            f"detector model not found: {p} (train it with scripts/train_detector.py)"
+        )
     key = (str(p), p.stat().st_mtime)
     with _CACHE_LOCK:
         det = _CACHE.get(key)

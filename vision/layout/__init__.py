@@ -12,10 +12,12 @@ renderer's labels). One module per game reads the layout (see docs/layout.md for
 conventions): :mod:`.good_neighbors`, :mod:`.big_clock`, :mod:`.luzon`, :mod:`.draw100`,
 :mod:`.tableaux`; :mod:`.common` holds the shared geometry and the checks.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from typing import Any
 
 from engine.game import Hint
 from engine.tiles import Tile
@@ -73,19 +75,31 @@ class ReadResult:
         hint = None
         if self.hint is not None:
             h = self.hint
-            hint = {"action": None if h.action is None else self.state.action_to_string(h.action),
-                    "action_json": None if h.action is None else self.state.action_to_json(h.action),
-                    "value_unit": h.value_unit, "win_chance": h.win_chance,
-                    "explanation": h.explanation, "elapsed_ms": h.elapsed_ms,
-                    "ranking": [{"action": self.state.action_to_string(a), "value": v}
-                                for a, v in (h.ranking or [])[:10]]}
+            hint = {
+                "action": None if h.action is None else self.state.action_to_string(h.action),
+                "action_json": None if h.action is None else self.state.action_to_json(h.action),
+                "value_unit": h.value_unit,
+                "win_chance": h.win_chance,
+                "explanation": h.explanation,
+                "elapsed_ms": h.elapsed_ms,
+                "ranking": [
+                    {"action": self.state.action_to_string(a), "value": v}
+                    for a, v in (h.ranking or [])[:10]
+                ],
+            }
         over = None if self.state is None else bool(self.state.is_terminal())
-        return {"game": self.game, "ok": self.ok, "terminal": over,
-                "returns": list(self.state.returns()) if over else None,
-                "layout": self.layout, "hand": self.hand,
-                "problems": [p.to_json() for p in self.problems],
-                "legal_moves": self.legal_moves, "hint": hint,
-                "state_text": None if self.state is None else str(self.state)}
+        return {
+            "game": self.game,
+            "ok": self.ok,
+            "terminal": over,
+            "returns": list(self.state.returns()) if over else None,
+            "layout": self.layout,
+            "hand": self.hand,
+            "problems": [p.to_json() for p in self.problems],
+            "legal_moves": self.legal_moves,
+            "hint": hint,
+            "state_text": None if self.state is None else str(self.state),
+        }
 
 
 #: Games whose table shows face-up tiles only (a stock aside may lie face down): a lone bare
@@ -132,8 +146,9 @@ def _hint_fn(game: str):
     return hint
 
 
-def _read_hand(hand: Sequence, max_pip: int, problems: list[Problem],
-               min_pip_confidence: float) -> tuple[list[Tile], list]:
+def _read_hand(
+    hand: Sequence, max_pip: int, problems: list[Problem], min_pip_confidence: float
+) -> tuple[list[Tile], list]:
     """The hand as tiles, from detections (a hand photo) or from Tiles / "a-b" strings.
 
     Returns ``(tiles, seen)``: ``seen[k]`` is the detection record of ``tiles[k]`` (empty when
@@ -170,8 +185,11 @@ def _blank_in_hand(hand: Sequence | None) -> list[Tile]:
 #: been removed in pairs of 12 pips (``engine.luzon.removable_in_pairs``), and that check says
 #: which reading fits; in Tableaux as a tile seen twice or a tableau that no order of legal plays
 #: builds (``engine.tableaux.board.can_be_built``).
-REREAD_WHEN = {"draw100": frozenset({"not_joined"}), "luzon": frozenset({"duplicate", "impossible"}),
-               "tableaux": frozenset({"duplicate", "impossible"})}
+REREAD_WHEN = {
+    "draw100": frozenset({"not_joined"}),
+    "luzon": frozenset({"duplicate", "impossible"}),
+    "tableaux": frozenset({"duplicate", "impossible"}),
+}
 #: A second reading is taken only when it leaves none of these (nor any blocking problem).
 CONFLICTS = frozenset({"not_joined", "duplicate", "ambiguous", "outside_set"})
 
@@ -208,22 +226,39 @@ def _second_readings(detections: list[TileDetection], build, first: GameReading)
     On the rendered draw-game positions (2 x 200) this settled 3 broken lines, all right. In
     Luzon it is tried only since the engine checks that the missing tiles pair off into 12s
     (before that check, duplicates as the trigger took wrong tiles there; docs/layout.md)."""
+
     def make(k: int):
         d = detections[k]
-        return build(detections[:k] + [replace(d, pips=tuple(d.alt_pips), alt_pips=tuple(d.pips))]
-                     + detections[k + 1:])
+        return build(
+            detections[:k]
+            + [replace(d, pips=tuple(d.alt_pips), alt_pips=tuple(d.pips))]
+            + detections[k + 1 :]
+        )
 
-    fit = _only_fit((k, None, lambda k=k: make(k)) for k, d in enumerate(detections)
-                    if not (d.face_down or d.pips is None or d.alt_pips is None
-                            or tuple(d.alt_pips) == tuple(d.pips)))
+    fit = _only_fit(
+        (k, None, lambda k=k: make(k))
+        for k, d in enumerate(detections)
+        if not (
+            d.face_down
+            or d.pips is None
+            or d.alt_pips is None
+            or tuple(d.alt_pips) == tuple(d.pips)
+        )
+    )
     if fit is None:
         return first
     k, _, got = fit
     a, b = detections[k].pips
     c, e = detections[k].alt_pips
-    got.problems.append(Problem(k, "reread", f"read as {a}-{b}, which does not fit the layout; the "
-                                f"other reading of this tile, {c}-{e}, is the only one that does: "
-                                "taken (check it)"))
+    got.problems.append(
+        Problem(
+            k,
+            "reread",
+            f"read as {a}-{b}, which does not fit the layout; the "
+            f"other reading of this tile, {c}-{e}, is the only one that does: "
+            "taken (check it)",
+        )
+    )
     return got
 
 
@@ -239,9 +274,16 @@ ONE_HALF_GAMES = frozenset({"draw100"})
 MAX_UNKNOWN_TRIED = 6
 
 
-def _deduce_unknown(detections: list[TileDetection], build, first: GameReading,
-                    max_pip: int, min_pip_confidence: float, both_ways: bool = False,
-                    one_half: bool = False, less_sure_twin: bool = False) -> GameReading:
+def _deduce_unknown(
+    detections: list[TileDetection],
+    build,
+    first: GameReading,
+    max_pip: int,
+    min_pip_confidence: float,
+    both_ways: bool = False,
+    one_half: bool = False,
+    less_sure_twin: bool = False,
+) -> GameReading:
     """Try every tile of the double-``max_pip`` set in place of each table box without a usable
     value (face down, unreadable, or read under ``min_pip_confidence``; none when there are more
     than :data:`MAX_UNKNOWN_TRIED`, a stock of backs) and, with ``one_half``, every other number on one half of
@@ -255,17 +297,23 @@ def _deduce_unknown(detections: list[TileDetection], build, first: GameReading,
     ``both_ways``: try each tile both ways round (where the layout cares which half is where).
     ``less_sure_twin``: also try the less sure box of two read as the same tile
     (:func:`_less_sure_twins`)."""
-    unknown = [k for k, d in enumerate(detections)
-               if d.face_down or d.pips is None
-               or (d.pip_confidence is not None and d.pip_confidence < min_pip_confidence)]
+    unknown = [
+        k
+        for k, d in enumerate(detections)
+        if d.face_down
+        or d.pips is None
+        or (d.pip_confidence is not None and d.pip_confidence < min_pip_confidence)
+    ]
     if less_sure_twin:
         unknown += [k for k in _less_sure_twins(detections) if k not in unknown]
     trials: list[tuple[int, tuple[int, int]]] = []
-    for k in (unknown if len(unknown) <= MAX_UNKNOWN_TRIED else []):
+    for k in unknown if len(unknown) <= MAX_UNKNOWN_TRIED else []:
         for lo in range(max_pip + 1):
             for hi in range(lo, max_pip + 1):
                 # the tile either way round (the draw game's line cares which half is where)
-                trials += [(k, ab) for ab in ((lo, hi), (hi, lo))[:2 if both_ways and lo != hi else 1]]
+                trials += [
+                    (k, ab) for ab in ((lo, hi), (hi, lo))[: 2 if both_ways and lo != hi else 1]
+                ]
     if one_half:
         for k, d in enumerate(detections):
             if k in unknown:
@@ -273,10 +321,13 @@ def _deduce_unknown(detections: list[TileDetection], build, first: GameReading,
             x, y = (int(v) for v in d.pips)
             trials += [(k, (x, v)) for v in range(max_pip + 1) if v != y]
             trials += [(k, (v, y)) for v in range(max_pip + 1) if v != x]
+
     def make(k: int, ab: tuple[int, int]):
-        return build(detections[:k] + [replace(detections[k], face_down=False, pips=ab,
-                                                pip_confidence=1.0, alt_pips=None)]
-                     + detections[k + 1:])
+        return build(
+            detections[:k]
+            + [replace(detections[k], face_down=False, pips=ab, pip_confidence=1.0, alt_pips=None)]
+            + detections[k + 1 :]
+        )
 
     fit = _only_fit(((k, Tile(*ab)), ab, lambda k=k, ab=ab: make(k, ab)) for k, ab in trials)
     if fit is None:
@@ -284,16 +335,35 @@ def _deduce_unknown(detections: list[TileDetection], build, first: GameReading,
     (k, _), (a, b), got = fit
     d = detections[k]
     if k in unknown:
-        seen = "was seen face down" if d.face_down else (
-            "could not be read" if d.pips is None else
-            "was read with low confidence" if (d.pip_confidence or 0.0) < min_pip_confidence else
-            f"was read as {d.pips[0]}-{d.pips[1]}, like another tile, and less surely")
-        got.problems.append(Problem(k, "deduced", f"this tile {seen}; of the set's tiles only "
-                                    f"{a}-{b} fits the rest of the table: taken (check it)"))
+        seen = (
+            "was seen face down"
+            if d.face_down
+            else (
+                "could not be read"
+                if d.pips is None
+                else "was read with low confidence"
+                if (d.pip_confidence or 0.0) < min_pip_confidence
+                else f"was read as {d.pips[0]}-{d.pips[1]}, like another tile, and less surely"
+            )
+        )
+        got.problems.append(
+            Problem(
+                k,
+                "deduced",
+                f"this tile {seen}; of the set's tiles only "
+                f"{a}-{b} fits the rest of the table: taken (check it)",
+            )
+        )
     else:
-        got.problems.append(Problem(k, "corrected", f"read as {d.pips[0]}-{d.pips[1]}, which breaks "
-                                    f"the layout; only {a}-{b} (one half read differently) fits "
-                                    "the tiles around it: taken (check it)"))
+        got.problems.append(
+            Problem(
+                k,
+                "corrected",
+                f"read as {d.pips[0]}-{d.pips[1]}, which breaks "
+                f"the layout; only {a}-{b} (one half read differently) fits "
+                "the tiles around it: taken (check it)",
+            )
+        )
     return got
 
 
@@ -337,15 +407,24 @@ def _drop_unsure_box(detections: list[TileDetection], build, first: GameReading)
     When exactly one such box, left out, leaves no blocking problem and none of
     :data:`CONFLICTS`, it is taken for a false find (a patch of table or a box across two
     tiles) and reported (``dropped``, not blocking); otherwise the first reading stands."""
-    fit = _only_fit((k, None, lambda k=k: build(detections, skip=frozenset({k})))
-                    for k, d in enumerate(detections) if d.confidence < UNSURE_BOX)
+    fit = _only_fit(
+        (k, None, lambda k=k: build(detections, skip=frozenset({k})))
+        for k, d in enumerate(detections)
+        if d.confidence < UNSURE_BOX
+    )
     if fit is None:
         return first
     k, _, got = fit
     d = detections[k]
-    got.problems.append(Problem(k, "dropped", f"the detector was unsure of this box (confidence "
-                                f"{d.confidence:.2f}) and the table fits only without it: taken "
-                                "for a false find and left out (check it)"))
+    got.problems.append(
+        Problem(
+            k,
+            "dropped",
+            f"the detector was unsure of this box (confidence "
+            f"{d.confidence:.2f}) and the table fits only without it: taken "
+            "for a false find and left out (check it)",
+        )
+    )
     return got
 
 
@@ -370,17 +449,30 @@ def _drop_covering_box(detections: list[TileDetection], build, first: GameReadin
         return first
     k, _, got = fit
     under = sorted(i for i, (j, _) in pushed_out.items() if j == k)
-    got.problems.append(Problem(k, "dropped", f"the detector was surer of this box (confidence "
-                                f"{detections[k].confidence:.2f}) than of the box(es) "
-                                f"{', '.join(map(str, under))} under it, but the table fits only "
-                                "without it: taken for a box across two tiles and left out (check it)"))
+    got.problems.append(
+        Problem(
+            k,
+            "dropped",
+            f"the detector was surer of this box (confidence "
+            f"{detections[k].confidence:.2f}) than of the box(es) "
+            f"{', '.join(map(str, under))} under it, but the table fits only "
+            "without it: taken for a box across two tiles and left out (check it)",
+        )
+    )
     return got
 
 
-def read(detections: Sequence[TileDetection], game: str,
-         hand: Sequence[TileDetection] | Sequence[Tile | str] | None = None, *,
-         max_pip: int | None = None, min_pip_confidence: float = 0.5, with_hint: bool = True,
-         hint_kwargs: dict | None = None, **params: Any) -> ReadResult:
+def read(
+    detections: Sequence[TileDetection],
+    game: str,
+    hand: Sequence[TileDetection] | Sequence[Tile | str] | None = None,
+    *,
+    max_pip: int | None = None,
+    min_pip_confidence: float = 0.5,
+    with_hint: bool = True,
+    hint_kwargs: dict | None = None,
+    **params: Any,
+) -> ReadResult:
     """Rebuild the game on the table from a photo's detections.
 
     Args:
@@ -441,8 +533,9 @@ def read(detections: Sequence[TileDetection], game: str,
         kwargs["hand"] = hand_tiles
     if name == "big-clock" and hand_tiles is not None:  # the tile drawn, photographed or typed
         if len(hand_tiles) != 1:
-            raise ValueError(f"the Big Clock's hand is the one tile you drew; {len(hand_tiles)} "
-                             "tiles were read")
+            raise ValueError(
+                f"the Big Clock's hand is the one tile you drew; {len(hand_tiles)} tiles were read"
+            )
         kwargs["drawn"] = hand_tiles[0]
     if name in ("good-neighbors", "big-clock"):
         kwargs["max_pip"] = max_pip
@@ -453,17 +546,29 @@ def read(detections: Sequence[TileDetection], game: str,
         problems: list[Problem] = []
         if name in FACE_UP_GAMES:
             dets = assume_blank_double(dets, problems, blank_elsewhere, min_pip_confidence)
-        seen = to_seen(dets, pip_limit, problems, min_pip_confidence,
-                       face_down_ok=(name in ("big-clock", "draw100")), skip=skip)
+        seen = to_seen(
+            dets,
+            pip_limit,
+            problems,
+            min_pip_confidence,
+            face_down_ok=(name in ("big-clock", "draw100")),
+            skip=skip,
+        )
         if hand_tiles is not None:
             problems += hand_problems
             # a tile both on the table and in the hand
             table_tiles = {s.tile: s.index for s in seen if s.tile is not None}
             for k, t in enumerate(hand_tiles):
                 if t in table_tiles:
-                    problems.append(Problem(hand_seen[k].index if hand_seen else k, "duplicate",
-                                            f"{t} is both in the hand and on the table (table tile "
-                                            f"{table_tiles[t]})", "hand"))
+                    problems.append(
+                        Problem(
+                            hand_seen[k].index if hand_seen else k,
+                            "duplicate",
+                            f"{t} is both in the hand and on the table (table tile "
+                            f"{table_tiles[t]})",
+                            "hand",
+                        )
+                    )
             problems += hand_set_problems
         return reader(seen, problems, **kwargs)
 
@@ -471,23 +576,45 @@ def read(detections: Sequence[TileDetection], game: str,
     if any(p.kind in REREAD_WHEN.get(name, ()) and p.source == "table" for p in got.problems):
         got = _second_readings(detections, build, got)
     if name in DEDUCE_GAMES and any(p.blocking for p in got.problems):
-        got = _deduce_unknown(detections, build, got, pip_limit, min_pip_confidence,
-                              both_ways=(name == "draw100"), one_half=(name in ONE_HALF_GAMES),
-                              less_sure_twin=(name == "luzon"))
+        got = _deduce_unknown(
+            detections,
+            build,
+            got,
+            pip_limit,
+            min_pip_confidence,
+            both_ways=(name == "draw100"),
+            one_half=(name in ONE_HALF_GAMES),
+            less_sure_twin=(name == "luzon"),
+        )
     if name in DROP_GAMES and any(p.blocking for p in got.problems):
         got = _drop_unsure_box(detections, build, got)
     if name in COVER_GAMES and any(p.blocking for p in got.problems):
         got = _drop_covering_box(detections, build, got)
-    result = ReadResult(name, got.state, got.layout, got.problems,
-                        hand=None if hand_tiles is None else [str(t) for t in hand_tiles])
+    result = ReadResult(
+        name,
+        got.state,
+        got.layout,
+        got.problems,
+        hand=None if hand_tiles is None else [str(t) for t in hand_tiles],
+    )
     st = result.state
     if st is not None and not st.is_terminal():
-        result.legal_moves = [{"text": st.action_to_string(a), "json": st.action_to_json(a)}
-                              for a in st.legal_actions()]
+        result.legal_moves = [
+            {"text": st.action_to_string(a), "json": st.action_to_json(a)}
+            for a in st.legal_actions()
+        ]
         if with_hint and result.legal_moves:
             result.hint = _hint_fn(name)(st, **(hint_kwargs or {}))
     return result
 
 
-__all__ = ["read", "ReadResult", "Problem", "READERS", "FACE_UP_GAMES", "READ_BACKS_GAMES", "KEEP_COVERED_GAMES",
-           "detect_options"]
+__all__ = [
+    "read",
+    "ReadResult",
+    "Problem",
+    "READERS",
+    "FACE_UP_GAMES",
+    "READ_BACKS_GAMES",
+    "KEEP_COVERED_GAMES",
+    "detect_options",
+]

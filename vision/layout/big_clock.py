@@ -12,6 +12,7 @@ circle; slot N is the direction the centre tile's long axis points to (of its tw
 nearer the photo's top), otherwise the slot direction nearest the photo's top; each tile takes
 the nearest slot angle clockwise from there.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,8 +41,9 @@ def _normaliser(pts: np.ndarray):
     return c, M
 
 
-def _face_down_centre(seen: list[Seen], mid: np.ndarray, radius: float,
-                      problems: list[Problem]) -> Seen | None:
+def _face_down_centre(
+    seen: list[Seen], mid: np.ndarray, radius: float, problems: list[Problem]
+) -> Seen | None:
     """A face-down tile in the middle of the ring (within 0.4 of the ring's median radius of the
     face-up tiles' mean), taken as the centre 0-0 (RULES.md section 2: the 0-0 lies in the
     centre; a blank double without a divider looks like a back). Reported, not blocking."""
@@ -52,15 +54,26 @@ def _face_down_centre(seen: list[Seen], mid: np.ndarray, radius: float,
     j = int(np.argmin(dist))
     if dist[j] >= 0.4 * radius:
         return None
-    problems.append(Problem(down[j].index, "face_down", "the tile in the centre of the clock looks "
-                            "face down (a blank 0-0 without a divider looks like a back): taken "
-                            "as the 0-0, pointing to 12 o'clock"))
+    problems.append(
+        Problem(
+            down[j].index,
+            "face_down",
+            "the tile in the centre of the clock looks "
+            "face down (a blank 0-0 without a divider looks like a back): taken "
+            "as the 0-0, pointing to 12 o'clock",
+        )
+    )
     return down[j]
 
 
-def read_big_clock(seen: list[Seen], problems: list[Problem], max_pip: int | None = None,
-                   seed: int | None = None, drawn: str | Tile | None = None,
-                   **_: object) -> GameReading:
+def read_big_clock(
+    seen: list[Seen],
+    problems: list[Problem],
+    max_pip: int | None = None,
+    seed: int | None = None,
+    drawn: str | Tile | None = None,
+    **_: object,
+) -> GameReading:
     """Rebuild a Big Clock position from the top tiles of the piles.
 
     Args:
@@ -77,8 +90,9 @@ def read_big_clock(seen: list[Seen], problems: list[Problem], max_pip: int | Non
     """
     tiles = [s for s in seen if not s.det.face_down]
     if len(tiles) < 3:
-        problems.append(Problem(None, "no_layout", f"{len(tiles)} face-up tiles: too few for "
-                                "a clock"))
+        problems.append(
+            Problem(None, "no_layout", f"{len(tiles)} face-up tiles: too few for a clock")
+        )
         return GameReading(None, {"slots": {}}, problems)
     top = max((max(s.value) for s in tiles if s.value is not None), default=0)
     C = np.array([s.centre for s in tiles])
@@ -119,15 +133,25 @@ def read_big_clock(seen: list[Seen], problems: list[Problem], max_pip: int | Non
     k = np.round(((ang - phi_fit) % (2 * math.pi)) / step).astype(int) % n
     slots = np.where(k == 0, n, k)
     if centre is not None and centre.tile is not None and centre.tile != Tile(0, 0):
-        problems.append(Problem(centre.index, "impossible", f"the centre tile reads {centre.tile}"
-                                "; the clock's centre holds 0-0"))
+        problems.append(
+            Problem(
+                centre.index,
+                "impossible",
+                f"the centre tile reads {centre.tile}; the clock's centre holds 0-0",
+            )
+        )
     check_set([("table", tiles)], n, problems, limit=n + 1)
     by_slot: dict[int, Seen] = {}
     for s, k_ in zip(ring, slots):
         k_ = int(k_)
         if k_ in by_slot:
-            problems.append(Problem(s.index, "ambiguous", f"tiles {by_slot[k_].index} and "
-                                    f"{s.index} both read on slot {k_}"))
+            problems.append(
+                Problem(
+                    s.index,
+                    "ambiguous",
+                    f"tiles {by_slot[k_].index} and {s.index} both read on slot {k_}",
+                )
+            )
         else:
             by_slot[k_] = s
     slot_json = {}
@@ -143,12 +167,22 @@ def read_big_clock(seen: list[Seen], problems: list[Problem], max_pip: int | Non
         rec["home"] = bool(t is not None and t == Tile(k_, k_))
         rec["double_in_trouble"] = bool(t is not None and t.is_double and t != Tile(k_, k_))
         slot_json[str(k_)] = rec
-    layout = {"set": f"double-{n}", "max_pip": n, "slots": slot_json,
-              "centre": None if centre is None else tile_json(centre)}
+    layout = {
+        "set": f"double-{n}",
+        "max_pip": n,
+        "slots": slot_json,
+        "centre": None if centre is None else tile_json(centre),
+    }
     state = None
     if drawn is None:
-        problems.append(Problem(None, "no_drawn", "which tile did you draw? The hint is about "
-                                "the drawn tile: type it or photograph it"))
+        problems.append(
+            Problem(
+                None,
+                "no_drawn",
+                "which tile did you draw? The hint is about "
+                "the drawn tile: type it or photograph it",
+            )
+        )
     if not any(p.blocking for p in problems):
         piles = {k_: (by_slot[k_].tile if k_ in by_slot else None) for k_ in range(1, n + 1)}
         try:

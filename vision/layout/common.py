@@ -6,11 +6,13 @@ JSON-ready description of the layout and the problems found. The helpers here tu
 into :class:`Seen` records (centre, long axis, size in pixels, value), check the tiles against
 the set (unreadable, doubtful, duplicate, outside the set, too many) and fit simple lattices.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Collection, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -22,8 +24,19 @@ from vision.types import BLANK_OR_BACK_NOTE, TileDetection, boxes_on_better_boxe
 MAX_OVERLAP = 0.4
 
 #: Problem kinds that stop the state from being built (the others are only reported).
-BLOCKING = {"unreadable", "doubtful", "duplicate", "outside_set", "too_many", "impossible",
-            "ambiguous", "overlap", "no_layout", "mid_turn", "not_joined"}
+BLOCKING = {
+    "unreadable",
+    "doubtful",
+    "duplicate",
+    "outside_set",
+    "too_many",
+    "impossible",
+    "ambiguous",
+    "overlap",
+    "no_layout",
+    "mid_turn",
+    "not_joined",
+}
 
 #: ``pip_confidence`` given to a plain face-down box taken as the 0-0 (:func:`assume_blank_double`):
 #: the lowest that :func:`to_seen` accepts by default, since the value is a deduction.
@@ -58,8 +71,13 @@ class Problem:
 
     def to_json(self) -> dict:
         """``{tile_index, kind, message, source, blocking}``."""
-        return {"tile_index": self.tile_index, "kind": self.kind, "message": self.message,
-                "source": self.source, "blocking": self.blocking}
+        return {
+            "tile_index": self.tile_index,
+            "kind": self.kind,
+            "message": self.message,
+            "source": self.source,
+            "blocking": self.blocking,
+        }
 
 
 @dataclass
@@ -113,7 +131,7 @@ class Seen:
         return self.value is not None and self.value[0] == self.value[1]
 
     def label(self) -> str:
-        """"a-b" as seen (half 0 first), "?" when unknown, "back" for a face-down tile."""
+        """ "a-b" as seen (half 0 first), "?" when unknown, "back" for a face-down tile."""
         if self.det.face_down:
             return "back"
         return "?" if self.value is None else f"{self.value[0]}-{self.value[1]}"
@@ -121,14 +139,23 @@ class Seen:
 
 def tile_json(s: Seen) -> dict:
     """A JSON record of a seen tile: index, tile text, centre in pixels."""
-    return {"tile_index": s.index, "tile": None if s.tile is None else str(s.tile),
-            "centre": [round(float(s.centre[0]), 1), round(float(s.centre[1]), 1)]}
+    return {
+        "tile_index": s.index,
+        "tile": None if s.tile is None else str(s.tile),
+        "centre": [round(float(s.centre[0]), 1), round(float(s.centre[1]), 1)],
+    }
 
 
-def to_seen(dets: Sequence[TileDetection], max_pip: int, problems: list[Problem],
-            min_pip_confidence: float = 0.5, source: str = "table",
-            face_down_ok: bool = False, max_overlap: float | None = MAX_OVERLAP,
-            skip: Collection[int] = ()) -> list[Seen]:
+def to_seen(
+    dets: Sequence[TileDetection],
+    max_pip: int,
+    problems: list[Problem],
+    min_pip_confidence: float = 0.5,
+    source: str = "table",
+    face_down_ok: bool = False,
+    max_overlap: float | None = MAX_OVERLAP,
+    skip: Collection[int] = (),
+) -> list[Seen]:
     """Turn detections into :class:`Seen` records and report unusable values.
 
     Args:
@@ -157,23 +184,40 @@ def to_seen(dets: Sequence[TileDetection], max_pip: int, problems: list[Problem]
     for i, d in enumerate(dets):
         if not isinstance(d, TileDetection):
             raise ValueError(f"detection {i} is a {type(d).__name__}, not a TileDetection")
-    covered = {} if max_overlap is None else boxes_on_better_boxes(list(dets), max_overlap,
-                                                                   ignore=frozenset(skip))
+    covered = (
+        {}
+        if max_overlap is None
+        else boxes_on_better_boxes(list(dets), max_overlap, ignore=frozenset(skip))
+    )
     strays = stray_boxes(dets)
     out: list[Seen] = []
     for i, d in enumerate(dets):
         if i in skip:
             continue
         if i in strays:
-            problems.append(Problem(i, "stray_box", f"this box is {strays[i]:.0%} as long as the "
-                                    f"other tiles and the detector is unsure of it "
-                                    f"(confidence {d.confidence:.2f}): not taken as a tile", source))
+            problems.append(
+                Problem(
+                    i,
+                    "stray_box",
+                    f"this box is {strays[i]:.0%} as long as the "
+                    f"other tiles and the detector is unsure of it "
+                    f"(confidence {d.confidence:.2f}): not taken as a tile",
+                    source,
+                )
+            )
             continue
         if i in covered:
             j, frac = covered[i]
-            problems.append(Problem(i, "overlapping_box", f"this box lies {frac:.0%} on the more "
-                                    f"confident box of tile {j}: taken as that tile found twice "
-                                    f"and left out", source))
+            problems.append(
+                Problem(
+                    i,
+                    "overlapping_box",
+                    f"this box lies {frac:.0%} on the more "
+                    f"confident box of tile {j}: taken as that tile found twice "
+                    f"and left out",
+                    source,
+                )
+            )
             continue
         halves = np.asarray(d.halves, np.float64)
         v = halves[1] - halves[0]
@@ -181,29 +225,57 @@ def to_seen(dets: Sequence[TileDetection], max_pip: int, problems: list[Problem]
         axis = v / n if n > 0 else np.array([1.0, 0.0])
         length, width = d.size
         if not (np.all(np.isfinite(d.corners)) and width >= 2.0 and length >= 2.0):
-            problems.append(Problem(i, "bad_box", f"the box of this detection is degenerate "
-                                    f"({length:.1f} x {width:.1f} px); it is left out", source))
+            problems.append(
+                Problem(
+                    i,
+                    "bad_box",
+                    f"the box of this detection is degenerate "
+                    f"({length:.1f} x {width:.1f} px); it is left out",
+                    source,
+                )
+            )
             continue
         value = None
         if d.face_down:
             if not face_down_ok:
-                problems.append(Problem(i, "face_down", "tile lies face down; its value is "
-                                        "unknown and it is left out", source))
+                problems.append(
+                    Problem(
+                        i,
+                        "face_down",
+                        "tile lies face down; its value is unknown and it is left out",
+                        source,
+                    )
+                )
         elif d.pips is None:
             why = f": {d.note}" if d.note else ""
-            problems.append(Problem(i, "unreadable", f"the pips of this tile could not be "
-                                    f"read{why}", source))
+            problems.append(
+                Problem(i, "unreadable", f"the pips of this tile could not be read{why}", source)
+            )
         elif d.pip_confidence is not None and d.pip_confidence < min_pip_confidence:
-            problems.append(Problem(i, "doubtful", f"pips read as {d.pips[0]}-{d.pips[1]} "
-                                    f"with confidence {d.pip_confidence:.2f} only "
-                                    f"(< {min_pip_confidence}); photograph it again", source))
+            problems.append(
+                Problem(
+                    i,
+                    "doubtful",
+                    f"pips read as {d.pips[0]}-{d.pips[1]} "
+                    f"with confidence {d.pip_confidence:.2f} only "
+                    f"(< {min_pip_confidence}); photograph it again",
+                    source,
+                )
+            )
         elif max(d.pips) > max_pip or min(d.pips) < 0:
-            problems.append(Problem(i, "outside_set", f"{d.pips[0]}-{d.pips[1]} is not in a "
-                                    f"double-{max_pip} set", source))
+            problems.append(
+                Problem(
+                    i,
+                    "outside_set",
+                    f"{d.pips[0]}-{d.pips[1]} is not in a double-{max_pip} set",
+                    source,
+                )
+            )
         else:
             value = (int(d.pips[0]), int(d.pips[1]))
-        out.append(Seen(i, d, value, np.asarray(d.centre, np.float64), axis, float(length),
-                        float(width)))
+        out.append(
+            Seen(i, d, value, np.asarray(d.centre, np.float64), axis, float(length), float(width))
+        )
     return out
 
 
@@ -236,8 +308,12 @@ def stray_boxes(dets: Sequence[TileDetection]) -> dict[int, float]:
     return out
 
 
-def check_set(groups: Sequence[tuple[str, Sequence[Seen]]], max_pip: int,
-              problems: list[Problem], limit: int | None = None) -> None:
+def check_set(
+    groups: Sequence[tuple[str, Sequence[Seen]]],
+    max_pip: int,
+    problems: list[Problem],
+    limit: int | None = None,
+) -> None:
     """Report a tile seen twice (across all groups) and more tiles than the game allows.
 
     Args:
@@ -258,16 +334,29 @@ def check_set(groups: Sequence[tuple[str, Sequence[Seen]]], max_pip: int,
                 continue
             if t in first:
                 src0, i0 = first[t]
-                problems.append(Problem(s.index, "duplicate", f"{t} is seen twice ({src0} tile "
-                                        f"{i0} and {source} tile {s.index}); a set has one of "
-                                        "each", source))
+                problems.append(
+                    Problem(
+                        s.index,
+                        "duplicate",
+                        f"{t} is seen twice ({src0} tile "
+                        f"{i0} and {source} tile {s.index}); a set has one of "
+                        "each",
+                        source,
+                    )
+                )
             else:
                 first[t] = (source, s.index)
     size = len(DominoSet(max_pip).tiles)
     lim = size if limit is None else limit
     if count > lim:
-        problems.append(Problem(None, "too_many", f"{count} face-up tiles seen; this game shows "
-                                f"at most {lim} (double-{max_pip} set of {size})"))
+        problems.append(
+            Problem(
+                None,
+                "too_many",
+                f"{count} face-up tiles seen; this game shows "
+                f"at most {lim} (double-{max_pip} set of {size})",
+            )
+        )
 
 
 def dominant_axis(seen: Sequence[Seen], period_deg: float = 180.0) -> np.ndarray:
@@ -371,9 +460,12 @@ def apply_h(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
         return p[:, :2] / p[:, 2:3]
 
 
-def assume_blank_double(dets: Sequence[TileDetection], problems: list[Problem],
-                        elsewhere: Sequence[Tile] = (),
-                        min_pip_confidence: float = 0.5) -> list[TileDetection]:
+def assume_blank_double(
+    dets: Sequence[TileDetection],
+    problems: list[Problem],
+    elsewhere: Sequence[Tile] = (),
+    min_pip_confidence: float = 0.5,
+) -> list[TileDetection]:
     """In a layout of face-up tiles only (Good Neighbors, Luzon, Tableaux: RULES.md sections 1,
     3, 5 deal every tile face up), take a lone plain face-down box as the 0-0.
 
@@ -397,21 +489,39 @@ def assume_blank_double(dets: Sequence[TileDetection], problems: list[Problem],
         A new list: ``dets`` with at most one detection replaced.
     """
     dets = list(dets)
-    plain = [i for i, d in enumerate(dets)
-             if isinstance(d, TileDetection) and d.face_down and d.note == BLANK_OR_BACK_NOTE]
+    plain = [
+        i
+        for i, d in enumerate(dets)
+        if isinstance(d, TileDetection) and d.face_down and d.note == BLANK_OR_BACK_NOTE
+    ]
     if len(plain) != 1 or dets[plain[0]].confidence < ASSUMED_BLANK_MIN_DETECTOR_CONFIDENCE:
         return dets
     blank = Tile(0, 0)
     if blank in elsewhere or any(
-            isinstance(d, TileDetection) and not d.face_down and d.pips is not None
-            and tuple(d.pips) == (0, 0) and (d.pip_confidence or 0.0) >= min_pip_confidence
-            for d in dets):
+        isinstance(d, TileDetection)
+        and not d.face_down
+        and d.pips is not None
+        and tuple(d.pips) == (0, 0)
+        and (d.pip_confidence or 0.0) >= min_pip_confidence
+        for d in dets
+    ):
         return dets
     i = plain[0]
-    dets[i] = TileDetection(dets[i].corners.copy(), dets[i].confidence, face_down=False, pips=(0, 0),
-                            pip_confidence=ASSUMED_BLANK_CONFIDENCE,
-                            note="a bare face in a layout of face-up tiles: taken as the 0-0")
-    problems.append(Problem(i, "assumed_blank", "this tile shows no pips, no divider and no marks; "
-                            "every tile of this game lies face up and no 0-0 is seen, so it is "
-                            "taken as the 0-0 (check it)"))
+    dets[i] = TileDetection(
+        dets[i].corners.copy(),
+        dets[i].confidence,
+        face_down=False,
+        pips=(0, 0),
+        pip_confidence=ASSUMED_BLANK_CONFIDENCE,
+        note="a bare face in a layout of face-up tiles: taken as the 0-0",
+    )
+    problems.append(
+        Problem(
+            i,
+            "assumed_blank",
+            "this tile shows no pips, no divider and no marks; "
+            "every tile of this game lies face up and no 0-0 is seen, so it is "
+            "taken as the 0-0 (check it)",
+        )
+    )
     return dets

@@ -12,10 +12,11 @@ cannot reach every joined tile with crosswise doubles), giving an
 ``engine.draw100.line.LineOfPlay``. Which double led cannot be seen in a photo; a different
 root gives the same tiles, joins and open ends (only the node numbering changes).
 """
+
 from __future__ import annotations
 
 from collections import deque
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -41,17 +42,24 @@ def ports(s: Seen) -> list[tuple[str, np.ndarray, int | None]]:
     w = s.width / 2
     v = s.value
     if v is not None and v[0] == v[1]:
-        return [("long0", c - n * w, v[0]), ("long1", c + n * w, v[0]),
-                ("short0", c - a * h, v[0]), ("short1", c + a * h, v[0])]
-    return [("end0", c - a * h, None if v is None else v[0]),
-            ("end1", c + a * h, None if v is None else v[1])]
+        return [
+            ("long0", c - n * w, v[0]),
+            ("long1", c + n * w, v[0]),
+            ("short0", c - a * h, v[0]),
+            ("short1", c + a * h, v[0]),
+        ]
+    return [
+        ("end0", c - a * h, None if v is None else v[0]),
+        ("end1", c + a * h, None if v is None else v[1]),
+    ]
 
 
 def _point_to_box(p: np.ndarray, box: np.ndarray) -> float:
     import cv2
 
-    return max(0.0, -float(cv2.pointPolygonTest(box.astype(np.float32), (float(p[0]), float(p[1])),
-                                                True)))
+    return max(
+        0.0, -float(cv2.pointPolygonTest(box.astype(np.float32), (float(p[0]), float(p[1])), True))
+    )
 
 
 def joins(tiles: Sequence[Seen]) -> dict[tuple[int, int], tuple[str, str]]:
@@ -85,8 +93,9 @@ def joins(tiles: Sequence[Seen]) -> dict[tuple[int, int], tuple[str, str]]:
     return out
 
 
-def build_line(tiles: Sequence[Seen], root: int, edges: dict) -> tuple[LineOfPlay, list[int],
-                                                                       list[str]]:
+def build_line(
+    tiles: Sequence[Seen], root: int, edges: dict
+) -> tuple[LineOfPlay, list[int], list[str]]:
     """Grow the line of play from ``tiles[root]`` over the joins.
 
     Returns:
@@ -125,12 +134,15 @@ def build_line(tiles: Sequence[Seen], root: int, edges: dict) -> tuple[LineOfPla
             else:
                 direction = "end_b"
             if direction is None:  # a third tile on the two sides (or two ends) of a double
-                errors.append(f"more than two tiles touch double {tp.tile} (tile {tp.index}) "
-                              "on the same axis")
+                errors.append(
+                    f"more than two tiles touch double {tp.tile} (tile {tp.index}) on the same axis"
+                )
                 continue
             if tiles[q].is_double and pq.startswith("short"):
-                errors.append(f"double {tiles[q].tile} (tile {tiles[q].index}) is joined by its "
-                              "short end; doubles lie crosswise")
+                errors.append(
+                    f"double {tiles[q].tile} (tile {tiles[q].index}) is joined by its "
+                    "short end; doubles lie crosswise"
+                )
                 continue
             try:
                 node_of[q] = line.attach_at(tiles[q].tile, node_of[p], direction)
@@ -143,10 +155,17 @@ def build_line(tiles: Sequence[Seen], root: int, edges: dict) -> tuple[LineOfPla
     return line, node_of, errors
 
 
-def read_draw100(seen: list[Seen], problems: list[Problem], hand: Sequence[Tile] | None = None,
-                 players: int = 2, opponent_hand_counts: Sequence[int] | None = None,
-                 boneyard_count: int | None = None, scores: Sequence[int] | None = None,
-                 seed: int | None = None, **_: object) -> GameReading:
+def read_draw100(
+    seen: list[Seen],
+    problems: list[Problem],
+    hand: Sequence[Tile] | None = None,
+    players: int = 2,
+    opponent_hand_counts: Sequence[int] | None = None,
+    boneyard_count: int | None = None,
+    scores: Sequence[int] | None = None,
+    seed: int | None = None,
+    **_: object,
+) -> GameReading:
     """Rebuild the line of play (and, with the player's hand, a ``Draw100State``).
 
     Args:
@@ -170,11 +189,18 @@ def read_draw100(seen: list[Seen], problems: list[Problem], hand: Sequence[Tile]
         problems.append(Problem(None, "no_layout", "no readable face-up tile on the table"))
         return GameReading(None, layout, problems)
     edges = joins(tiles)
-    doubles = sorted((k for k, s in enumerate(tiles) if s.is_double),
-                     key=lambda k: -tiles[k].value[0])
+    doubles = sorted(
+        (k for k, s in enumerate(tiles) if s.is_double), key=lambda k: -tiles[k].value[0]
+    )
     if not doubles:
-        problems.append(Problem(None, "impossible", "no double on the table: the line of play "
-                                "starts with a double (RULES.md section 4)"))
+        problems.append(
+            Problem(
+                None,
+                "impossible",
+                "no double on the table: the line of play "
+                "starts with a double (RULES.md section 4)",
+            )
+        )
         return GameReading(None, layout, problems)
     best = None
     for r in doubles:
@@ -190,32 +216,61 @@ def read_draw100(seen: list[Seen], problems: list[Problem], hand: Sequence[Tile]
     by_node = {n: k for k, n in enumerate(node_of) if n >= 0}
     for k, n in enumerate(node_of):
         if n < 0:
-            problems.append(Problem(tiles[k].index, "not_joined", f"{tiles[k].tile} touches no "
-                                    "matching open end of the line (a tile missed or misread "
-                                    "between them?); the open ends are not trusted"))
+            problems.append(
+                Problem(
+                    tiles[k].index,
+                    "not_joined",
+                    f"{tiles[k].tile} touches no "
+                    "matching open end of the line (a tile missed or misread "
+                    "between them?); the open ends are not trusted",
+                )
+            )
             layout["loose"].append(tile_json(tiles[k]))
-    layout["line"] = [dict(item, tile_index=tiles[by_node[i]].index)
-                      for i, item in enumerate(line.to_json())]
-    layout["open_ends"] = [{"id": e.id, "number": e.number, "tile": str(line.node(e.node_id).tile),
-                            "tile_index": tiles[by_node[e.node_id]].index}
-                           for e in line.open_ends()]
+    layout["line"] = [
+        dict(item, tile_index=tiles[by_node[i]].index) for i, item in enumerate(line.to_json())
+    ]
+    layout["open_ends"] = [
+        {
+            "id": e.id,
+            "number": e.number,
+            "tile": str(line.node(e.node_id).tile),
+            "tile_index": tiles[by_node[e.node_id]].index,
+        }
+        for e in line.open_ends()
+    ]
     layout["spinners"] = [str(n.tile) for n in line.nodes if n.is_spinner]
-    layout["joins"] = [[tiles[i].index, tiles[j].index] for (i, j) in edges
-                       if node_of[i] >= 0 and node_of[j] >= 0
-                       and (line.node(node_of[j]).parent == node_of[i]
-                            or line.node(node_of[i]).parent == node_of[j])]
+    layout["joins"] = [
+        [tiles[i].index, tiles[j].index]
+        for (i, j) in edges
+        if node_of[i] >= 0
+        and node_of[j] >= 0
+        and (
+            line.node(node_of[j]).parent == node_of[i] or line.node(node_of[i]).parent == node_of[j]
+        )
+    ]
     state = None
     if hand is None:
-        problems.append(Problem(None, "no_hand", "no hand given: the line and open ends are read;"
-                                " the moves and hint need the player's hand", "hand"))
+        problems.append(
+            Problem(
+                None,
+                "no_hand",
+                "no hand given: the line and open ends are read;"
+                " the moves and hint need the player's hand",
+                "hand",
+            )
+        )
     elif not any(p.blocking for p in problems):
         unseen = 28 - len(line) - len(hand)
-        counts = (list(opponent_hand_counts) if opponent_hand_counts is not None else
-                  [max(1, min(len(hand), unseen // max(players - 1, 1)))] * (players - 1))
+        counts = (
+            list(opponent_hand_counts)
+            if opponent_hand_counts is not None
+            else [max(1, min(len(hand), unseen // max(players - 1, 1)))] * (players - 1)
+        )
         bone = unseen - sum(counts) if boneyard_count is None else boneyard_count
         try:
             state = Draw100Game(num_players=players).state_from_position(
-                line, hand, bone, counts, scores=scores, seed=seed)
+                line, hand, bone, counts, scores=scores, seed=seed
+            )
         except ValueError as e:
             problems.append(Problem(None, "impossible", str(e)))
     return GameReading(state, layout, problems)

@@ -12,18 +12,27 @@ the centres, refitted twice, absorbs perspective. Of the four quarter turns of t
 reader keeps the one where the grid fits the set's size, empty cells come last in reading
 order, tiles lie along the rows and "up" is nearest the photo's top.
 """
+
 from __future__ import annotations
 
-import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from engine.good_neighbors import GoodNeighborsGame
 from engine.tiles import Tile
 
-from .common import (GameReading, Problem, Seen, apply_h, check_set, cluster_1d, dominant_axis,
-                     fit_grid_homography, perp)
+from .common import (
+    GameReading,
+    Problem,
+    Seen,
+    apply_h,
+    check_set,
+    cluster_1d,
+    dominant_axis,
+    fit_grid_homography,
+    perp,
+)
 
 #: Grid size (rows, cols) per set (RULES.md section 1).
 SHAPES = {12: (3, 4), 9: (3, 3), 6: (2, 6)}
@@ -116,10 +125,15 @@ def _frames(cols: np.ndarray, rows: np.ndarray, u: np.ndarray):
     yield "270", rows, -cols, -u, False
 
 
-def read_good_neighbors(seen: list[Seen], problems: list[Problem], max_pip: int | None = None,
-                        stock: Sequence[str] | None = None,
-                        removed: Sequence[str] | None = None, seed: int | None = None,
-                        **_: object) -> GameReading:
+def read_good_neighbors(
+    seen: list[Seen],
+    problems: list[Problem],
+    max_pip: int | None = None,
+    stock: Sequence[str] | None = None,
+    removed: Sequence[str] | None = None,
+    seed: int | None = None,
+    **_: object,
+) -> GameReading:
     """Rebuild a Good Neighbors grid.
 
     Args:
@@ -152,45 +166,84 @@ def read_good_neighbors(seen: list[Seen], problems: list[Problem], max_pip: int 
             order = r * Cn + c
             filled = set(order.tolist())
             holes = sum(1 for k in range(max(filled) + 1) if k not in filled) if fits else 99
-            score = (fits, -holes, along, len(tiles) == R * Cn if max_pip is None else 0,
-                     -n if max_pip is None else 0, float(up @ np.array([0.0, -1.0])))
+            score = (
+                fits,
+                -holes,
+                along,
+                len(tiles) == R * Cn if max_pip is None else 0,
+                -n if max_pip is None else 0,
+                float(up @ np.array([0.0, -1.0])),
+            )
             if best is None or score > best[0]:
                 best = (score, n, name, c, r)
     score, n, name, c, r = best
     R, Cn = SHAPES[n]
     if not score[0]:
-        problems.append(Problem(None, "impossible", f"the tiles do not fit a {R} x {Cn} grid "
-                                f"(double-{n}) in any quarter turn"))
+        problems.append(
+            Problem(
+                None,
+                "impossible",
+                f"the tiles do not fit a {R} x {Cn} grid (double-{n}) in any quarter turn",
+            )
+        )
     check_set([("table", tiles)], n, problems, limit=R * Cn)
     grid: list[list[object]] = [[None] * Cn for _ in range(R)]
     cells = []
     for s, cc, rr in zip(tiles, c, r):
         if rr < R and cc < Cn:
             if grid[rr][cc] is not None:
-                problems.append(Problem(s.index, "overlap", f"two tiles read on cell row {rr}, "
-                                        f"column {cc}"))
+                problems.append(
+                    Problem(s.index, "overlap", f"two tiles read on cell row {rr}, column {cc}")
+                )
             grid[rr][cc] = s
-        cells.append({"tile_index": s.index, "row": int(rr), "col": int(cc),
-                      "tile": None if s.tile is None else str(s.tile)})
+        cells.append(
+            {
+                "tile_index": s.index,
+                "row": int(rr),
+                "col": int(cc),
+                "tile": None if s.tile is None else str(s.tile),
+            }
+        )
     reading = [x for row in grid for x in row]
     last = max((k for k, x in enumerate(reading) if x is not None), default=-1)
     gaps = [divmod(k, Cn) for k in range(last + 1) if reading[k] is None]
     if gaps:
-        problems.append(Problem(None, "gap", f"empty cells inside the grid at (row, col) "
-                                f"{gaps}: tiles were removed; closing up in reading order"))
+        problems.append(
+            Problem(
+                None,
+                "gap",
+                f"empty cells inside the grid at (row, col) "
+                f"{gaps}: tiles were removed; closing up in reading order",
+            )
+        )
         if stock is None:
-            problems.append(Problem(None, "mid_turn", "the photo is from the middle of a turn: "
-                                    "close up and refill from the deck, then photograph again "
-                                    "(or give stock=[] when the deck is out)"))
-    layout = {"set": f"double-{n}", "max_pip": n, "rows": R, "cols": Cn, "turn": name,
-              "grid": [[None if x is None else (x.label() if x.tile is None else str(x.tile))
-                        for x in row] for row in grid],
-              "cells": cells, "gaps": [list(g) for g in gaps]}
+            problems.append(
+                Problem(
+                    None,
+                    "mid_turn",
+                    "the photo is from the middle of a turn: "
+                    "close up and refill from the deck, then photograph again "
+                    "(or give stock=[] when the deck is out)",
+                )
+            )
+    layout = {
+        "set": f"double-{n}",
+        "max_pip": n,
+        "rows": R,
+        "cols": Cn,
+        "turn": name,
+        "grid": [
+            [None if x is None else (x.label() if x.tile is None else str(x.tile)) for x in row]
+            for row in grid
+        ],
+        "cells": cells,
+        "gaps": [list(g) for g in gaps],
+    }
     state = None
     if not any(p.blocking for p in problems):
         packed: list[Tile | None] = [x.tile for x in reading if x is not None]
         packed += [None] * (R * Cn - len(packed))
-        rows_t = [packed[i * Cn:(i + 1) * Cn] for i in range(R)]
+        rows_t = [packed[i * Cn : (i + 1) * Cn] for i in range(R)]
         st = None if stock is None else [Tile.parse(str(t)) for t in stock]
         if st is None and removed:
             gone = {Tile.parse(str(t)) for t in removed} | {t for t in packed if t is not None}

@@ -13,16 +13,23 @@ the columns' tops line up, as they are dealt from the top and shrink from the bo
 ends line up alike, the column direction nearest the photo's bottom). Column tiles are clustered across
 that direction into columns and ordered along it.
 """
-from __future__ import annotations
 
-from typing import Sequence
+from __future__ import annotations
 
 import numpy as np
 
 from engine.luzon import LuzonGame
 
-from .common import (GameReading, Problem, Seen, check_set, cluster_1d, dominant_axis, perp,
-                     tile_json)
+from .common import (
+    GameReading,
+    Problem,
+    Seen,
+    check_set,
+    cluster_1d,
+    dominant_axis,
+    perp,
+    tile_json,
+)
 
 
 def _columns(col_tiles: list[Seen], down: np.ndarray) -> tuple[list[list[Seen]], np.ndarray]:
@@ -38,8 +45,13 @@ def _columns(col_tiles: list[Seen], down: np.ndarray) -> tuple[list[list[Seen]],
     return columns, right
 
 
-def read_luzon(seen: list[Seen], problems: list[Problem], variant: str | None = None,
-               seed: int | None = None, **_: object) -> GameReading:
+def read_luzon(
+    seen: list[Seen],
+    problems: list[Problem],
+    variant: str | None = None,
+    seed: int | None = None,
+    **_: object,
+) -> GameReading:
     """Rebuild a Luzon position (double-6).
 
     Args:
@@ -83,20 +95,29 @@ def read_luzon(seen: list[Seen], problems: list[Problem], variant: str | None = 
             columns, right = _columns(col_tiles, down)
     reserve.sort(key=lambda s: float(s.centre @ right))
     if len(columns) > 5:
-        problems.append(Problem(None, "impossible", f"{len(columns)} columns seen; Luzon never "
-                                "has more than 5"))
+        problems.append(
+            Problem(None, "impossible", f"{len(columns)} columns seen; Luzon never has more than 5")
+        )
     if len(reserve) > 3:
-        problems.append(Problem(None, "impossible", f"{len(reserve)} reserve tiles seen; the "
-                                "reserve holds at most 3"))
+        problems.append(
+            Problem(
+                None,
+                "impossible",
+                f"{len(reserve)} reserve tiles seen; the reserve holds at most 3",
+            )
+        )
     check_set([("table", tiles)], 6, problems, limit=28)
-    layout = {"columns": [[tile_json(s) for s in col] for col in columns],
-              "free": [tile_json(col[-1]) for col in columns],
-              "reserve": [tile_json(s) for s in reserve]}
+    layout = {
+        "columns": [[tile_json(s) for s in col] for col in columns],
+        "free": [tile_json(col[-1]) for col in columns],
+        "reserve": [tile_json(s) for s in reserve],
+    }
     state = None
     if not any(p.blocking for p in problems):
         try:
             state = LuzonGame(variant=variant).state_from_position(
-                [[s.tile for s in col] for col in columns], [s.tile for s in reserve], seed=seed)
+                [[s.tile for s in col] for col in columns], [s.tile for s in reserve], seed=seed
+            )
         except ValueError as e:
             problems.append(Problem(None, "impossible", str(e)))
     return GameReading(state, layout, problems)

@@ -10,9 +10,10 @@ the local perspective) and rounded to whole cells. Rows grow downwards and colum
 right in the photo's frame of ``u``; the engine only needs the cells' adjacency, so the
 tableau's rotation does not matter.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -76,10 +77,18 @@ def tableau_cells(tiles: Sequence[Seen]) -> list[tuple[Cell, Cell]]:
     return cells  # type: ignore[return-value]
 
 
-def read_tableaux(seen: list[Seen], problems: list[Problem], hand: Sequence[Tile] | None = None,
-                  max_pip: int = 6, scores: Sequence[int] = (0, 0), player: int = 0,
-                  opponent_hand_count: int | None = None, continuing: bool = False,
-                  seed: int | None = None, **_: object) -> GameReading:
+def read_tableaux(
+    seen: list[Seen],
+    problems: list[Problem],
+    hand: Sequence[Tile] | None = None,
+    max_pip: int = 6,
+    scores: Sequence[int] = (0, 0),
+    player: int = 0,
+    opponent_hand_count: int | None = None,
+    continuing: bool = False,
+    seed: int | None = None,
+    **_: object,
+) -> GameReading:
     """Rebuild a Tableaux position.
 
     Args:
@@ -103,25 +112,47 @@ def read_tableaux(seen: list[Seen], problems: list[Problem], hand: Sequence[Tile
     for s, cs in zip(tiles, cells):
         for c in cs:
             if c in owner:
-                problems.append(Problem(s.index, "overlap", f"tiles {owner[c]} and {s.index} "
-                                        f"both read on cell {c}"))
+                problems.append(
+                    Problem(
+                        s.index, "overlap", f"tiles {owner[c]} and {s.index} both read on cell {c}"
+                    )
+                )
             owner[c] = s.index
     r0 = min(c[0] for cs in cells for c in cs)
     c0 = min(c[1] for cs in cells for c in cs)
     cells = [tuple((c[0] - r0, c[1] - c0) for c in cs) for cs in cells]
-    layout = {"set": f"double-{max_pip}",
-              "placed": [{"tile_index": s.index, "pips": None if s.value is None else list(s.value),
-                          "cells": [list(cs[0]), list(cs[1])]} for s, cs in zip(tiles, cells)]}
+    layout = {
+        "set": f"double-{max_pip}",
+        "placed": [
+            {
+                "tile_index": s.index,
+                "pips": None if s.value is None else list(s.value),
+                "cells": [list(cs[0]), list(cs[1])],
+            }
+            for s, cs in zip(tiles, cells)
+        ],
+    }
     state = None
     if hand is None:
-        problems.append(Problem(None, "no_hand", "no hand given: the tableau is read; the moves "
-                                "and hint need the player's hand", "hand"))
+        problems.append(
+            Problem(
+                None,
+                "no_hand",
+                "no hand given: the tableau is read; the moves and hint need the player's hand",
+                "hand",
+            )
+        )
     elif not any(p.blocking for p in problems):
         try:
             state = TableauxGame(max_pip).state_from_position(
-                [(s.value, cs[0], cs[1]) for s, cs in zip(tiles, cells)], list(hand),
-                scores=scores, player=player, opponent_hand_count=opponent_hand_count,
-                seed=seed, continuing=continuing)
+                [(s.value, cs[0], cs[1]) for s, cs in zip(tiles, cells)],
+                list(hand),
+                scores=scores,
+                player=player,
+                opponent_hand_count=opponent_hand_count,
+                seed=seed,
+                continuing=continuing,
+            )
         except ValueError as e:
             problems.append(Problem(None, "impossible", str(e)))
     return GameReading(state, layout, problems)

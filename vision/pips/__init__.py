@@ -9,6 +9,7 @@ Public API:
 - :func:`read_pips` ``(image, detections) -> list[TileDetection]``: fills ``pips``,
   ``pip_confidence``, ``note`` (and ``face_down`` for pip-less, divider-less "face-up" boxes).
 """
+
 from .counter import TileReading, read_pips, read_tile, rectify_tile
 
 __all__ = ["TileReading", "read_pips", "read_tile", "rectify_tile"]

@@ -6,6 +6,7 @@ from :func:`half_inputs` (Lab difference from the body colour and the ink map); 
 The pip counter (:func:`vision.pips.counter.read_tile`) combines it with the classical count; the
 classifier decides most disagreements.
 """
+
 from __future__ import annotations
 
 import os
@@ -42,7 +43,9 @@ def classifier_available(path: str | os.PathLike | None = None) -> bool:
     return Path(path or os.environ.get("DOMINO_PIP_CLASSIFIER") or DEFAULT_CLASSIFIER).is_file()
 
 
-def classify_halves(halves: np.ndarray, path: str | os.PathLike | None = None, mirror: bool = False) -> np.ndarray:
+def classify_halves(
+    halves: np.ndarray, path: str | os.PathLike | None = None, mirror: bool = False
+) -> np.ndarray:
     """Probabilities of 0..12 pips for each half.
 
     Args:
@@ -65,12 +68,14 @@ def classify_halves(halves: np.ndarray, path: str | os.PathLike | None = None, m
     if x.ndim == 3:
         x = x[:, None]
     if x.ndim != 4 or x.shape[2:] != (32, 32) or x.shape[1] not in (1, N_CHANNELS):
-        raise ValueError(f"expected (N, {N_CHANNELS}, 32, 32) or (N, 1, 32, 32) half images, got {x.shape}")
+        raise ValueError(
+            f"expected (N, {N_CHANNELS}, 32, 32) or (N, 1, 32, 32) half images, got {x.shape}"
+        )
     s = onnx_session(p)
     inp = s.get_inputs()[0]
     want = inp.shape[1] if isinstance(inp.shape[1], int) else x.shape[1]
     if want == 1 and x.shape[1] == N_CHANNELS:
-        x = x[:, N_CHANNELS - 1:]  # the ink map
+        x = x[:, N_CHANNELS - 1 :]  # the ink map
     elif want != x.shape[1]:
         raise ValueError(f"the model {p.name} needs {want} channels per half, got {x.shape[1]}")
     if len(x) == 0:
@@ -80,7 +85,7 @@ def classify_halves(halves: np.ndarray, path: str | os.PathLike | None = None, m
     e = np.exp(logits - logits.max(axis=1, keepdims=True))
     prob = e / e.sum(axis=1, keepdims=True)
     if mirror:
-        prob = (prob[:len(x)] + prob[len(x):]) / 2
+        prob = (prob[: len(x)] + prob[len(x) :]) / 2
     return prob.astype(np.float32)
 
 
@@ -109,19 +114,22 @@ def half_inputs(rect: np.ndarray, divider_pos: float, size: int = 32) -> np.ndar
     import cv2
 
     if rect is None or rect.ndim != 3 or rect.shape[2] != 3:
-        raise ValueError(f"expected a (2w, w, 3) rectified tile, got {None if rect is None else rect.shape}")
+        raise ValueError(
+            f"expected a (2w, w, 3) rectified tile, got {None if rect is None else rect.shape}"
+        )
     L, w = rect.shape[:2]
     m = max(2, int(round(0.07 * w)))
     lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32)
-    body = np.median(lab[m:L - m, m:w - m].reshape(-1, 3), axis=0)
+    body = np.median(lab[m : L - m, m : w - m].reshape(-1, 3), axis=0)
     diff = lab - body
     wd = diff.copy()
     wd[..., 1:] *= 1.6
-    dist = np.sqrt((wd ** 2).sum(axis=2))
-    dist = np.clip(dist / max(float(np.percentile(dist[m:L - m, m:w - m], 99)), 20.0), 0, 1)
+    dist = np.sqrt((wd**2).sum(axis=2))
+    dist = np.clip(dist / max(float(np.percentile(dist[m : L - m, m : w - m], 99)), 20.0), 0, 1)
     feat = np.concatenate([np.clip(diff / 64.0, -2, 2), dist[..., None]], axis=2)  # (L, w, 4)
     cut = int(round(np.clip(divider_pos, 0.4, 0.6) * L))
     h0 = cv2.resize(feat[:cut], (size, size), interpolation=cv2.INTER_AREA)
-    h1 = cv2.resize(np.ascontiguousarray(feat[cut:][::-1, ::-1]), (size, size), interpolation=cv2.INTER_AREA)
+    h1 = cv2.resize(
+        np.ascontiguousarray(feat[cut:][::-1, ::-1]), (size, size), interpolation=cv2.INTER_AREA
+    )
     return np.stack([h0, h1]).transpose(0, 3, 1, 2).astype(np.float32)
-

@@ -14,6 +14,7 @@ Method (per tile):
 
 A half with more than 12 pips or pips of wildly different sizes is unreadable (``None``).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -53,7 +54,9 @@ def rectify_tile(image: np.ndarray, corners: np.ndarray, width: int = RECT_W) ->
     L = 2 * width
     dst = np.array([[0, 0], [0, L], [width, L], [width, 0]], np.float32)
     M = cv2.getPerspectiveTransform(c, dst)
-    return cv2.warpPerspective(image, M, (width, L), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpPerspective(
+        image, M, (width, L), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
+    )
 
 
 @dataclass
@@ -100,31 +103,35 @@ class TileReading:
     def classifier_agrees(self, min_confidence: float = 0.0) -> bool:
         """True when the tile was read and the half classifier read the same ``pips`` with a
         probability of at least ``min_confidence``."""
-        return (self.readable and self.classifier_pips == self.pips
-                and (self.classifier_confidence or 0.0) >= min_confidence)
+        return (
+            self.readable
+            and self.classifier_pips == self.pips
+            and (self.classifier_confidence or 0.0) >= min_confidence
+        )
 
 
 def _ink_mask(rect: np.ndarray, margin: int) -> tuple[np.ndarray, float]:
     """Pixels differing from the body colour; returns ``(mask uint8 0/255, contrast)``."""
     lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32)
     h, w = lab.shape[:2]
-    inner = lab[margin:h - margin, margin:w - margin].reshape(-1, 3)
+    inner = lab[margin : h - margin, margin : w - margin].reshape(-1, 3)
     body = np.median(inner, axis=0)
     diff = lab - body
     diff[..., 1:] *= 1.6  # chroma matters: light blue or yellow pips on ivory
-    dist = np.sqrt((diff ** 2).sum(axis=2))
+    dist = np.sqrt((diff**2).sum(axis=2))
     d8 = np.clip(dist * 2, 0, 255).astype(np.uint8)
-    core = d8[margin:h - margin, margin:w - margin]
+    core = d8[margin : h - margin, margin : w - margin]
     otsu, _ = cv2.threshold(core, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     thr = float(np.clip(otsu, 2 * 16, 2 * 60))
     mask = np.zeros((h, w), np.uint8)
-    mask[margin:h - margin, margin:w - margin] = (core > thr).astype(np.uint8) * 255
+    mask[margin : h - margin, margin : w - margin] = (core > thr).astype(np.uint8) * 255
     hi = float(np.percentile(core, 99.5)) / 2
     return mask, hi
 
 
-def read_tile(image: np.ndarray, corners: np.ndarray, width: int = RECT_W,
-              use_classifier: bool = True) -> TileReading:
+def read_tile(
+    image: np.ndarray, corners: np.ndarray, width: int = RECT_W, use_classifier: bool = True
+) -> TileReading:
     """Count the pips on both halves of one face-up tile.
 
     With the learned half classifier (``models/pip-halves.onnx``, if present and
@@ -158,12 +165,16 @@ def read_tile(image: np.ndarray, corners: np.ndarray, width: int = RECT_W,
         boxes.insert(0, snapped)  # a box that snapped to one tile's body wins ties
     for box in boxes:
         r = _read_combined(image, box, width, use_classifier)
-        if best is None or (r.readable and (not best.readable or r.confidence > best.confidence + 0.05)):
+        if best is None or (
+            r.readable and (not best.readable or r.confidence > best.confidence + 0.05)
+        ):
             best = r
     return best
 
 
-def _read_combined(image: np.ndarray, corners: np.ndarray, width: int, use_classifier: bool) -> TileReading:
+def _read_combined(
+    image: np.ndarray, corners: np.ndarray, width: int, use_classifier: bool
+) -> TileReading:
     r = read_classical(image, corners, width, snap=False)
     if not use_classifier:
         return r
@@ -175,14 +186,18 @@ def _read_combined(image: np.ndarray, corners: np.ndarray, width: int, use_class
     cls = (int(prob[0].argmax()), int(prob[1].argmax()))
     pc = float(prob.max(axis=1).min())
     r.classifier_pips, r.classifier_confidence = cls, pc
-    tile_w = float(np.linalg.norm(np.asarray(corners, np.float32)[3] - np.asarray(corners, np.float32)[0]))
+    tile_w = float(
+        np.linalg.norm(np.asarray(corners, np.float32)[3] - np.asarray(corners, np.float32)[0])
+    )
     if r.readable and r.pips == cls:
         r.confidence = max(r.confidence, pc)
     elif r.pips == (0, 0) and r.marks > 0 and tile_w >= COUNT_MIN_WIDTH and pc < MARKED_BLANK_SURE:
         # no pips but large printed marks: a tile's back (read_pips), not a face to classify
         r.note = "; ".join(x for x in (r.note, f"half classifier says {cls[0]}-{cls[1]}") if x)
     elif not r.readable and pc < CLASSIFIER_SURE:
-        r.note = "; ".join(x for x in (r.note, f"half classifier unsure ({cls[0]}-{cls[1]}, {pc:.2f})") if x)
+        r.note = "; ".join(
+            x for x in (r.note, f"half classifier unsure ({cls[0]}-{cls[1]}, {pc:.2f})") if x
+        )
     elif r.readable and tile_w >= COUNT_MIN_WIDTH and pc < CLASSIFIER_SURE:
         # an unsure classifier on a large tile: things it never saw (printed backs, odd sets)
         r.confidence = min(r.confidence, 0.7)
@@ -193,12 +208,16 @@ def _read_combined(image: np.ndarray, corners: np.ndarray, width: int, use_class
         r.pips, r.confidence, r.by_classifier = cls, pc, True
         if was_readable and was != cls:
             r.alt_pips = (int(was[0]), int(was[1]))
-        said = f"pip counter says {was[0]}-{was[1]}" if was_readable else "read by the half classifier"
+        said = (
+            f"pip counter says {was[0]}-{was[1]}" if was_readable else "read by the half classifier"
+        )
         r.note = "; ".join(x for x in (r.note, said) if x)
     return r
 
 
-def read_classical(image: np.ndarray, corners: np.ndarray, width: int = RECT_W, snap: bool = True) -> TileReading:
+def read_classical(
+    image: np.ndarray, corners: np.ndarray, width: int = RECT_W, snap: bool = True
+) -> TileReading:
     """The classical count alone (box snapping and refinement, divider re-centring, blobs): see
     the module doc."""
     if snap:
@@ -217,7 +236,7 @@ def read_classical(image: np.ndarray, corners: np.ndarray, width: int = RECT_W, 
     return r
 
 
-def half_images(reading: "TileReading", size: int = 32) -> np.ndarray:
+def half_images(reading: TileReading, size: int = 32) -> np.ndarray:
     """Both halves of a read tile as ``(2, size, size) float32`` "ink" maps (one-channel half
     classifiers): Lab distance from the body colour scaled to [0, 1], half 1 turned so that both
     halves have the tile's end at row 0; the last channel of
@@ -269,9 +288,11 @@ def snap_box(image: np.ndarray, corners: np.ndarray, width: int = RECT_W) -> np.
     W, L = width, 2 * width
     dst = np.array([[0, 0], [0, L], [W, L], [W, 0]], np.float32)
     M = cv2.getPerspectiveTransform(big, dst)
-    rect = cv2.warpPerspective(image, M, (W, L), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    rect = cv2.warpPerspective(
+        image, M, (W, L), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
+    )
     lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32)
-    inner = lab[int(L * 0.35):int(L * 0.65), int(W * 0.35):int(W * 0.65)].reshape(-1, 3)
+    inner = lab[int(L * 0.35) : int(L * 0.65), int(W * 0.35) : int(W * 0.65)].reshape(-1, 3)
     body = np.median(inner, axis=0)
     dist = np.sqrt(((lab - body) ** 2).sum(axis=2))
     mask = (dist < 25).astype(np.uint8)
@@ -300,7 +321,11 @@ def snap_box(image: np.ndarray, corners: np.ndarray, width: int = RECT_W) -> np.
     nctr, _, _, nlen, nwid = _frame(back)
     aspect = nlen / max(nwid, 1e-6)
     area_ratio = (nlen * nwid) / (length * wid)
-    if not (1.3 <= aspect <= 2.6 and 0.5 <= area_ratio <= 1.5 and np.linalg.norm(nctr - ctr) <= 0.3 * wid):
+    if not (
+        1.3 <= aspect <= 2.6
+        and 0.5 <= area_ratio <= 1.5
+        and np.linalg.norm(nctr - ctr) <= 0.3 * wid
+    ):
         return c0
     return back.astype(np.float32)
 
@@ -324,12 +349,12 @@ def refine_box(image: np.ndarray, corners: np.ndarray, width: int = RECT_W) -> n
     rect = rectify_tile(image, big, width)
     lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32)
     L, W = lab.shape[:2]
-    inner = lab[L // 8: L - L // 8, int(W * 0.3): int(W * 0.7)].reshape(-1, 3)
+    inner = lab[L // 8 : L - L // 8, int(W * 0.3) : int(W * 0.7)].reshape(-1, 3)
     body = np.median(inner, axis=0)
     dist = np.sqrt(((lab - body) ** 2).sum(axis=2))
     near = (dist < 22).mean(axis=0)  # fraction of body-coloured pixels per column
     mid = W // 2
-    if near[mid - 2: mid + 3].mean() < 0.5:
+    if near[mid - 2 : mid + 3].mean() < 0.5:
         return np.asarray(corners, np.float32)
     ok = near > 0.45
     x0 = mid
@@ -340,7 +365,10 @@ def refine_box(image: np.ndarray, corners: np.ndarray, width: int = RECT_W) -> n
         x1 += 1
     span = (x1 + 1 - x0) / W * grow  # in units of the detector's width
     # both rims must drop to clearly non-body pixels (a touching neighbour tile does not)
-    clear = near[max(0, x0 - 4): x0].min(initial=1.0) < 0.15 and near[x1 + 1: x1 + 5].min(initial=1.0) < 0.15
+    clear = (
+        near[max(0, x0 - 4) : x0].min(initial=1.0) < 0.15
+        and near[x1 + 1 : x1 + 5].min(initial=1.0) < 0.15
+    )
     if not 0.75 <= span <= 1.2 or x0 == 0 or x1 == W - 1 or not clear:
         return np.asarray(corners, np.float32)
     off = ((x0 + x1 + 1) / 2 - W / 2) / W * wid * grow
@@ -369,14 +397,32 @@ def read_rectified(rect: np.ndarray) -> TileReading:
         circ = 4 * np.pi * area / (per * per) if per > 0 else 0.0
         (_, _), (rw, rh), _ = cv2.minAreaRect(cnt)
         minor, major = max(1.0, min(rw, rh)), max(1.0, rw, rh)
-        blobs.append(dict(area=area, x=x, y=y, w=bw, h=bh, cx=cx, cy=cy, circ=circ, minor=minor,
-                          aspect=major / minor))
+        blobs.append(
+            dict(
+                area=area,
+                x=x,
+                y=y,
+                w=bw,
+                h=bh,
+                cx=cx,
+                cy=cy,
+                circ=circ,
+                minor=minor,
+                aspect=major / minor,
+            )
+        )
 
     # divider: a long, thin blob across the middle of the tile
     # (a spinner pin may cut the bar in two: thin pieces in the middle band add up)
     divider, div_y = None, L / 2
-    parts = [b for b in blobs if b["h"] <= 0.3 * w and b["w"] >= 2.5 * b["h"] and b["w"] >= 0.15 * w
-             and 0.3 * L <= b["cy"] <= 0.7 * L]
+    parts = [
+        b
+        for b in blobs
+        if b["h"] <= 0.3 * w
+        and b["w"] >= 2.5 * b["h"]
+        and b["w"] >= 0.15 * w
+        and 0.3 * L <= b["cy"] <= 0.7 * L
+    ]
     if parts:
         best = max(parts, key=lambda b: b["w"])
         parts = [b for b in parts if abs(b["cy"] - best["cy"]) <= 0.1 * w]
@@ -428,7 +474,10 @@ def read_rectified(rect: np.ndarray) -> TileReading:
         if big:
             conf *= 0.6 ** len(big)
             note.append(f"{len(big)} unclear mark(s)")
-    halves: list[int | None] = [sum(1 for p in pips if p["cy"] < div_y), sum(1 for p in pips if p["cy"] >= div_y)]
+    halves: list[int | None] = [
+        sum(1 for p in pips if p["cy"] < div_y),
+        sum(1 for p in pips if p["cy"] >= div_y),
+    ]
     if divider is None:
         conf *= 0.8
         # a pip straddling the middle without a divider is ambiguous
@@ -443,9 +492,16 @@ def read_rectified(rect: np.ndarray) -> TileReading:
         note.append("too many unclear marks")
         halves = [None, None]
     centres = np.array([[p["cx"], p["cy"]] for p in pips], np.float32).reshape(-1, 2)
-    return TileReading(pips=(halves[0], halves[1]), confidence=float(conf), divider=divider is not None,
-                       divider_pos=float(div_y / L), spinner=spinner, note="; ".join(note), pip_centres=centres,
-                       marks=int(marks))
+    return TileReading(
+        pips=(halves[0], halves[1]),
+        confidence=float(conf),
+        divider=divider is not None,
+        divider_pos=float(div_y / L),
+        spinner=spinner,
+        note="; ".join(note),
+        pip_centres=centres,
+        marks=int(marks),
+    )
 
 
 #: A box with two or more large marks (printed letters) read with a confidence under this is a
@@ -481,20 +537,31 @@ def _read_unsure_back(image: np.ndarray, d: TileDetection, read_backs: bool = Fa
     # a large mark blocks the reading unless the half classifier agrees with the count: on a tiny
     # tile (a few merged pips make a "large mark"), or, in a photo of face-up tiles only, when it
     # is sure (a coloured body's shading or a spinner pin leaves a mark)
-    clean = (r.marks == 0 or (min(d.size) < SMALL_BACK_READ_PX and r.classifier_agrees())
-             or (read_backs and r.classifier_agrees(MARKED_BLANK_SURE)))
+    clean = (
+        r.marks == 0
+        or (min(d.size) < SMALL_BACK_READ_PX and r.classifier_agrees())
+        or (read_backs and r.classifier_agrees(MARKED_BLANK_SURE))
+    )
     if r.readable and clean and r.pips == (0, 0) and not r.divider:
         d.note = BLANK_OR_BACK_NOTE
-    if not (r.readable and clean and r.confidence >= UNSURE_BACK_MIN_CONFIDENCE
-            and (r.divider or r.pips != (0, 0))):
+    if not (
+        r.readable
+        and clean
+        and r.confidence >= UNSURE_BACK_MIN_CONFIDENCE
+        and (r.divider or r.pips != (0, 0))
+    ):
         return
     d.face_down = False
     d.pips, d.pip_confidence = (int(r.pips[0]), int(r.pips[1])), r.confidence
     d.note = "the detector was unsure it is face down; the pips read clearly"
 
 
-def read_pips(image: np.ndarray, detections: list[TileDetection],
-              face_down_scores: list[float] | None = None, read_backs: bool = False) -> list[TileDetection]:
+def read_pips(
+    image: np.ndarray,
+    detections: list[TileDetection],
+    face_down_scores: list[float] | None = None,
+    read_backs: bool = False,
+) -> list[TileDetection]:
     """Read the pips of every face-up detection (in place) and return the list.
 
     Face up or face down (docs/vision.md, "Face down vs face up"):
@@ -551,7 +618,11 @@ def read_pips(image: np.ndarray, detections: list[TileDetection],
         if pips == (0, 0) and not r.divider:
             if (ratio or 0.0) >= 0.5:
                 d.face_down, d.pips, d.pip_confidence = True, None, None
-                d.note = BLANK_OR_BACK_NOTE if r.marks == 0 else "no pips and no divider: taken as face down"
+                d.note = (
+                    BLANK_OR_BACK_NOTE
+                    if r.marks == 0
+                    else "no pips and no divider: taken as face down"
+                )
                 continue
             d.pips, d.pip_confidence = pips, min(r.confidence, 0.5)
             d.note = "no pips and no divider: blank double or a plain back"

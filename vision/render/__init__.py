@@ -11,10 +11,32 @@ Public API:
 - :func:`random_style` / :func:`preset_style`: the look of a set (:class:`TileStyle`).
 - :func:`vision.render.dataset.write_obb_dataset`: an ultralytics OBB dataset on disk.
 """
+
 from .pips import pip_layout
-from .scene import (SCENE_KINDS, Camera, Placement, RenderedScene, make_camera, random_placements,
-                    random_scene, render_scene)
+from .scene import (
+    SCENE_KINDS,
+    Camera,
+    Placement,
+    RenderedScene,
+    make_camera,
+    random_placements,
+    random_scene,
+    render_scene,
+)
 from .styles import FAMILIES, TileStyle, preset_style, random_style
 
-__all__ = ["Camera", "FAMILIES", "Placement", "RenderedScene", "SCENE_KINDS", "TileStyle", "make_camera",
-           "pip_layout", "preset_style", "random_placements", "random_scene", "random_style", "render_scene"]
+__all__ = [
+    "Camera",
+    "FAMILIES",
+    "Placement",
+    "RenderedScene",
+    "SCENE_KINDS",
+    "TileStyle",
+    "make_camera",
+    "pip_layout",
+    "preset_style",
+    "random_placements",
+    "random_scene",
+    "random_style",
+    "render_scene",
+]

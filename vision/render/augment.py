@@ -1,5 +1,6 @@
 """Photo effects applied to a rendered scene: uneven light, cast shadows, glare, colour cast,
 blur, sensor noise and JPEG compression."""
+
 from __future__ import annotations
 
 import cv2

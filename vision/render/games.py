@@ -20,12 +20,13 @@ starter is laid; at the end of a draw-game hand each player who holds tiles, in 
 starting to the left of the player who made the last play, lays them face up in a row apart from
 the line and takes them back; then the table is cleared.
 """
+
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import cv2
 import numpy as np
@@ -99,8 +100,16 @@ def play_key(game: str, record: dict) -> str | None:
     return text
 
 
-def _jitter_place(t: Tile, x: float, y_down: float, angle_down: float, first: int, rs: random.Random,
-                  pos: float = 0.04, ang: float = 2.0) -> Placement:
+def _jitter_place(
+    t: Tile,
+    x: float,
+    y_down: float,
+    angle_down: float,
+    first: int,
+    rs: random.Random,
+    pos: float = 0.04,
+    ang: float = 2.0,
+) -> Placement:
     """A placement from y-down coordinates with a small per-tile jitter from ``rs``."""
     x += rs.uniform(-pos, pos)
     y_down += rs.uniform(-pos, pos)
@@ -114,11 +123,14 @@ def _tile_rng(seed: int, t: Tile) -> random.Random:
 
 # --- Tableaux --------------------------------------------------------------------------------
 
+
 def _tableaux_placements(board, seed: int) -> list[Placement]:
     from .layouts import board_tiles
 
-    return [_jitter_place(t, x, y, ang, num, _tile_rng(seed, t), 0.02, 1.5)
-            for t, x, y, ang, num in board_tiles(board)]
+    return [
+        _jitter_place(t, x, y, ang, num, _tile_rng(seed, t), 0.02, 1.5)
+        for t, x, y, ang, num in board_tiles(board)
+    ]
 
 
 def _tableaux_centre(low_cell, high_cell) -> tuple[float, float]:
@@ -127,12 +139,14 @@ def _tableaux_centre(low_cell, high_cell) -> tuple[float, float]:
 
 def _play_tableaux(rs: random.Random, max_pip: int = 6) -> TableScript:
     from engine.tableaux import END_TURN, TableauxGame
-    from engine.tableaux.game import Pass, Place, EndTurn
+    from engine.tableaux.game import EndTurn, Pass, Place
 
     st = TableauxGame(max_pip).new_initial_state(rs.randrange(10**9))
     seed = rs.randrange(10**6)
-    steps = [Step("tap", tap="player", player=st.player),
-             Step("show", _tableaux_placements(st.board, seed))]
+    steps = [
+        Step("tap", tap="player", player=st.player),
+        Step("show", _tableaux_placements(st.board, seed)),
+    ]
     plays: list[str] = []
     while not st.is_terminal():
         acts = st.legal_actions()
@@ -152,8 +166,14 @@ def _play_tableaux(rs: random.Random, max_pip: int = 6) -> TableScript:
             board.place(m.low_cell, a.tile.low, m.high_cell, a.tile.high)
             st.apply_action(a)
             plays.append(str(a.tile))
-            steps.append(Step("show", _tableaux_placements(board, seed), [str(a.tile)],
-                              _tableaux_centre(m.low_cell, m.high_cell)))
+            steps.append(
+                Step(
+                    "show",
+                    _tableaux_placements(board, seed),
+                    [str(a.tile)],
+                    _tableaux_centre(m.low_cell, m.high_cell),
+                )
+            )
             if st.is_terminal():
                 break
             if m.continues and st.player != p:
@@ -168,11 +188,17 @@ def _play_tableaux(rs: random.Random, max_pip: int = 6) -> TableScript:
         if st.hand_number != hand and not st.is_terminal():
             steps.append(Step("show", []))
             steps.append(Step("show", _tableaux_placements(st.board, seed)))
-    return TableScript("tableaux", {"max_pip": max_pip, "first_player": steps[0].player}, steps, plays,
-                       {"scores": list(st.scores)})
+    return TableScript(
+        "tableaux",
+        {"max_pip": max_pip, "first_player": steps[0].player},
+        steps,
+        plays,
+        {"scores": list(st.scores)},
+    )
 
 
 # --- the draw game ---------------------------------------------------------------------------
+
 
 def _line_layout(line, seed: int) -> list[Placement]:
     """The line laid as ``vision.render.layouts`` lays it; another seed when tiles would overlap."""
@@ -191,12 +217,15 @@ def _row_apart(line_pl: list[Placement], tiles: list[Tile], rs: random.Random) -
     xs = [p.centre[0] for p in line_pl] or [0.0]
     y_down = -min(ys) + 5.0
     x0 = float(np.mean(xs)) - (len(tiles) - 1) * 1.25
-    return [_jitter_place(t, x0 + k * 2.5, y_down, 0.0, rs.choice(t.ends), rs) for k, t in enumerate(tiles)]
+    return [
+        _jitter_place(t, x0 + k * 2.5, y_down, 0.0, rs.choice(t.ends), rs)
+        for k, t in enumerate(tiles)
+    ]
 
 
 def _play_draw100(rs: random.Random, players: int) -> TableScript:
     from engine.draw100 import Draw100Game
-    from engine.draw100.game import Play, Draw
+    from engine.draw100.game import Draw, Play
 
     st = Draw100Game(num_players=players).new_initial_state(rs.randrange(10**9))
     steps = [Step("tap", tap="player", player=st.player)]
@@ -205,7 +234,11 @@ def _play_draw100(rs: random.Random, players: int) -> TableScript:
     last_play = None
     while not st.is_terminal():
         acts = st.legal_actions()
-        a = max(acts, key=lambda x: (x.tile.pips, rs.random())) if isinstance(acts[0], Play) else acts[0]
+        a = (
+            max(acts, key=lambda x: (x.tile.pips, rs.random()))
+            if isinstance(acts[0], Play)
+            else acts[0]
+        )
         p, rnd = st.player, st.round_no
         hands = [list(h) for h in st.hands]
         line = st.line.copy()
@@ -237,12 +270,17 @@ def _play_draw100(rs: random.Random, players: int) -> TableScript:
             steps.append(Step("show", []))
             if not st.is_terminal():
                 steps.append(Step("tap", tap="player", player=st.player))
-    return TableScript("draw100", {"players": players, "first_player": steps[0].player}, steps, plays,
-                       {"scores": list(st.scores),
-                        "hands": [[r.kind, r.winner, r.points] for r in st.rounds]})
+    return TableScript(
+        "draw100",
+        {"players": players, "first_player": steps[0].player},
+        steps,
+        plays,
+        {"scores": list(st.scores), "hands": [[r.kind, r.winner, r.points] for r in st.rounds]},
+    )
 
 
 # --- solitaires ------------------------------------------------------------------------------
+
 
 def _gn_placements(st, seed: int) -> list[Placement]:
     g = st.game
@@ -263,17 +301,23 @@ def _luzon_placements(st, seed: int) -> list[Placement]:
     depth = max((len(c) for c in st.columns), default=0)
     for j, t in enumerate(st.reserve):
         trs = _tile_rng(seed, t)
-        out.append(_jitter_place(t, 2.5 + j * 1.5, depth * 1.2 + 1.6, 90.0, trs.choice(t.ends), trs, 0.05, 3.0))
+        out.append(
+            _jitter_place(
+                t, 2.5 + j * 1.5, depth * 1.2 + 1.6, 90.0, trs.choice(t.ends), trs, 0.05, 3.0
+            )
+        )
     return out
 
 
 def _play_solitaire(rs: random.Random, game: str, max_pip: int | None) -> TableScript:
     if game == "good-neighbors":
         from engine.good_neighbors import GoodNeighborsGame, greedy_action
+
         st = GoodNeighborsGame(max_pip=max_pip).new_initial_state(rs.randrange(10**9))
         place = _gn_placements
     else:
         from engine.luzon import LuzonGame, greedy_action
+
         st = LuzonGame().new_initial_state(rs.randrange(10**9))
         place = _luzon_placements
     seed = rs.randrange(10**6)
@@ -287,12 +331,18 @@ def _play_solitaire(rs: random.Random, game: str, max_pip: int | None) -> TableS
         pl = place(st, seed)
         steps.append(Step("show", pl, [key], None))
     params = {"max_pip": st.game.max_pip} if game == "good-neighbors" else {}
-    return TableScript(game, params, steps, plays,
-                       {"won": bool(st.returns()[0] == 1.0), "removed": len(st.removed)})
+    return TableScript(
+        game,
+        params,
+        steps,
+        plays,
+        {"won": bool(st.returns()[0] == 1.0), "removed": len(st.removed)},
+    )
 
 
-def play_game(game: str, rng: random.Random, players: int | None = None,
-              max_pip: int | None = None) -> TableScript:
+def play_game(
+    game: str, rng: random.Random, players: int | None = None, max_pip: int | None = None
+) -> TableScript:
     """Play one whole game with the engine and write what the table shows.
 
     Args:
@@ -317,6 +367,7 @@ def play_game(game: str, rng: random.Random, players: int | None = None,
 
 
 # --- the camera stream -----------------------------------------------------------------------
+
 
 @dataclass
 class Frame:
@@ -348,16 +399,29 @@ def _hand_polygon(centre_px: np.ndarray, size: float, angle: float) -> np.ndarra
     """A rough hand-and-forearm outline (pixels) reaching to ``centre_px``."""
     d = np.array([math.cos(angle), math.sin(angle)])
     n = np.array([-d[1], d[0]])
-    palm = [centre_px + n * size * 0.5, centre_px + d * size * 0.9 + n * size * 0.55,
-            centre_px + d * size * 4 + n * size * 0.45, centre_px + d * size * 4 - n * size * 0.45,
-            centre_px + d * size * 0.9 - n * size * 0.55, centre_px - n * size * 0.5,
-            centre_px - d * size * 0.35]
+    palm = [
+        centre_px + n * size * 0.5,
+        centre_px + d * size * 0.9 + n * size * 0.55,
+        centre_px + d * size * 4 + n * size * 0.45,
+        centre_px + d * size * 4 - n * size * 0.45,
+        centre_px + d * size * 0.9 - n * size * 0.55,
+        centre_px - n * size * 0.5,
+        centre_px - d * size * 0.35,
+    ]
     return np.array(palm, np.float32)
 
 
-def frames(script: TableScript, rng: np.random.Generator, render: bool = False,
-           image_size: tuple[int, int] = (1024, 768), steady_frames: int = 4, p_hand: float = 0.6,
-           p_shaken: float = 0.15, p_miss: float = 0.005, p_misread: float = 0.003) -> Iterator[Frame]:
+def frames(
+    script: TableScript,
+    rng: np.random.Generator,
+    render: bool = False,
+    image_size: tuple[int, int] = (1024, 768),
+    steady_frames: int = 4,
+    p_hand: float = 0.6,
+    p_shaken: float = 0.15,
+    p_miss: float = 0.005,
+    p_misread: float = 0.003,
+) -> Iterator[Frame]:
     """The camera stream of a whole game.
 
     For each position: with probability ``p_hand`` 1-2 frames with a hand over the table near
@@ -376,8 +440,11 @@ def frames(script: TableScript, rng: np.random.Generator, render: bool = False,
     from .styles import random_style
 
     style = random_style(rng, max_pip=max(script.params.get("max_pip") or 6, 6)) if render else None
-    rotation = float(rng.uniform(0, 360)) if script.game in ("tableaux", "draw100", "luzon") \
+    rotation = (
+        float(rng.uniform(0, 360))
+        if script.game in ("tableaux", "draw100", "luzon")
         else float(rng.uniform(-25, 25))
+    )
     tilt = float(rng.uniform(0.0, 0.1))
     fill = float(rng.uniform(0.6, 0.8))
     gain, index = 1.0, 0
@@ -387,18 +454,32 @@ def frames(script: TableScript, rng: np.random.Generator, render: bool = False,
         if step.kind == "tap":
             yield Frame(index - 1, "tap", tap=step.tap, player=step.player)
             continue
-        cam = make_camera(rng, step.placements, image_size, fill=fill, rotation_deg=rotation, tilt=tilt)
+        cam = make_camera(
+            rng, step.placements, image_size, fill=fill, rotation_deg=rotation, tilt=tilt
+        )
         if render:
-            scene = render_scene(step.placements, rng, style, image_size, camera=cam, clutter=0, effects=0.5)
+            scene = render_scene(
+                step.placements, rng, style, image_size, camera=cam, clutter=0, effects=0.5
+            )
             base = scene.image
             labels = scene.labels
         else:
             base = None
-            labels = [TileDetection(cam.project(p.plane_corners()).astype(np.float32), 0.9,
-                                    pips=p.shown(), pip_confidence=0.95) for p in step.placements]
+            labels = [
+                TileDetection(
+                    cam.project(p.plane_corners()).astype(np.float32),
+                    0.9,
+                    pips=p.shown(),
+                    pip_confidence=0.95,
+                )
+                for p in step.placements
+            ]
         tile_px = float(np.median([d.size[1] for d in labels])) if labels else 40.0
-        at = cam.project(np.array([step.changed]))[0] if step.changed is not None else \
-            np.array([rng.uniform(0.3, 0.7) * W, rng.uniform(0.3, 0.7) * H])
+        at = (
+            cam.project(np.array([step.changed]))[0]
+            if step.changed is not None
+            else np.array([rng.uniform(0.3, 0.7) * W, rng.uniform(0.3, 0.7) * H])
+        )
         events = []
         if rng.random() < p_hand:
             events += ["hand"] * int(rng.integers(1, 3))
@@ -415,8 +496,13 @@ def frames(script: TableScript, rng: np.random.Generator, render: bool = False,
             rot = float(rng.normal(0, 0.3))
             M = cv2.getRotationMatrix2D((W / 2, H / 2), rot, 1.0)
             M[:, 2] += shift
-            hand = _hand_polygon(at, tile_px * float(rng.uniform(1.4, 2.2)), float(rng.uniform(0, 2 * math.pi))) \
-                if ev == "hand" else None
+            hand = (
+                _hand_polygon(
+                    at, tile_px * float(rng.uniform(1.4, 2.2)), float(rng.uniform(0, 2 * math.pi))
+                )
+                if ev == "hand"
+                else None
+            )
             f = Frame(index, "frame", steady=ev == "steady")
             if ev is events[0] and index == first_index:
                 f.shown = list(step.plays)
@@ -427,21 +513,35 @@ def frames(script: TableScript, rng: np.random.Generator, render: bool = False,
                 img = cv2.warpAffine(base, M, (W, H), borderMode=cv2.BORDER_REFLECT)
                 if hand is not None:
                     colour = tuple(int(c) for c in rng.uniform([60, 90, 150], [120, 150, 220]))
-                    cv2.fillPoly(img, [np.round(cv2.transform(hand[None], M)[0]).astype(np.int32)], colour, cv2.LINE_AA)
+                    cv2.fillPoly(
+                        img,
+                        [np.round(cv2.transform(hand[None], M)[0]).astype(np.int32)],
+                        colour,
+                        cv2.LINE_AA,
+                    )
                 if ev == "shaken":
                     k = int(rng.integers(7, 15))
                     kernel = np.zeros((k, k), np.float32)
                     kernel[k // 2, :] = 1.0 / k
                     img = cv2.filter2D(img, -1, kernel)
-                img = np.clip(img.astype(np.float32) * gain + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+                img = np.clip(
+                    img.astype(np.float32) * gain + rng.normal(0, 3, img.shape), 0, 255
+                ).astype(np.uint8)
                 f.image = img
             else:
                 out = []
                 for d in labels:
                     c = cv2.transform(d.corners[None].astype(np.float32), M)[0]
                     c = c + rng.normal(0, 1.0, c.shape).astype(np.float32)
-                    if hand is not None and cv2.pointPolygonTest(cv2.transform(hand[None], M)[0],
-                                                                 tuple(float(v) for v in c.mean(0)), False) >= 0:
+                    if (
+                        hand is not None
+                        and cv2.pointPolygonTest(
+                            cv2.transform(hand[None], M)[0],
+                            tuple(float(v) for v in c.mean(0)),
+                            False,
+                        )
+                        >= 0
+                    ):
                         continue
                     pips = d.pips
                     if ev == "shaken":
@@ -453,7 +553,9 @@ def frames(script: TableScript, rng: np.random.Generator, render: bool = False,
                         continue
                     elif rng.random() < p_misread:
                         pips = (pips[0], int(rng.integers(0, 7)))
-                    out.append(TileDetection(c, d.confidence, pips=pips, pip_confidence=d.pip_confidence))
+                    out.append(
+                        TileDetection(c, d.confidence, pips=pips, pip_confidence=d.pip_confidence)
+                    )
                 f.labels = out
             yield f
             index += 1

@@ -7,6 +7,7 @@ damask and floral cloth, checkerboards, and tile-sized dark objects (books, phon
 They use their own random draws, so the scenes of :func:`vision.render.random_scene` are
 unchanged. Images are ``(H, W, 3) float32`` BGR in 0..255, like :mod:`vision.render.table`.
 """
+
 from __future__ import annotations
 
 import cv2
@@ -59,12 +60,14 @@ def hard_surface(rng: np.random.Generator, h: int, w: int, kind: str | None = No
         base = _colour(rng, 30, 220)
         p = rng.uniform(5, 14)
         vee = np.abs(((u / p) % 1.0) - 0.5) * 2  # V columns
-        rows = ((v / (p * 0.7) + vee * 0.8) % 1.0)
+        rows = (v / (p * 0.7) + vee * 0.8) % 1.0
         shade = 0.6 + 0.5 * np.sin(np.pi * rows) * (0.6 + 0.4 * np.abs(np.sin(np.pi * u / p)))
         img = base * shade[..., None]
     elif kind == "leather_glare":
         base = _colour(rng, 15, 110)
-        grain = cv2.GaussianBlur(rng.standard_normal((h, w)).astype(np.float32), (0, 0), rng.uniform(0.8, 2.0))
+        grain = cv2.GaussianBlur(
+            rng.standard_normal((h, w)).astype(np.float32), (0, 0), rng.uniform(0.8, 2.0)
+        )
         img = base * (1 + 0.18 * np.tanh(2 * grain) + 0.1 * smooth_noise(rng, h, w, 80))[..., None]
         for _ in range(int(rng.integers(1, 4))):  # soft specular glare
             cx, cy = rng.uniform(0, w), rng.uniform(0, h)
@@ -97,8 +100,9 @@ def hard_surface(rng: np.random.Generator, h: int, w: int, kind: str | None = No
     return np.clip(img, 0, 255).astype(np.float32)
 
 
-def add_tile_like_objects(img: np.ndarray, rng: np.random.Generator, n: int | None = None,
-                          size_px: float | None = None) -> list[np.ndarray]:
+def add_tile_like_objects(
+    img: np.ndarray, rng: np.random.Generator, n: int | None = None, size_px: float | None = None
+) -> list[np.ndarray]:
     """Draw dark or plain rectangles about a tile's size and shape that are not tiles: books,
     phones, boxes, cards, rulers, remote controls (some with a screen, text, stitching or buttons).
 
@@ -131,24 +135,48 @@ def add_tile_like_objects(img: np.ndarray, rng: np.random.Generator, n: int | No
         c = box.mean(axis=0)
         if what == "screen":  # an inner darker or lighter rectangle (a phone)
             inner = c + (box - c) * rng.uniform(0.7, 0.9)
-            cv2.fillConvexPoly(img, np.round(inner).astype(np.int32),
-                               tuple(float(k) for k in _colour(rng, 0, 255)), cv2.LINE_AA)
+            cv2.fillConvexPoly(
+                img,
+                np.round(inner).astype(np.int32),
+                tuple(float(k) for k in _colour(rng, 0, 255)),
+                cv2.LINE_AA,
+            )
         elif what == "text":
             txt = "".join(rng.choice(list("ABCDEFGHIKLMNOPRSTUVW"), size=int(rng.integers(2, 7))))
             ink = np.zeros((h, w), np.uint8)  # putText draws on 8-bit images only
-            cv2.putText(ink, txt, (int(c[0] - wid / 2), int(c[1])), cv2.FONT_HERSHEY_SIMPLEX,
-                        max(0.3, wid / 60), 255, max(1, int(wid / 30)), cv2.LINE_AA)
+            cv2.putText(
+                ink,
+                txt,
+                (int(c[0] - wid / 2), int(c[1])),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                max(0.3, wid / 60),
+                255,
+                max(1, int(wid / 30)),
+                cv2.LINE_AA,
+            )
             a = (ink.astype(np.float32) / 255)[..., None]
             img[:] = img * (1 - a) + _colour(rng, 100, 255) * a
         elif what == "stitch":
             inner = c + (box - c) * 0.85
-            cv2.polylines(img, [np.round(inner).astype(np.int32)], True,
-                          tuple(float(k) for k in _colour(rng, 80, 255)), 1, cv2.LINE_AA)
+            cv2.polylines(
+                img,
+                [np.round(inner).astype(np.int32)],
+                True,
+                tuple(float(k) for k in _colour(rng, 80, 255)),
+                1,
+                cv2.LINE_AA,
+            )
         elif what == "buttons":
             for _k in range(int(rng.integers(2, 9))):
                 t = rng.uniform(-0.4, 0.4, 2)
                 p = c + t[0] * (box[1] - box[0]) + t[1] * (box[3] - box[0])
-                cv2.circle(img, (int(p[0]), int(p[1])), max(1, int(wid * rng.uniform(0.05, 0.12))),
-                           tuple(float(k) for k in _colour(rng, 0, 255)), -1, cv2.LINE_AA)
+                cv2.circle(
+                    img,
+                    (int(p[0]), int(p[1])),
+                    max(1, int(wid * rng.uniform(0.05, 0.12))),
+                    tuple(float(k) for k in _colour(rng, 0, 255)),
+                    -1,
+                    cv2.LINE_AA,
+                )
         out.append(box)
     return out

@@ -8,6 +8,7 @@ drawn as a photo with :func:`vision.render.scene.render_scene` (:func:`render_la
 The plane is in tile-width units with y pointing up (as in ``vision.render.scene``); layouts
 are built with y pointing down (rows grow downwards) and flipped when placed.
 """
+
 from __future__ import annotations
 
 import math
@@ -21,6 +22,12 @@ from engine.tiles import Tile
 from vision.types import TileDetection
 
 from .scene import Placement, RenderedScene, make_camera, render_scene
+
+
+def _shrink(corners: np.ndarray) -> np.ndarray:
+    """``(4, 2)`` corners moved 3% towards their centre (touching tiles do not count as overlapping)."""
+    return (corners - corners.mean(0)) * 0.97 + corners.mean(0)
+
 
 GAMES = ("good-neighbors", "big-clock", "luzon", "draw100", "tableaux")
 
@@ -48,8 +55,15 @@ class LayoutSample:
     image: np.ndarray | None = None
 
 
-def _place(tile: Tile, x: float, y_down: float, angle_down_deg: float, first: int | None = None,
-           jitter: tuple[float, float] = (0.0, 0.0), rng: random.Random | None = None) -> Placement:
+def _place(
+    tile: Tile,
+    x: float,
+    y_down: float,
+    angle_down_deg: float,
+    first: int | None = None,
+    jitter: tuple[float, float] = (0.0, 0.0),
+    rng: random.Random | None = None,
+) -> Placement:
     """A placement from y-down layout coordinates. ``angle_down_deg``: direction of half 0 ->
     half 1 in the y-down frame (clockwise from +x). ``first``: the number on half 0."""
     if rng is not None:
@@ -77,7 +91,9 @@ def layout_good_neighbors(rng: random.Random, max_pip: int | None = None) -> Lay
 
     n = max_pip or rng.choice((12, 9, 6))
     g = GoodNeighborsGame(max_pip=n)
-    st = _random_play(g.new_initial_state(rng.randrange(10**9)), rng, rng.choice((0, 0, 1, 2, 4, 8)))
+    st = _random_play(
+        g.new_initial_state(rng.randrange(10**9)), rng, rng.choice((0, 0, 1, 2, 4, 8))
+    )
     R, C = g.rows, g.cols
     cells = list(st.grid) + [None] * (R * C - len(st.grid))
     pl = []
@@ -87,8 +103,11 @@ def layout_good_neighbors(rng: random.Random, max_pip: int | None = None) -> Lay
         r, c = divmod(k, C)
         first = rng.choice((t.low, t.high))
         pl.append(_place(t, c * 2.35, r * 1.35, 0.0, first, (0.06, 3.0), rng))
-    truth = {"grid": [[None if t is None else str(t) for t in cells[i * C:(i + 1) * C]]
-                      for i in range(R)]}
+    truth = {
+        "grid": [
+            [None if t is None else str(t) for t in cells[i * C : (i + 1) * C]] for i in range(R)
+        ]
+    }
     return LayoutSample("good-neighbors", n, pl, truth)
 
 
@@ -125,14 +144,26 @@ def layout_luzon(rng: random.Random) -> LayoutSample:
     pl = []
     for j, col in enumerate(st.columns):
         for i, t in enumerate(col):
-            pl.append(_place(t, j * 2.5, i * 1.2, 0.0, rng.choice((t.low, t.high)),
-                             (0.05, 3.0), rng))
+            pl.append(
+                _place(t, j * 2.5, i * 1.2, 0.0, rng.choice((t.low, t.high)), (0.05, 3.0), rng)
+            )
     depth = max((len(c) for c in st.columns), default=0)
     for j, t in enumerate(st.reserve):
-        pl.append(_place(t, 2.5 + j * 1.5, depth * 1.2 + 1.6, 90.0, rng.choice((t.low, t.high)),
-                         (0.05, 3.0), rng))
-    truth = {"columns": sorted([str(t) for t in c] for c in st.columns),
-             "reserve": sorted(str(t) for t in st.reserve)}
+        pl.append(
+            _place(
+                t,
+                2.5 + j * 1.5,
+                depth * 1.2 + 1.6,
+                90.0,
+                rng.choice((t.low, t.high)),
+                (0.05, 3.0),
+                rng,
+            )
+        )
+    truth = {
+        "columns": sorted([str(t) for t in c] for c in st.columns),
+        "reserve": sorted(str(t) for t in st.reserve),
+    }
     return LayoutSample("luzon", 6, pl, truth)
 
 
@@ -163,7 +194,7 @@ def _line_placements(line, rng: random.Random, bend: float = 0.15) -> list[Place
             port = pc + out * (half + gap)
             d = out
             c = port + d * (0.5 if t.is_double else 1.0)
-            if (not t.is_double and not parent.tile.is_double and rng.random() < bend):
+            if not t.is_double and not parent.tile.is_double and rng.random() < bend:
                 # the line turns a corner: the tile's inner half sits beyond the parent's end,
                 # its outer half runs off at right angles (an L)
                 d = n if rng.random() < 0.5 else -n
@@ -178,8 +209,7 @@ def _line_placements(line, rng: random.Random, bend: float = 0.15) -> list[Place
         p = _place(t, c[0], c[1], ang, first, (0.02, 1.5), rng)
         poly = p.plane_corners()
         for q in polys:
-            shrink = lambda a: (a - a.mean(0)) * 0.97 + a.mean(0)
-            if _overlap(shrink(poly), shrink(q)):
+            if _overlap(_shrink(poly), _shrink(q)):
                 return None
         polys.append(poly)
         pl.append(p)
@@ -195,15 +225,18 @@ def layout_draw100(rng: random.Random) -> LayoutSample:
         g = Draw100Game(num_players=rng.choice((2, 3, 4)))
         st = g.new_initial_state(rng.randrange(10**9))
         target = rng.randint(3, 14)
-        st = _random_play(st, rng, 200, stop=lambda s: len(s.line) >= target or s.round_no > 1)
+        st = _random_play(st, rng, 200, stop=lambda s: len(s.line) >= target or s.round_no > 1)  # noqa: B023 - called here
         if st.round_no > 1 or len(st.line) == 0 or st.is_terminal():
             continue
         line = st.line
         pl = _line_placements(line, rng)
         if pl is None:
             continue
-        edges = sorted(sorted((str(n.tile), str(line.node(n.parent).tile)))
-                       for n in line.nodes if n.parent is not None)
+        edges = sorted(
+            sorted((str(n.tile), str(line.node(n.parent).tile)))
+            for n in line.nodes
+            if n.parent is not None
+        )
         truth = {"edges": edges, "open": sorted(line.open_numbers())}
         hand = list(st.hands[st.current_player()]) if st.current_player() >= 0 else None
         return LayoutSample("draw100", 6, pl, truth, hand=hand or None)
@@ -223,7 +256,9 @@ def board_tiles(board) -> list[tuple[Tile, float, float, float, int]]:
         seen.update((cell, other))
         (r0, c0), (r1, c1) = cell, other
         ang = math.degrees(math.atan2(r1 - r0, c1 - c0))
-        out.append((Tile(num, board.num[other]), (c0 + c1) / 2 * 1.03, (r0 + r1) / 2 * 1.03, ang, num))
+        out.append(
+            (Tile(num, board.num[other]), (c0 + c1) / 2 * 1.03, (r0 + r1) / 2 * 1.03, ang, num)
+        )
     return out
 
 
@@ -232,8 +267,9 @@ def layout_tableaux(rng: random.Random, max_pip: int | None = None) -> LayoutSam
     from engine.tableaux import TableauxGame
 
     n = max_pip or rng.choice((6, 9))
-    st = _random_play(TableauxGame(n).new_initial_state(rng.randrange(10**9)), rng,
-                      rng.randint(0, 12))
+    st = _random_play(
+        TableauxGame(n).new_initial_state(rng.randrange(10**9)), rng, rng.randint(0, 12)
+    )
     b = st.board
     pl = [_place(t, x, y, ang, num, (0.02, 1.5), rng) for t, x, y, ang, num in board_tiles(b)]
     cells = {f"{r},{c}": v for (r, c), v in b.num.items()}
@@ -248,16 +284,26 @@ def make_layout(game: str, rng: random.Random, **kw: Any) -> LayoutSample:
     Raises:
         ValueError: unknown game.
     """
-    fns = {"good-neighbors": layout_good_neighbors, "big-clock": layout_big_clock,
-           "luzon": layout_luzon, "draw100": layout_draw100, "tableaux": layout_tableaux}
+    fns = {
+        "good-neighbors": layout_good_neighbors,
+        "big-clock": layout_big_clock,
+        "luzon": layout_luzon,
+        "draw100": layout_draw100,
+        "tableaux": layout_tableaux,
+    }
     if game not in fns:
         raise ValueError(f"unknown game {game!r}; one of {GAMES}")
     return fns[game](rng, **kw)
 
 
-def project_layout(sample: LayoutSample, rng: np.random.Generator, image_size=(1280, 960),
-                   rotation_deg: float | None = None, tilt: float | None = None,
-                   corner_noise_px: float = 0.0) -> LayoutSample:
+def project_layout(
+    sample: LayoutSample,
+    rng: np.random.Generator,
+    image_size=(1280, 960),
+    rotation_deg: float | None = None,
+    tilt: float | None = None,
+    corner_noise_px: float = 0.0,
+) -> LayoutSample:
     """Fill ``sample.labels`` by projecting the tiles through a random camera (no drawing).
 
     Args:
@@ -269,34 +315,52 @@ def project_layout(sample: LayoutSample, rng: np.random.Generator, image_size=(1
     Returns:
         ``sample`` (same object) with labels set, in placement order.
     """
-    cam = make_camera(rng, sample.placements, image_size, fill=rng.uniform(0.6, 0.9),
-                      rotation_deg=rotation_deg, tilt=tilt)
+    cam = make_camera(
+        rng,
+        sample.placements,
+        image_size,
+        fill=rng.uniform(0.6, 0.9),
+        rotation_deg=rotation_deg,
+        tilt=tilt,
+    )
     labels = []
     for p in sample.placements:
         corners = cam.project(p.plane_corners())
         if corner_noise_px:
             corners = corners + rng.normal(0, corner_noise_px, corners.shape)
-        labels.append(TileDetection(corners.astype(np.float32), 1.0, pips=p.shown(),
-                                    pip_confidence=1.0))
+        labels.append(
+            TileDetection(corners.astype(np.float32), 1.0, pips=p.shown(), pip_confidence=1.0)
+        )
     sample.labels = labels
     return sample
 
 
-def render_layout(sample: LayoutSample, rng: np.random.Generator, image_size=(1024, 768),
-                  **kw: Any) -> LayoutSample:
+def render_layout(
+    sample: LayoutSample, rng: np.random.Generator, image_size=(1024, 768), **kw: Any
+) -> LayoutSample:
     """Draw ``sample`` as a photo (varied style, table, camera rotation and perspective) with
     :func:`vision.render.scene.render_scene`; sets ``sample.image`` and ``sample.labels``."""
     from .styles import random_style
 
     style = random_style(rng, max_pip=max(sample.max_pip, 6))
-    scene: RenderedScene = render_scene(sample.placements, rng, style, image_size,
-                                        clutter=0, fill=float(rng.uniform(0.6, 0.9)), **kw)
+    scene: RenderedScene = render_scene(
+        sample.placements,
+        rng,
+        style,
+        image_size,
+        clutter=0,
+        fill=float(rng.uniform(0.6, 0.9)),
+        **kw,
+    )
     sample.image, sample.labels = scene.image, scene.labels
     return sample
 
 
-def random_layout_scene(rng: np.random.Generator, image_size: tuple[int, int] = (640, 480),
-                        games: tuple[str, ...] = GAMES) -> RenderedScene:
+def random_layout_scene(
+    rng: np.random.Generator,
+    image_size: tuple[int, int] = (640, 480),
+    games: tuple[str, ...] = GAMES,
+) -> RenderedScene:
     """A training image of a game position: a random game of ``games``, played a random number of
     moves (:func:`make_layout`), drawn with a random set style, table, clutter, camera roll
     (0..360 degrees) and perspective.
@@ -315,9 +379,15 @@ def random_layout_scene(rng: np.random.Generator, image_size: tuple[int, int] = 
     game = games[int(rng.integers(len(games)))]
     sample = make_layout(game, random.Random(int(rng.integers(2**31))))
     style = random_style(rng, max_pip=max(sample.max_pip, 6))
-    scene = render_scene(sample.placements, rng, style, image_size,
-                         clutter=None if rng.random() < 0.5 else 0,
-                         fill=float(rng.uniform(0.55, 0.95)), rotation_deg=float(rng.uniform(0, 360)))
+    scene = render_scene(
+        sample.placements,
+        rng,
+        style,
+        image_size,
+        clutter=None if rng.random() < 0.5 else 0,
+        fill=float(rng.uniform(0.55, 0.95)),
+        rotation_deg=float(rng.uniform(0, 360)),
+    )
     scene.kind = f"layout:{game}"
     return scene
 
@@ -325,8 +395,13 @@ def random_layout_scene(rng: np.random.Generator, image_size: tuple[int, int] = 
 #: Camera roll range per game for benchmarks/tests (degrees). Draw100, Tableaux and Luzon
 #: (reserve below the columns) read the same in any rotation; Good Neighbors and the Big Clock
 #: need "up" (reading order, slot 12) and are photographed roughly upright.
-ROTATION_RANGE = {"draw100": (0, 360), "tableaux": (0, 360), "luzon": (0, 360),
-                  "good-neighbors": (-40, 40), "big-clock": (-40, 40)}
+ROTATION_RANGE = {
+    "draw100": (0, 360),
+    "tableaux": (0, 360),
+    "luzon": (0, 360),
+    "good-neighbors": (-40, 40),
+    "big-clock": (-40, 40),
+}
 
 
 def _canon_cells(cells: dict[tuple[int, int], int]) -> tuple:
@@ -335,8 +410,9 @@ def _canon_cells(cells: dict[tuple[int, int], int]) -> tuple:
     for sw in (False, True):
         for sr in (1, -1):
             for sc in (1, -1):
-                pts = [((c if sw else r) * sr, (r if sw else c) * sc, v)
-                       for (r, c), v in cells.items()]
+                pts = [
+                    ((c if sw else r) * sr, (r if sw else c) * sc, v) for (r, c), v in cells.items()
+                ]
                 r0 = min(p[0] for p in pts)
                 c0 = min(p[1] for p in pts)
                 key = tuple(sorted((p[0] - r0, p[1] - c0, p[2]) for p in pts))
@@ -364,8 +440,11 @@ def read_matches(sample: LayoutSample, result) -> bool:
         return cols == tr["columns"] and sorted(r["tile"] for r in lay["reserve"]) == tr["reserve"]
     if sample.game == "draw100":
         items = lay["line"]
-        edges = sorted(sorted((str(Tile.parse(it["tile"])), str(Tile.parse(items[it["parent"]]["tile"]))))
-                       for it in items if it["parent"] is not None)
+        edges = sorted(
+            sorted((str(Tile.parse(it["tile"])), str(Tile.parse(items[it["parent"]]["tile"]))))
+            for it in items
+            if it["parent"] is not None
+        )
         opens = sorted(e["number"] for e in lay["open_ends"])
         return edges == tr["edges"] and opens == tr["open"]
     if sample.game == "tableaux":

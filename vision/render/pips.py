@@ -5,6 +5,7 @@ Coordinates are in the unit square of one half: ``s`` runs along the tile's long
 0-6 follow the standard die-like patterns; 7-12 use the three-column grid that double-9 and
 double-12 sets print (7 = 3+1+3, 8 = 3+2+3, 9 = 3+3+3, 10 = 4+2+4, 11 = 4+3+4, 12 = 4+4+4).
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -11,6 +11,7 @@ Labels follow :class:`vision.types.TileDetection`: ``corners`` are the projected
 tile's top face, ``corners[0] -> corners[1]`` a long side, and ``halves[0]`` (the half at the end
 between ``corners[0]`` and ``corners[3]``) carries ``pips[0]``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -86,9 +87,15 @@ class Camera:
         return q[:, :2] / q[:, 2:3]
 
 
-def make_camera(rng: np.random.Generator, placements: list[Placement], image_size: tuple[int, int],
-                fill: float | None = None, tile_px: float | None = None, rotation_deg: float | None = None,
-                tilt: float | None = None) -> Camera:
+def make_camera(
+    rng: np.random.Generator,
+    placements: list[Placement],
+    image_size: tuple[int, int],
+    fill: float | None = None,
+    tile_px: float | None = None,
+    rotation_deg: float | None = None,
+    tilt: float | None = None,
+) -> Camera:
     """A random camera that frames the placements.
 
     Args:
@@ -167,11 +174,18 @@ def _poly_mask(h: int, w: int, poly: np.ndarray, offset: np.ndarray) -> np.ndarr
     return m.astype(np.float32) / 255.0
 
 
-def render_scene(placements: list[Placement], rng: np.random.Generator | int | None,
-                 style: TileStyle | None = None, image_size: tuple[int, int] = (640, 480),
-                 camera: Camera | None = None, background: np.ndarray | None = None,
-                 clutter: int | None = 0, effects: float = 1.0, surface: str | None = None,
-                 **camera_kw) -> RenderedScene:
+def render_scene(
+    placements: list[Placement],
+    rng: np.random.Generator | int | None,
+    style: TileStyle | None = None,
+    image_size: tuple[int, int] = (640, 480),
+    camera: Camera | None = None,
+    background: np.ndarray | None = None,
+    clutter: int | None = 0,
+    effects: float = 1.0,
+    surface: str | None = None,
+    **camera_kw,
+) -> RenderedScene:
     """Render tiles placed on a table plane as a phone photo.
 
     Args:
@@ -246,7 +260,9 @@ def render_scene(placements: list[Placement], rng: np.random.Generator | int | N
         tex, alpha = draw_tile_texture(style, p.shown(), S, rng)
         src = np.array([[0, 0], [2 * S, 0], [2 * S, S], [0, S]], np.float32)
         M = cv2.getPerspectiveTransform(src, (c - org).astype(np.float32))
-        face = cv2.warpPerspective(tex, M, (rw, rh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        face = cv2.warpPerspective(
+            tex, M, (rw, rh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT
+        )
         a = cv2.warpPerspective(alpha, M, (rw, rh), flags=cv2.INTER_LINEAR, borderValue=0.0)
         roi[:] = roi * (1 - a[..., None]) + face * a[..., None]
         own = owner[y0:y1, x0:x1]
@@ -259,17 +275,28 @@ def render_scene(placements: list[Placement], rng: np.random.Generator | int | N
         full = float(cv2.contourArea(c.astype(np.float32)))
         x0, y0 = np.floor(c.min(0)).astype(int)
         x1, y1 = np.ceil(c.max(0)).astype(int) + 1
-        vis = int((owner[max(y0, 0):max(min(y1, H), 0), max(x0, 0):max(min(x1, W), 0)] == i).sum())
+        vis = int(
+            (owner[max(y0, 0) : max(min(y1, H), 0), max(x0, 0) : max(min(x1, W), 0)] == i).sum()
+        )
         frac = min(1.0, vis / full) if full > 0 else 0.0
         if frac <= 0:
             continue
         p = placements[i]
-        labels.append(TileDetection(corners=c.astype(np.float32), confidence=1.0, face_down=p.face_down,
-                                    pips=p.shown(), pip_confidence=None if p.face_down else 1.0))
+        labels.append(
+            TileDetection(
+                corners=c.astype(np.float32),
+                confidence=1.0,
+                face_down=p.face_down,
+                pips=p.shown(),
+                pip_confidence=None if p.face_down else 1.0,
+            )
+        )
         kept.append(p)
         visible.append(frac)
     out = photo_effects(img, rng, effects)
-    return RenderedScene(image=out, labels=labels, placements=kept, visible=visible, camera=camera, style=style)
+    return RenderedScene(
+        image=out, labels=labels, placements=kept, visible=visible, camera=camera, style=style
+    )
 
 
 # ---------------------------------------------------------------- random training scenes
@@ -281,22 +308,36 @@ def _overlaps(centre: np.ndarray, others: list[np.ndarray], dmin: float) -> bool
     return any(float(np.linalg.norm(centre - o)) < dmin for o in others)
 
 
-def _line_layout(rng, tiles: list[Tile], n: int, p_cross: float, start=(0.0, 0.0), heading: float | None = None,
-                 open_end: int | None = None, centres: list[np.ndarray] | None = None) -> list[Placement]:
+def _line_layout(
+    rng,
+    tiles: list[Tile],
+    n: int,
+    p_cross: float,
+    start=(0.0, 0.0),
+    heading: float | None = None,
+    open_end: int | None = None,
+    centres: list[np.ndarray] | None = None,
+) -> list[Placement]:
     """A line of play from ``start`` towards ``heading``: matching ends, doubles crosswise,
     occasional 90-degree turns. Takes its tiles from ``tiles`` (removes them)."""
     out: list[Placement] = []
     centres = [] if centres is None else centres
     pos = np.asarray(start, np.float64)
     if heading is None:
-        heading = rng.uniform(0, 360) if rng.random() < 0.3 else float(rng.choice([0, 90, 180, 270]))
+        heading = (
+            rng.uniform(0, 360) if rng.random() < 0.3 else float(rng.choice([0, 90, 180, 270]))
+        )
     pool = tiles
     gap = rng.uniform(0, 0.08)
     for _ in range(n):
         if not pool:
             break
         match = [t for t in pool if open_end is None or t.has(open_end)]
-        t = match[int(rng.integers(len(match)))] if match and rng.random() < 0.9 else pool[int(rng.integers(len(pool)))]
+        t = (
+            match[int(rng.integers(len(match)))]
+            if match and rng.random() < 0.9
+            else pool[int(rng.integers(len(pool)))]
+        )
         pool.remove(t)
         d = np.array([np.cos(np.deg2rad(heading)), np.sin(np.deg2rad(heading))])
         cross = t.is_double and rng.random() < p_cross
@@ -311,20 +352,33 @@ def _line_layout(rng, tiles: list[Tile], n: int, p_cross: float, start=(0.0, 0.0
         angle = heading + 90 if cross else heading
         if cross and rng.random() < 0.5:
             angle += 180
-        out.append(Placement(tile=t, face_down=False, centre=(float(centre[0]), float(centre[1])),
-                             angle_deg=float(angle), flip=bool(flip if not cross else rng.random() < 0.5)))
+        out.append(
+            Placement(
+                tile=t,
+                face_down=False,
+                centre=(float(centre[0]), float(centre[1])),
+                angle_deg=float(angle),
+                flip=bool(flip if not cross else rng.random() < 0.5),
+            )
+        )
         centres.append(centre)
         pos = centre + d * (length / 2)
         open_end = far
         if rng.random() < 0.1 and not cross:  # corner: turn left or right
             turn = float(rng.choice([-90, 90]))
-            pos = pos - d * 0.5 + np.array([np.cos(np.deg2rad(heading + turn)), np.sin(np.deg2rad(heading + turn))]) * 0.5
+            pos = (
+                pos
+                - d * 0.5
+                + np.array([np.cos(np.deg2rad(heading + turn)), np.sin(np.deg2rad(heading + turn))])
+                * 0.5
+            )
             heading += turn
     return out
 
 
-def random_placements(rng: np.random.Generator, kind: str | None = None,
-                      max_pip: int = 6, low_pip_bias: float = 0.0) -> tuple[list[Placement], str]:
+def random_placements(
+    rng: np.random.Generator, kind: str | None = None, max_pip: int = 6, low_pip_bias: float = 0.0
+) -> tuple[list[Placement], str]:
     """Random tiles for a training scene.
 
     Args:
@@ -355,7 +409,15 @@ def random_placements(rng: np.random.Generator, kind: str | None = None,
     if kind == "single":
         for k in range(int(rng.choice([1, 1, 1, 2, 3]))):
             c = (k * 2.5 + rng.uniform(-0.3, 0.3), rng.uniform(-0.5, 0.5))
-            out.append(Placement(tiles[k], bool(rng.random() < p_down * 0.6), c, rng.uniform(0, 360), bool(rng.random() < 0.5)))
+            out.append(
+                Placement(
+                    tiles[k],
+                    bool(rng.random() < p_down * 0.6),
+                    c,
+                    rng.uniform(0, 360),
+                    bool(rng.random() < 0.5),
+                )
+            )
     elif kind == "cross":  # a spinner (crosswise double) with two to four arms
         dbl = [t for t in tiles if t.is_double]
         spin = dbl[int(rng.integers(len(dbl)))]
@@ -364,13 +426,24 @@ def random_placements(rng: np.random.Generator, kind: str | None = None,
         out = [Placement(spin, False, (0.0, 0.0), heading + 90, bool(rng.random() < 0.5))]
         centres = [np.zeros(2)]
         gap = rng.uniform(0, 0.06)
-        for k in rng.permutation(4)[:int(rng.integers(2, 5))]:
+        for k in rng.permutation(4)[: int(rng.integers(2, 5))]:
             h = heading + 90 * int(k)
             d = np.array([np.cos(np.deg2rad(h)), np.sin(np.deg2rad(h))])
             reach = 0.5 if k % 2 == 0 else 1.0
-            out += _line_layout(rng, tiles, int(rng.integers(1, 7)), 0.6, start=d * (reach + gap), heading=h,
-                                open_end=spin.low, centres=centres)
-        out = [Placement(p.tile, bool(rng.random() < p_down * 0.2), p.centre, p.angle_deg, p.flip) for p in out]
+            out += _line_layout(
+                rng,
+                tiles,
+                int(rng.integers(1, 7)),
+                0.6,
+                start=d * (reach + gap),
+                heading=h,
+                open_end=spin.low,
+                centres=centres,
+            )
+        out = [
+            Placement(p.tile, bool(rng.random() < p_down * 0.2), p.centre, p.angle_deg, p.flip)
+            for p in out
+        ]
     elif kind == "line":
         out = _line_layout(rng, tiles, int(rng.integers(2, 17)), rng.uniform(0.3, 1.0))
         if rng.random() < 0.3:  # a second line (another arm or another game)
@@ -380,8 +453,15 @@ def random_placements(rng: np.random.Generator, kind: str | None = None,
             for p in more:
                 c = np.array(p.centre) + off
                 if not _overlaps(c, cs, 2.3):
-                    out.append(Placement(p.tile, p.face_down, (float(c[0]), float(c[1])), p.angle_deg, p.flip))
-        out = [Placement(p.tile, bool(rng.random() < p_down * 0.3), p.centre, p.angle_deg, p.flip) for p in out]
+                    out.append(
+                        Placement(
+                            p.tile, p.face_down, (float(c[0]), float(c[1])), p.angle_deg, p.flip
+                        )
+                    )
+        out = [
+            Placement(p.tile, bool(rng.random() < p_down * 0.3), p.centre, p.angle_deg, p.flip)
+            for p in out
+        ]
     elif kind == "rows":  # tiles side by side (a hand, a boxed set, a player's rack)
         nrow, ncol = int(rng.integers(1, 4)), int(rng.integers(2, 11))
         gap = rng.uniform(0.0, 0.12)
@@ -393,7 +473,11 @@ def random_placements(rng: np.random.Generator, kind: str | None = None,
                 if k >= len(tiles):
                     break
                 c = (col * (1 + gap), -r * (2 + row_gap))
-                out.append(Placement(tiles[k], down_row, c, 90.0 + rng.normal(0, 1.5), bool(rng.random() < 0.5)))
+                out.append(
+                    Placement(
+                        tiles[k], down_row, c, 90.0 + rng.normal(0, 1.5), bool(rng.random() < 0.5)
+                    )
+                )
                 k += 1
     elif kind == "grid":  # tableau layouts: tiles in a grid, lying along or across
         nrow, ncol = int(rng.integers(2, 6)), int(rng.integers(2, 8))
@@ -406,8 +490,15 @@ def random_placements(rng: np.random.Generator, kind: str | None = None,
                 if k >= len(tiles):
                     break
                 c = (col * (sx + gx), -r * (sy + gy))
-                out.append(Placement(tiles[k], bool(rng.random() < p_down), c,
-                                     (0.0 if horiz else 90.0) + rng.normal(0, 2), bool(rng.random() < 0.5)))
+                out.append(
+                    Placement(
+                        tiles[k],
+                        bool(rng.random() < p_down),
+                        c,
+                        (0.0 if horiz else 90.0) + rng.normal(0, 2),
+                        bool(rng.random() < 0.5),
+                    )
+                )
                 k += 1
     elif kind == "scatter":
         n = int(rng.integers(1, min(29, len(tiles)) + 1))
@@ -418,8 +509,15 @@ def random_placements(rng: np.random.Generator, kind: str | None = None,
                 c = rng.uniform(-area / 2, area / 2, 2)
                 if not _overlaps(c, cs, 2.25):
                     cs.append(c)
-                    out.append(Placement(tiles[k], bool(rng.random() < p_down), (float(c[0]), float(c[1])),
-                                         rng.uniform(0, 360), bool(rng.random() < 0.5)))
+                    out.append(
+                        Placement(
+                            tiles[k],
+                            bool(rng.random() < p_down),
+                            (float(c[0]), float(c[1])),
+                            rng.uniform(0, 360),
+                            bool(rng.random() < 0.5),
+                        )
+                    )
                     break
     else:  # pile: the boneyard, overlapping, mostly face down
         n = int(rng.integers(5, min(28, len(tiles)) + 1))
@@ -427,8 +525,15 @@ def random_placements(rng: np.random.Generator, kind: str | None = None,
         pd = max(p_down, 0.6)
         for k in range(n):
             c = rng.uniform(-area / 2, area / 2, 2)
-            out.append(Placement(tiles[k], bool(rng.random() < pd), (float(c[0]), float(c[1])),
-                                 rng.uniform(0, 360), bool(rng.random() < 0.5)))
+            out.append(
+                Placement(
+                    tiles[k],
+                    bool(rng.random() < pd),
+                    (float(c[0]), float(c[1])),
+                    rng.uniform(0, 360),
+                    bool(rng.random() < 0.5),
+                )
+            )
     return out, kind
 
 
@@ -436,10 +541,14 @@ def random_placements(rng: np.random.Generator, kind: str | None = None,
 DEFAULT_IMAGE_SIZES = [(640, 640), (640, 480), (480, 640)]
 
 
-def random_scene(rng: np.random.Generator | int | None, image_size: tuple[int, int] | None = None,
-                 kind: str | None = None, style: TileStyle | None = None,
-                 low_pip_bias: float = 0.0,
-                 set_weights: tuple[float, float, float] | None = None) -> RenderedScene:
+def random_scene(
+    rng: np.random.Generator | int | None,
+    image_size: tuple[int, int] | None = None,
+    kind: str | None = None,
+    style: TileStyle | None = None,
+    low_pip_bias: float = 0.0,
+    set_weights: tuple[float, float, float] | None = None,
+) -> RenderedScene:
     """A random training image: random set style, table, clutter, camera and layout kind
     (:data:`SCENE_KINDS`: empty tables, close-up single tiles, lines of play with crosswise
     doubles, rows of touching tiles, tableau grids, scattered tiles, overlapping piles); tiles may
@@ -466,7 +575,9 @@ def random_scene(rng: np.random.Generator | int | None, image_size: tuple[int, i
         if set_weights is not None:
             w = np.asarray(set_weights, dtype=float)
             if w.shape != (3,) or (w < 0).any() or w.sum() <= 0:
-                raise ValueError(f"set_weights must be three non-negative numbers, got {set_weights!r}")
+                raise ValueError(
+                    f"set_weights must be three non-negative numbers, got {set_weights!r}"
+                )
             max_pip = int(rng.choice([6, 9, 12], p=w / w.sum()))
         style = random_style(rng, max_pip=max_pip)
     placements, kind = random_placements(rng, kind, style.max_pip, low_pip_bias)
@@ -478,7 +589,11 @@ def random_scene(rng: np.random.Generator | int | None, image_size: tuple[int, i
         cam_kw["tile_px"] = rng.uniform(16, 90) * min(W, H) / 640
     else:
         r = rng.random()
-        cam_kw["fill"] = rng.uniform(1.0, 1.6) if r < 0.15 else (rng.uniform(0.25, 0.5) if r < 0.35 else rng.uniform(0.5, 0.95))
+        cam_kw["fill"] = (
+            rng.uniform(1.0, 1.6)
+            if r < 0.15
+            else (rng.uniform(0.25, 0.5) if r < 0.35 else rng.uniform(0.5, 0.95))
+        )
     camera = make_camera(rng, placements, (W, H), **cam_kw)
     if placements:  # keep tiles at least ~14 px wide (at 640 px; in proportion at other sizes)
         px = max(W, H) / 640
@@ -487,7 +602,13 @@ def random_scene(rng: np.random.Generator | int | None, image_size: tuple[int, i
         if width < 14 * px:
             cam_kw = {"tile_px": rng.uniform(14, 22) * px}
             camera = make_camera(rng, placements, (W, H), **cam_kw)
-    scene = render_scene(placements, rng, style=style, image_size=(W, H), camera=camera,
-                         clutter=None if rng.random() < 0.6 else 0)
+    scene = render_scene(
+        placements,
+        rng,
+        style=style,
+        image_size=(W, H),
+        camera=camera,
+        clutter=None if rng.random() < 0.6 else 0,
+    )
     scene.kind = kind
     return scene

@@ -3,6 +3,7 @@
 Everything is drawn with numpy/OpenCV from random numbers; nothing is downloaded.
 Images are ``(H, W, 3) float32`` BGR in 0..255.
 """
+
 from __future__ import annotations
 
 import cv2
@@ -40,14 +41,20 @@ def table_surface(rng: np.random.Generator, h: int, w: int, kind: str | None = N
         raise ValueError(f"unknown surface {kind!r}; use one of {SURFACES}")
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     if kind == "wood":
-        base = np.array([rng.uniform(40, 140), rng.uniform(80, 170), rng.uniform(110, 210)], np.float32)
+        base = np.array(
+            [rng.uniform(40, 140), rng.uniform(80, 170), rng.uniform(110, 210)], np.float32
+        )
         if rng.random() < 0.2:  # grey weathered wood
-            base = np.full(3, rng.uniform(90, 170), np.float32) + rng.normal(0, 8, 3).astype(np.float32)
+            base = np.full(3, rng.uniform(90, 170), np.float32) + rng.normal(0, 8, 3).astype(
+                np.float32
+            )
         ang = rng.uniform(0, np.pi)
         u = xx * np.cos(ang) + yy * np.sin(ang)
         v = -xx * np.sin(ang) + yy * np.cos(ang)
         warp = smooth_noise(rng, h, w, rng.uniform(40, 160)) * rng.uniform(5, 25)
-        grain = np.sin((v + warp) * rng.uniform(0.15, 0.6)) * 0.5 + 0.5 * np.sin((v + warp * 0.5) * 0.05)
+        grain = np.sin((v + warp) * rng.uniform(0.15, 0.6)) * 0.5 + 0.5 * np.sin(
+            (v + warp * 0.5) * 0.05
+        )
         streak = smooth_noise(rng, h, w, 6) * 0.3
         f = 1 + 0.12 * grain + 0.05 * streak
         img = base * f[..., None]
@@ -56,13 +63,17 @@ def table_surface(rng: np.random.Generator, h: int, w: int, kind: str | None = N
         img[seams] *= rng.uniform(0.3, 0.7)
         _ = u
     elif kind == "felt":
-        base = np.array(rng.choice([(40, 110, 30), (110, 60, 20), (40, 40, 140), (60, 60, 60), (90, 20, 80)]),
-                        np.float32) + rng.normal(0, 15, 3).astype(np.float32)
+        base = np.array(
+            rng.choice([(40, 110, 30), (110, 60, 20), (40, 40, 140), (60, 60, 60), (90, 20, 80)]),
+            np.float32,
+        ) + rng.normal(0, 15, 3).astype(np.float32)
         n = rng.standard_normal((h, w)).astype(np.float32)
         n = cv2.GaussianBlur(n, (0, 0), 0.8)
         img = base * (1 + 0.08 * n + 0.05 * smooth_noise(rng, h, w, 80))[..., None]
     elif kind == "leather":
-        base = np.array([rng.uniform(20, 80), rng.uniform(30, 90), rng.uniform(50, 140)], np.float32)
+        base = np.array(
+            [rng.uniform(20, 80), rng.uniform(30, 90), rng.uniform(50, 140)], np.float32
+        )
         n1 = smooth_noise(rng, h, w, 4)
         n2 = smooth_noise(rng, h, w, 60)
         img = base * (1 + 0.1 * np.tanh(n1) + 0.1 * n2)[..., None]
@@ -76,7 +87,9 @@ def table_surface(rng: np.random.Generator, h: int, w: int, kind: str | None = N
             chk = ((xx // cell) % 2).astype(np.float32) + ((yy // cell) % 2).astype(np.float32)
             img = img * (1 - chk[..., None] * 0.3) + c2 * chk[..., None] * 0.3
     elif kind == "paper":
-        base = np.array([rng.uniform(200, 255)] * 3, np.float32) + rng.normal(0, 5, 3).astype(np.float32)
+        base = np.array([rng.uniform(200, 255)] * 3, np.float32) + rng.normal(0, 5, 3).astype(
+            np.float32
+        )
         n = rng.standard_normal((h, w)).astype(np.float32)
         img = base * (1 + 0.015 * n + 0.02 * smooth_noise(rng, h, w, 100))[..., None]
     elif kind == "stone":
@@ -85,7 +98,14 @@ def table_surface(rng: np.random.Generator, h: int, w: int, kind: str | None = N
         img = base * (1 + 0.08 * n)[..., None]
         for _ in range(int(rng.integers(0, 6))):
             pts = np.cumsum(rng.normal(0, 15, (30, 2)), 0) + rng.uniform(0, [w, h])
-            cv2.polylines(img, [pts.astype(np.int32)], False, tuple(float(v) * 0.8 for v in base), 1, cv2.LINE_AA)
+            cv2.polylines(
+                img,
+                [pts.astype(np.int32)],
+                False,
+                tuple(float(v) * 0.8 for v in base),
+                1,
+                cv2.LINE_AA,
+            )
     else:  # plain: grey/colour surface with faint texture (card table, countertop)
         base = _rand_colour(rng, 40, 240)
         if rng.random() < 0.5:
@@ -95,8 +115,9 @@ def table_surface(rng: np.random.Generator, h: int, w: int, kind: str | None = N
     return np.clip(img, 0, 255).astype(np.float32)
 
 
-def add_clutter(img: np.ndarray, rng: np.random.Generator, n: int | None = None,
-                avoid: np.ndarray | None = None) -> None:
+def add_clutter(
+    img: np.ndarray, rng: np.random.Generator, n: int | None = None, avoid: np.ndarray | None = None
+) -> None:
     """Draw random objects (shapes, boxes with text, playing cards, dice, pens) onto ``img``.
 
     Args:
@@ -118,8 +139,15 @@ def add_clutter(img: np.ndarray, rng: np.random.Generator, n: int | None = None,
         ang = rng.uniform(0, 180)
         if kind == "poly":
             k = int(rng.integers(3, 8))
-            pts = np.stack([cx + sz * rng.uniform(0.3, 1, k) * np.cos(np.sort(rng.uniform(0, 2 * np.pi, k))),
-                            cy + sz * rng.uniform(0.3, 1, k) * np.sin(np.sort(rng.uniform(0, 2 * np.pi, k)))], 1)
+            pts = np.stack(
+                [
+                    cx
+                    + sz * rng.uniform(0.3, 1, k) * np.cos(np.sort(rng.uniform(0, 2 * np.pi, k))),
+                    cy
+                    + sz * rng.uniform(0.3, 1, k) * np.sin(np.sort(rng.uniform(0, 2 * np.pi, k))),
+                ],
+                1,
+            )
             cv2.fillPoly(layer, [pts.astype(np.int32)], col, cv2.LINE_AA)
             cv2.fillPoly(mask, [pts.astype(np.int32)], 255, cv2.LINE_AA)
         elif kind == "ellipse":
@@ -145,25 +173,61 @@ def add_clutter(img: np.ndarray, rng: np.random.Generator, n: int | None = None,
             cv2.polylines(layer, [box], True, dark, max(1, int(sz * 0.03)), cv2.LINE_AA)
             if kind == "box" or (kind == "card" and rng.random() < 0.7):
                 txt = "".join(rng.choice(list("DOMINOESCARDPLAY"), size=int(rng.integers(2, 9))))
-                cv2.putText(layer, txt, (int(cx - sz * 0.6), int(cy)), cv2.FONT_HERSHEY_DUPLEX,
-                            max(0.3, sz / 90), (20, 20, 20) if kind == "box" else (30, 30, 200),
-                            max(1, int(sz / 50)), cv2.LINE_AA)
+                cv2.putText(
+                    layer,
+                    txt,
+                    (int(cx - sz * 0.6), int(cy)),
+                    cv2.FONT_HERSHEY_DUPLEX,
+                    max(0.3, sz / 90),
+                    (20, 20, 20) if kind == "box" else (30, 30, 200),
+                    max(1, int(sz / 50)),
+                    cv2.LINE_AA,
+                )
             if kind == "die":
                 for _k in range(int(rng.integers(1, 7))):
                     px, py = cx + rng.uniform(-0.1, 0.1) * sz, cy + rng.uniform(-0.1, 0.1) * sz
-                    cv2.circle(layer, (int(px), int(py)), max(1, int(sz * 0.03)), (20, 20, 20), -1, cv2.LINE_AA)
+                    cv2.circle(
+                        layer,
+                        (int(px), int(py)),
+                        max(1, int(sz * 0.03)),
+                        (20, 20, 20),
+                        -1,
+                        cv2.LINE_AA,
+                    )
         else:  # text
-            txt = "".join(rng.choice(list("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 "), size=int(rng.integers(3, 12))))
+            txt = "".join(
+                rng.choice(
+                    list("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 "), size=int(rng.integers(3, 12))
+                )
+            )
             font = int(rng.integers(0, 7))
-            cv2.putText(layer, txt, (int(cx), int(cy)), font, max(0.4, sz / 60), col,
-                        max(1, int(sz / 40)), cv2.LINE_AA)
-            cv2.putText(mask, txt, (int(cx), int(cy)), font, max(0.4, sz / 60), 255,
-                        max(1, int(sz / 40)), cv2.LINE_AA)
+            cv2.putText(
+                layer,
+                txt,
+                (int(cx), int(cy)),
+                font,
+                max(0.4, sz / 60),
+                col,
+                max(1, int(sz / 40)),
+                cv2.LINE_AA,
+            )
+            cv2.putText(
+                mask,
+                txt,
+                (int(cx), int(cy)),
+                font,
+                max(0.4, sz / 60),
+                255,
+                max(1, int(sz / 40)),
+                cv2.LINE_AA,
+            )
             mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
         m = mask.astype(np.float32) / 255
         if avoid is not None:
             m[avoid] = 0
         # drop shadow
-        sh = cv2.GaussianBlur(np.roll(m, (int(sz * 0.05) + 1, int(sz * 0.05) + 1), (0, 1)), (0, 0), 2 + sz * 0.03)
+        sh = cv2.GaussianBlur(
+            np.roll(m, (int(sz * 0.05) + 1, int(sz * 0.05) + 1), (0, 1)), (0, 0), 2 + sz * 0.03
+        )
         img *= (1 - 0.35 * sh * (1 - m))[..., None]
         img[:] = img * (1 - m[..., None]) + layer.astype(np.float32) * m[..., None]

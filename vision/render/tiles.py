@@ -3,6 +3,7 @@
 The texture is ``(S, 2S)`` pixels: x runs along the tile's long axis, the half at x < S is
 half 0 (the end between label corners 0 and 3), the half at x >= S is half 1.
 """
+
 from __future__ import annotations
 
 import cv2
@@ -65,8 +66,9 @@ def pip_centres(pips: tuple[int, int], style: TileStyle, size: int) -> list[np.n
     return out
 
 
-def draw_tile_texture(style: TileStyle, pips: tuple[int, int] | None, size: int,
-                      rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def draw_tile_texture(
+    style: TileStyle, pips: tuple[int, int] | None, size: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """Draw a tile's top face.
 
     Args:
@@ -137,7 +139,11 @@ def _draw_back(img: np.ndarray, style: TileStyle, rng: np.random.Generator) -> N
     ink = style.back_ink
     pat = style.back_pattern
     if pat == "logo":
-        font = int(rng.choice([cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_TRIPLEX]))
+        font = int(
+            rng.choice(
+                [cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_TRIPLEX]
+            )
+        )
         text = style.logo
         vertical = rng.random() < 0.5
         # draw text on a canvas, fit to the tile, rotate 90 degrees sometimes
@@ -152,9 +158,9 @@ def _draw_back(img: np.ndarray, style: TileStyle, rng: np.random.Generator) -> N
         nw, nh = max(1, int(cw * f)), max(1, int(ch * f))
         small = cv2.resize(canvas, (nw, nh), interpolation=cv2.INTER_AREA).astype(np.float32) / 255
         x0, y0 = (w - nw) // 2, (h - nh) // 2
-        roi = img[y0:y0 + nh, x0:x0 + nw].astype(np.float32)
+        roi = img[y0 : y0 + nh, x0 : x0 + nw].astype(np.float32)
         roi = roi * (1 - small[..., None]) + np.array(ink, np.float32) * small[..., None]
-        img[y0:y0 + nh, x0:x0 + nw] = roi.astype(np.uint8)
+        img[y0 : y0 + nh, x0 : x0 + nw] = roi.astype(np.uint8)
         if rng.random() < 0.5:  # underline with stars
             y = min(h - 2, y0 + nh + max(1, S // 20))
             cv2.line(img, (x0, y), (x0 + nw, y), ink, max(1, S // 30), cv2.LINE_AA)
