@@ -49,6 +49,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import load_test  # noqa: E402 - the server starter shared with the load test
+
 HOST = "127.0.0.1"
 
 
@@ -260,36 +263,10 @@ def multipart(rnd: random.Random, data: bytes, hand: str) -> tuple[bytes, str]:
 
 
 def start_server(port: int, instance: str, code_tries: int) -> subprocess.Popen:
+    """``load_test.start_server`` (a real ``serve`` process on a fresh instance) with the
+    wrong-code limit set to ``code_tries`` a minute (the instance's ``config.py``)."""
     (Path(instance) / "config.py").write_text(f"CODE_TRIES_PER_MINUTE = {int(code_tries)}\n")
-    log = open(Path(instance) / "server.log", "w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "companion.commands.serve",
-            "--host",
-            HOST,
-            "--port",
-            str(port),
-            "--instance",
-            instance,
-            "--no-demo",
-            "--no-https",
-        ],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    log.close()
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit("the server exited:\n" + (Path(instance) / "server.log").read_text())
-        if alive(port):
-            return proc
-        time.sleep(0.3)
-    proc.terminate()
-    raise SystemExit("the server did not answer within 60 s")
+    return load_test.start_server(port, instance)
 
 
 def alive(port: int) -> bool:
