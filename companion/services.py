@@ -27,7 +27,7 @@ from . import hints
 
 @dataclass(frozen=True)
 class GameInfo:
-    """What the table form needs to know about a game (rules: /work/shared/RULES.md)."""
+    """What the table form needs to know about a game (rules: ../shared/RULES.md)."""
 
     name: str  # engine registry name (engine.GAMES)
     label: str  # for people

@@ -4,7 +4,7 @@ Every function takes an open ``sqlite3.Connection``; writers are called inside
 ``companion.db.transaction`` so an error leaves nothing stored half way. Errors a user can
 cause raise :class:`ApiError` with the HTTP status and a message for people.
 
-Scoring follows /work/shared/RULES.md: draw to 100 (section 4) records one entry per hand
+Scoring follows ../shared/RULES.md: draw to 100 (section 4) records one entry per hand
 (the winner's points; a blocked hand with a tie for fewest pips scores nothing), Tableaux
 (section 5) one entry per turn (the turn's points, -3 for a pass). The first player whose
 running total reaches the table's target wins and the table is finished; undoing the entry

@@ -3,7 +3,7 @@
 
 One command (CPU; run with the training venv that has torch + ultralytics):
 
-    /work/venv-train/bin/python scripts/train_detector.py --train 2000 --val 200 --epochs 40
+    .venv/bin/python scripts/train_detector.py --train 2000 --val 200 --epochs 40
 
 Steps: (1) render ``data/tiles-obb`` with vision.render (skipped when it exists, unless
 ``--rerender``); (2) train ``yolo11n-obb.yaml`` from scratch (no downloaded weights) into
@@ -255,8 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--photos",
-        default="/work/shared/real_photos",
-        help="folder with the photos, labels.json and *.boxes.txt",
+        default=str(ROOT.parent / "shared" / "real_photos"),
+        help="folder with the photos, labels.json and *.boxes.txt (default: ../shared/real_photos beside the repository)",
     )
     ap.add_argument("--conf", type=float, default=0.25)
     ap.add_argument(

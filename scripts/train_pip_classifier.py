@@ -11,7 +11,7 @@ on the busy 2-core CPU):
     nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 6 --scenes 900 --layouts 0 --sets 9 12 12
     nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 9 --scenes 600 --layouts 60  # held out
     # 2. training (torch, CPU, one thread):
-    nice -n 10 /work/venv-train/bin/python scripts/train_pip_classifier.py train --shards 0 2 4 6 --epochs 6
+    nice -n 10 .venv/bin/python scripts/train_pip_classifier.py train --shards 0 2 4 6 --epochs 6
 
 Data (``data``): rendered scenes ``vision.render.random_scene`` with seeds ``32_000_000 +
 100_000 * shard + k`` (a third of them double-9 and double-12 sets) and rendered game layouts
