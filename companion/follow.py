@@ -235,6 +235,19 @@ class _GameFollow:
         return {}
 
 
+def _order_note(what: str, items: list[str], sep: str = ", ") -> list[dict]:
+    """``[note]`` naming the order several ``what`` ("tiles", "plays") seen at once were taken
+    in, or ``[]`` for one."""
+    if len(items) < 2:
+        return []
+    return [
+        {
+            "type": "note",
+            "message": f"several {what} at once, taken in the order " + sep.join(items),
+        }
+    ]
+
+
 def _unsure(reading) -> list[str]:
     return [p.message for p in reading.problems if p.kind in UNSURE_KINDS and p.source == "table"]
 
@@ -477,14 +490,7 @@ class _TableauxFollow(_GameFollow):
                         "message": _why_not_tableaux(b, t, c0, n0, c1, n1),
                     }
                 )
-        if len(order) > 1:
-            out.append(
-                {
-                    "type": "note",
-                    "message": "several tiles at once, taken in the order "
-                    + ", ".join(map(str, order)),
-                }
-            )
+        out += _order_note("tiles", [str(t) for t in order])
         for t in order:
             m = self._placement(self.board, t, new[t])
             out += self.flush(t)
@@ -729,14 +735,7 @@ class _Draw100Follow(_GameFollow):
                     new.remove(t)
                     progress = True
                     break
-        if len(placed) > 1:
-            out.append(
-                {
-                    "type": "note",
-                    "message": "several tiles at once, taken in the order "
-                    + ", ".join(str(t) for t, _ in placed),
-                }
-            )
+        out += _order_note("tiles", [str(t) for t, _ in placed])
         for t, text in placed:
             out += self.flush(t)
             out.append(self._play(t, text))
@@ -1190,15 +1189,7 @@ class _LuzonFollow(_SolitaireFollow):
                     "camera saw; taken as seen (check it)",
                 }
             ] + self._progress()
-        out: list[dict] = []
-        if len(path) > 1:
-            out.append(
-                {
-                    "type": "note",
-                    "message": "several plays at once, taken in the order "
-                    + "; ".join(map(str, path)),
-                }
-            )
+        out: list[dict] = _order_note("plays", [str(a) for a in path], sep="; ")
         for a in path:
             st.apply_action(a)
             out.append({"type": "play", "player": 0, "action": str(a), "tile": None, "points": 0})

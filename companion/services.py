@@ -80,6 +80,10 @@ GAMES: dict[str, GameInfo] = {
     ),
 }
 
+#: Games whose reading takes the player's own tiles: the hand (draw to 100, Tableaux) or the tile
+#: just drawn from the stock (The Big Clock).
+HAND_GAMES = ("draw100", "tableaux", "big-clock")
+
 #: Tableaux target by set (RULES.md section 5): double-6 to 121, double-9 to 361.
 TABLEAUX_TARGETS = {6: 121, 9: 361}
 
@@ -503,7 +507,7 @@ def read_table(
             raise Unavailable("vision.layout has no read() yet")
         dets, index = _detections_and_index(tiles, corrections)
         kwargs = dict(params)
-        if hand and game in ("draw100", "tableaux", "big-clock"):  # big-clock: the drawn tile
+        if hand and game in HAND_GAMES:
             kwargs["hand"] = list(hand)
         result = read(dets, game, **kwargs)
         data = result.to_json() if hasattr(result, "to_json") else dict(result)

@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 from bench_vision import poly_iou  # noqa: E402
 
+from vision.detector import obb_corners  # noqa: E402
 from vision.verifier import CROP, FACE_DOWN, FACE_UP, NOT_TILE, crops_to_input, verifier_crop  # noqa: E402
 
 SEED0 = 50_000_000
@@ -62,18 +63,9 @@ def holdout_photos(photos: list[Path]) -> set[str]:
 
 
 def _box(centre, u, length, width) -> np.ndarray:
-    u = np.asarray(u, np.float64)
-    v = np.array([-u[1], u[0]])
-    c = np.asarray(centre, np.float64)
-    return np.array(
-        [
-            c - u * length / 2 - v * width / 2,
-            c + u * length / 2 - v * width / 2,
-            c + u * length / 2 + v * width / 2,
-            c - u * length / 2 + v * width / 2,
-        ],
-        np.float32,
-    )
+    """``(4, 2) float32`` corners of a box ``length`` px along the unit vector ``u``, ``width``
+    px across it (:func:`vision.detector.obb_corners` order)."""
+    return obb_corners([centre[0], centre[1], length, width, np.arctan2(u[1], u[0])])[0]
 
 
 def _frame(corners: np.ndarray):

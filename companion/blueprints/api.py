@@ -201,11 +201,6 @@ def table_hand(row, raw) -> list[str]:
         raise store.ApiError(400, str(exc)) from None
 
 
-#: Games whose reading takes the player's own tiles: the hand (draw to 100, Tableaux) or the tile
-#: just drawn from the stock (The Big Clock).
-HAND_GAMES = ("draw100", "tableaux", "big-clock")
-
-
 def request_player(row) -> int:
     """The player this phone sits as: ``X-Player`` header or ``player_id`` in the body (a player
     id of the table); none given means the first seat. 400 for a player of another table."""
@@ -219,7 +214,7 @@ def request_player(row) -> int:
 def player_reading(db, row, prow, player_id: int) -> dict | None:
     """``{"player_id", "hand", "analysis"}``: the photo read with the player's own hand (draw to
     100, Tableaux; kept in ``hands`` until the hand, the photo or a tile changes), else None."""
-    if row["game"] not in HAND_GAMES:
+    if row["game"] not in services.HAND_GAMES:
         return None
     hand = store.player_hand(db, player_id)
     public = json.loads(prow["analysis_json"])
@@ -513,23 +508,30 @@ def set_hand(table_id: int, photo_id: int):
     return jsonify(store.photo_json(prow, row["game"], mine))
 
 
-@bp.put("/tables/<int:table_id>/hand")
-def set_table_hand(table_id: int):
-    """Set this phone's player's own hand before any photo (or for the latest photo):
-    answers ``{"player_id", "hand", "photo"}`` (``photo`` with this player's reading, or None)."""
-    row = editable_table(table_id)
-    hand = table_hand(row, json_body().get("hand", ""))
+def store_player_hand(row, hand: list[str]) -> tuple[int, dict | None]:
+    """Keep ``hand`` as this phone's player's hand (one transaction) -> ``(player_id, photo)``:
+    the table's latest photo with this player's reading, or None before any photo."""
     with transaction() as db:
         pid = request_player(row)
-        store.set_hand(db, table_id, pid, hand)
+        store.set_hand(db, row["id"], pid, hand)
         latest = db.execute(
-            "SELECT * FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 1", (table_id,)
+            "SELECT * FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 1", (row["id"],)
         ).fetchone()
         photo = (
             store.photo_json(latest, row["game"], player_reading(db, row, latest, pid))
             if latest
             else None
         )
+    return pid, photo
+
+
+@bp.put("/tables/<int:table_id>/hand")
+def set_table_hand(table_id: int):
+    """Set this phone's player's own hand before any photo (or for the latest photo):
+    answers ``{"player_id", "hand", "photo"}`` (``photo`` with this player's reading, or None)."""
+    row = editable_table(table_id)
+    hand = table_hand(row, json_body().get("hand", ""))
+    pid, photo = store_player_hand(row, hand)
     return jsonify({"player_id": pid, "hand": hand, "photo": photo})
 
 
@@ -578,7 +580,7 @@ def hand_photo(table_id: int):
     player's hand; the table's photo and reading stay as they are. Answers ``{"player_id",
     "hand", "photo", "message"}`` (``message`` names tiles that could not be read)."""
     row = editable_table(table_id)
-    if row["game"] not in HAND_GAMES:
+    if row["game"] not in services.HAND_GAMES:
         raise store.ApiError(400, f"{services.GAMES[row['game']].label} has no hand to photograph")
     upload = request.files.get("photo")
     if upload is None:
@@ -590,17 +592,7 @@ def hand_photo(table_id: int):
             "no tile of a hand could be read on this photo; lay the tiles face up "
             "side by side and take it again, or type them",
         )
-    with transaction() as db:
-        pid = request_player(row)
-        store.set_hand(db, table_id, pid, hand)
-        latest = db.execute(
-            "SELECT * FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 1", (table_id,)
-        ).fetchone()
-        photo = (
-            store.photo_json(latest, row["game"], player_reading(db, row, latest, pid))
-            if latest
-            else None
-        )
+    pid, photo = store_player_hand(row, hand)
     message = f"Read {len(hand)} tile(s) of your hand: {' '.join(hand)}."
     if unread:
         message += f" {unread} tile(s) could not be read: add them to the box by hand."

@@ -35,6 +35,19 @@ _PLAYER = {
     "description": "the player (id) this phone sits as; hands and their readings are per player "
     "(default: the first seat)",
 }
+#: A multipart body with one field ``photo`` (JPEG or PNG).
+_PHOTO_BODY = {
+    "required": True,
+    "content": {
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "properties": {"photo": {"type": "string", "format": "binary"}},
+                "required": ["photo"],
+            }
+        }
+    },
+}
 _TID = {"name": "table_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 _PID = {"name": "photo_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 
@@ -169,18 +182,7 @@ def openapi_document() -> dict[str, Any]:
                 "post": {
                     "summary": "A photo of this player's hand: its tiles become the hand; the table photo stays as it is",
                     "parameters": [_TID, _CODE, _PLAYER],
-                    "requestBody": {
-                        "required": True,
-                        "content": {
-                            "multipart/form-data": {
-                                "schema": {
-                                    "type": "object",
-                                    "properties": {"photo": {"type": "string", "format": "binary"}},
-                                    "required": ["photo"],
-                                }
-                            }
-                        },
-                    },
+                    "requestBody": _PHOTO_BODY,
                     "responses": {
                         "200": {"description": "{player_id, hand, photo, message}"},
                         "400": _ERR,
@@ -194,18 +196,7 @@ def openapi_document() -> dict[str, Any]:
                 "post": {
                     "summary": "Read the tiles on a photo of a hand left at the end of a hand (score sheet); nothing is stored",
                     "parameters": [_TID, _CODE],
-                    "requestBody": {
-                        "required": True,
-                        "content": {
-                            "multipart/form-data": {
-                                "schema": {
-                                    "type": "object",
-                                    "properties": {"photo": {"type": "string", "format": "binary"}},
-                                    "required": ["photo"],
-                                }
-                            }
-                        },
-                    },
+                    "requestBody": _PHOTO_BODY,
                     "responses": {
                         "200": {"description": '{tiles: ["3-5", ...], unread: n}'},
                         "400": _ERR,

@@ -13,6 +13,7 @@ import vision.pipeline as pipeline
 from companion.cli import main
 from engine.tiles import Tile
 from vision import detect
+from vision.detector import obb_corners
 from vision.render import Placement, preset_style, render_scene
 from vision.render.hard_negatives import HARD_SURFACES, add_tile_like_objects, hard_surface
 from vision.verifier import (
@@ -32,18 +33,7 @@ needs_model = pytest.mark.skipif(not verifier_available(), reason="no models/til
 
 
 def _box(cx, cy, length, width, deg):
-    t = np.deg2rad(deg)
-    u, v = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
-    c = np.array([cx, cy])
-    return np.array(
-        [
-            c - u * length / 2 - v * width / 2,
-            c + u * length / 2 - v * width / 2,
-            c + u * length / 2 + v * width / 2,
-            c - u * length / 2 + v * width / 2,
-        ],
-        np.float32,
-    )
+    return obb_corners([cx, cy, length, width, np.deg2rad(deg)])[0]
 
 
 @pytest.mark.parametrize("deg", [0, 30, 90, 145])
