@@ -1,51 +1,45 @@
 """Game engines: pure rules, no I/O. See engine/game.py for the shared state interface.
 
-Registry: :func:`make_game` builds a game from its short name (``draw100``, ``tableaux``,
-``good-neighbors``, ``big-clock``, ``luzon``) and keyword parameters.
+Catalog: :data:`GAMES` (from :mod:`engine.catalog`) maps each game's short name to its
+:class:`GameType` record (sets, players, targets, variants, hand, what the table shows, ...);
+it is the one list of games. :func:`make_game` builds a game from its short name and keyword
+parameters.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import Any
 
+from .catalog import GAMES, GameType, Hand, Shape, Table, games_where, get_game_type
 from .game import TERMINAL, Game, Hint, IllegalActionError, State, wilson_interval
 from .tiles import DominoSet, Tile
 
-# short name -> "module:GameClass"; engines register here as they are added.
-GAMES: dict[str, str] = {
-    "draw100": "engine.draw100:Draw100Game",
-    "tableaux": "engine.tableaux:TableauxGame",
-    "good-neighbors": "engine.good_neighbors:GoodNeighborsGame",
-    "big-clock": "engine.big_clock:BigClockGame",
-    "luzon": "engine.luzon:LuzonGame",
-}
-
 
 def make_game(name: str, **params: Any) -> Game:
-    """Build the game called ``name`` with its parameters (e.g. ``max_pip=9``).
+    """Build the game called ``name`` (a key of :data:`GAMES`) with its parameters
+    (e.g. ``max_pip=9``).
 
     Raises:
         ValueError: unknown game name or bad parameters.
     """
-    try:
-        target = GAMES[name]
-    except KeyError:
-        raise ValueError(f"unknown game {name!r}; choose one of {sorted(GAMES)}") from None
-    module_name, _, cls_name = target.partition(":")
-    cls = getattr(import_module(module_name), cls_name)
-    return cls(**params)
+    return get_game_type(name).make(**params)
 
 
 __all__ = [
     "TERMINAL",
     "Game",
+    "GameType",
+    "Hand",
     "Hint",
     "IllegalActionError",
+    "Shape",
     "State",
+    "Table",
     "Tile",
     "DominoSet",
     "make_game",
+    "get_game_type",
+    "games_where",
     "GAMES",
     "wilson_interval",
 ]

@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine import GAMES, make_game, wilson_interval  # noqa: E402
 from engine.solitaire import percentile, play_out  # noqa: E402
 
-SOLITAIRES = ("good-neighbors", "big-clock", "luzon")
+SOLITAIRES = tuple(name for name, g in GAMES.items() if g.solitaire)
 
 
 def available_games() -> list[str]:
@@ -50,7 +50,7 @@ def available_games() -> list[str]:
     out = []
     for name in SOLITAIRES:
         try:
-            import_module(GAMES[name].partition(":")[0])
+            import_module(GAMES[name].module)
         except ModuleNotFoundError:
             continue
         out.append(name)
@@ -69,7 +69,7 @@ def run_task(job: tuple) -> dict:
     ``scripts/calibrate_solitaires.py`` reads)."""
     name, params, seed, policy, samples, node_limit = job[:6]
     hint_nodes = job[6] if len(job) > 6 else None
-    mod = import_module(GAMES[name].partition(":")[0])
+    mod = import_module(GAMES[name].module)
     deal = make_game(name, **params).new_initial_state(seed)
     out: dict = {"seed": seed, "policy": policy}
     if policy == "random":
@@ -247,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in [g.strip() for g in args.games.split(",") if g.strip()]:
         if name not in SOLITAIRES:
             ap.error(f"unknown solitaire {name!r}; choose from {SOLITAIRES}")
-        mod = import_module(GAMES[name].partition(":")[0])
+        mod = import_module(GAMES[name].module)
         sizes = mod.GAME_SIZES
         if args.sizes:
             wanted = args.sizes.split(",")

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine import GAMES, wilson_interval  # noqa: E402
 from engine.calibration import BINS, MIN_DEALS, MIN_HINTS, TABLE_PATH, TOLERANCE, bin_of  # noqa: E402
 
-SOLITAIRES = ("good-neighbors", "big-clock", "luzon")
+SOLITAIRES = tuple(name for name, g in GAMES.items() if g.solitaire)
 
 
 def hint_settings(mod, params: dict) -> str:
@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in [g.strip() for g in args.games.split(",") if g.strip()]:
         if name not in SOLITAIRES:
             ap.error(f"unknown solitaire {name!r}; choose from {SOLITAIRES}")
-        mod = import_module(GAMES[name].partition(":")[0])
+        mod = import_module(GAMES[name].module)
         for label, params in mod.GAME_SIZES:
             if args.sizes and label not in args.sizes.split(","):
                 continue

@@ -1,6 +1,8 @@
 """``domino-companion play GAME``: a game in the terminal, without a camera.
 
-Each game's terminal front end is ``companion/terminal/<module>.py`` with ``play(args)``.
+Each game's terminal front end is a module with ``play(args)``: the solitaires share
+``companion/terminal/solitaire.py``; a game for several players has its own
+``companion/terminal/<name>.py`` (name with ``_`` for ``-``). The games come from ``engine.GAMES``.
 """
 
 from __future__ import annotations
@@ -8,13 +10,15 @@ from __future__ import annotations
 import argparse
 from importlib import import_module
 
-FRONT_ENDS = {
-    "draw100": "companion.terminal.draw100",
-    "tableaux": "companion.terminal.tableaux",
-    "good-neighbors": "companion.terminal.solitaire",
-    "big-clock": "companion.terminal.solitaire",
-    "luzon": "companion.terminal.solitaire",
-}
+from engine import GAMES, GameType
+
+
+def front_end(g: GameType) -> str:
+    """The module of the terminal front end of game ``g``."""
+    return "companion.terminal." + ("solitaire" if g.solitaire else g.name.replace("-", "_"))
+
+
+FRONT_ENDS = {name: front_end(g) for name, g in GAMES.items()}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

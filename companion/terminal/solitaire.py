@@ -20,7 +20,7 @@ from importlib import import_module
 from types import ModuleType
 from typing import TextIO
 
-from engine import GAMES, make_game
+from engine import GAMES, get_game_type, make_game
 
 
 def load_module(name: str) -> ModuleType:
@@ -29,9 +29,7 @@ def load_module(name: str) -> ModuleType:
     Raises:
         ValueError: unknown game, or its engine module is not installed yet.
     """
-    if name not in GAMES:
-        raise ValueError(f"unknown game {name!r}; choose one of {sorted(GAMES)}")
-    module_name = GAMES[name].partition(":")[0]
+    module_name = get_game_type(name).module
     try:
         return import_module(module_name)
     except ModuleNotFoundError as exc:
@@ -50,8 +48,13 @@ def game_params(args: argparse.Namespace) -> dict:
     if getattr(args, "max_pip", None) is not None:
         params["max_pip"] = args.max_pip
     if getattr(args, "variant", None) is not None:
-        if args.game != "luzon":
-            raise ValueError(f"--variant is only for luzon (sixes), not {args.game}")
+        if not get_game_type(args.game).variants:
+            with_variants = ", ".join(
+                f"{g.name} ({'/'.join(v for v in g.variants if v)})"
+                for g in GAMES.values()
+                if g.variants
+            )
+            raise ValueError(f"--variant is only for {with_variants}, not {args.game}")
         params["variant"] = args.variant
     return params
 

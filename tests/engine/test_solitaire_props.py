@@ -100,7 +100,7 @@ def solitaire_games():
     out = [("good-neighbors", {"max_pip": m}) for m in (12, 9, 6)]
     out += [("luzon", {"variant": v}) for v in (None, "sixes")]
     try:
-        import_module(GAMES["big-clock"].partition(":")[0])
+        import_module(GAMES["big-clock"].module)
     except ModuleNotFoundError:
         pass
     else:
