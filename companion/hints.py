@@ -16,7 +16,7 @@ the player: open-end ids, cell coordinates, slot numbers and search limits are p
 Problem messages get the same treatment (:func:`plain_problem`): "table tile 9" becomes
 "tile 10", the number drawn on the photo. The action shapes read are the engines'
 ``action_to_json`` (engine/draw100/game.py, engine/tableaux/game.py, engine/good_neighbors.py,
-engine/big_clock.py, engine/luzon.py); the rules behind the words are in RULES.md.
+engine/big_clock/, engine/luzon.py); the rules behind the words are in RULES.md.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 SOLITAIRE MODULE INTERFACE
 ==========================
-Each of ``engine/good_neighbors.py``, ``engine/big_clock.py`` and ``engine/luzon.py`` provides,
+Each of ``engine/good_neighbors.py``, ``engine/big_clock/`` and ``engine/luzon.py`` provides,
 at module level (the terminal front end ``companion/terminal/solitaire.py`` and the benchmark
 ``scripts/bench_solitaires.py`` use only these names):
 

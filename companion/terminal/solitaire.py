@@ -2,7 +2,7 @@
 
 Generic over the solitaire module interface of ``engine/solitaire.py``: the game module is found
 by name in the registry ``engine.GAMES`` and used only through that interface, so The Big Clock
-works here as soon as ``engine/big_clock.py`` exists.
+works here as soon as ``engine/big_clock/`` exists.
 
 Each turn shows the layout (``str(state)``) and the numbered moves; the player types a number,
 ``h`` for the hint (best move and estimated win chance), ``q`` to quit. Modules with
