@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
+from .actions import ActionRecord
 from .game import TERMINAL, Game, Hint, State
 from .solitaire import NodeBudget, SearchLimit, clone_rng, determinized_hint, random_legal_action
 from .tiles import DominoSet, Tile
@@ -345,8 +346,9 @@ class GoodNeighborsState(State):
     def action_to_string(self, action: RemovePairs) -> str:
         return str(action)
 
-    def action_to_json(self, action: RemovePairs):
-        return {"pairs": [[str(a), str(b)] for a, b in action.pairs]}
+    def action_record(self, action: RemovePairs) -> ActionRecord:
+        """``remove`` with the tiles of every pair, pair by pair."""
+        return ActionRecord("remove", tuple(str(t) for pair in action.pairs for t in pair))
 
     def __str__(self) -> str:
         width = max(5, len(str(Tile(self.game.max_pip, self.game.max_pip))) + 2)

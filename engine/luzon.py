@@ -33,6 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from . import actions
+from .actions import ActionRecord
 from .game import TERMINAL, Game, Hint, State
 from .solitaire import NodeBudget, SearchLimit, clone_rng, determinized_hint, random_legal_action
 from .tiles import DominoSet, Tile
@@ -363,10 +365,11 @@ class LuzonState(State):
     def action_to_string(self, action: LuzonAction) -> str:
         return str(action)
 
-    def action_to_json(self, action: LuzonAction):
+    def action_record(self, action: LuzonAction) -> ActionRecord:
+        """``remove`` with the two tiles, or ``move`` of a free tile to a new column."""
         if isinstance(action, NewColumn):
-            return {"move": str(action.tile)}
-        return {"pair": [str(action.a), str(action.b)]}
+            return ActionRecord("move", (str(action.tile),), actions.NewColumn())
+        return ActionRecord("remove", (str(action.a), str(action.b)))
 
     def __str__(self) -> str:
         depth = max((len(c) for c in self.columns), default=0)

@@ -262,14 +262,16 @@ def determinized_hint(
             else:
                 why += "; win chance not shown: quotes like this are not calibrated"
     text = f"{state.action_to_string(best)}: {why}"
-    h = Hint(best, ranking, "win_rate", chance, text, (time.perf_counter() - t0) * 1000)
-    h.search = {
-        "won": wins[b],
-        "finished": done[b],
-        "unknown": unknown,  # type: ignore[attr-defined]
-        "raw": raw,
-    }
-    return h
+    return Hint(
+        best,
+        ranking,
+        "win_rate",
+        chance,
+        text,
+        (time.perf_counter() - t0) * 1000,
+        plan=[best],
+        search={"won": wins[b], "finished": done[b], "unknown": unknown, "raw": raw},
+    )
 
 
 def play_out(state: State, policy: Callable[[State], Action], max_turns: int = 10_000) -> bool:

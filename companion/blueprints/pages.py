@@ -11,6 +11,8 @@ from __future__ import annotations
 import segno
 from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 
+from engine import GAMES
+
 from .. import guard, services, store
 from ..db import get_db, transaction
 
@@ -146,8 +148,10 @@ def table(table_id: int):
         for k, v in services.availability().items()
         if not v["ok"] and (k in ("detector", "layout") or k == f"engine:{row['game']}")
     ]
+    game = GAMES[row["game"]]
     boot = {
         "table": data,
+        "game": game.to_json(),
         "code": code,
         "photo": photo,
         "max_pip": max_pip,
@@ -157,6 +161,7 @@ def table(table_id: int):
     return render_template(
         "table.html",
         t=data,
+        game=game,
         code=code,
         qr_svg=qr_svg,
         join_url=join_url,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping, Sequence
 
+from ..actions import ActionRecord, Pile
 from ..game import TERMINAL, Game, State
 from ..solitaire import clone_rng
 from ..tiles import DominoSet, Tile
@@ -367,21 +368,19 @@ class BigClockState(State):
             return f"give up: {d} cannot come home"
         return str(action)
 
-    def action_to_json(self, action: BigClockAction):
-        kind = type(action).__name__.lower()
-        out = {
-            "type": {
-                "place": "place",
-                "move": "move",
-                "setaside": "set_aside",
-                "giveup": "give_up",
-            }[kind]
-        }
+    def action_record(self, action: BigClockAction) -> ActionRecord:
+        """``play`` of the drawn tile on a pile; ``move`` of a pile's top tile from pile to pile;
+        ``set_aside`` and ``give_up`` name the drawn tile."""
+        d = self.drawn
+        drawn = () if d is None else (str(d),)
         if isinstance(action, Place):
-            out["slot"] = action.slot
-        elif isinstance(action, Move):
-            out.update(src=action.src, dst=action.dst)
-        return out
+            return ActionRecord("play", drawn, Pile(action.slot))
+        if isinstance(action, Move):
+            top = self.top(action.src)
+            return ActionRecord(
+                "move", () if top is None else (str(top),), Pile(action.dst), Pile(action.src)
+            )
+        return ActionRecord("set_aside" if isinstance(action, SetAside) else "give_up", drawn)
 
     def __str__(self) -> str:
         tab = self._tab
