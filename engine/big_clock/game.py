@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..actions import ActionRecord, Pile
-from ..game import TERMINAL, Game, State
-from ..solitaire import clone_rng
+from ..game import Game
+from ..solitaire import SolitaireState
 from ..tiles import DominoSet, Tile
 from .rules import (
     GIVE_UP,
@@ -175,7 +174,7 @@ class BigClockGame(Game):
         return f"BigClockGame(max_pip={self.max_pip})"
 
 
-class BigClockState(State):
+class BigClockState(SolitaireState):
     """A Big Clock position.
 
     Read it through :attr:`piles` (slot -> tiles bottom to top), :attr:`drawn`, :attr:`stock`
@@ -188,6 +187,10 @@ class BigClockState(State):
     placed).
     """
 
+    COPIED = ("_stock", "_set_aside")
+    STOCK = "_stock"
+    game: BigClockGame
+
     def __init__(self, game: BigClockGame, seed: int | None, deal: bool = True):
         super().__init__(game, seed)
         self._tab = _tables(game.max_pip)
@@ -199,7 +202,6 @@ class BigClockState(State):
         self.rescuing = False
         self.drawn_known = True
         self._gave_up = False
-        self._legal: list | None = None
         if deal:
             ds = game.domino_set
             tiles = [t for t in ds.tiles if t != Tile(0, 0)]
@@ -275,17 +277,9 @@ class BigClockState(State):
         self.rescuing = False
         self.drawn_known = True
 
-    def current_player(self) -> int:
-        return TERMINAL if self.is_terminal() else 0
-
-    def legal_actions(self) -> list[BigClockAction]:
+    def _compute_legal(self) -> list[BigClockAction]:
         """Places (best first by the slot rule), then SetAside, moves and GiveUp; empty when
         the game is over."""
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return list(self._legal)
-
-    def _compute_legal(self) -> list[BigClockAction]:
         tab, piles, drawn = self._tab, self._piles, self._drawn
         if self._gave_up or drawn < 0 or _all_home(tab, piles):
             return []
@@ -321,29 +315,6 @@ class BigClockState(State):
             self.moves_used += 1
         else:
             self._gave_up = True
-        self._legal = None
-
-    def is_terminal(self) -> bool:
-        return not self.legal_actions()
-
-    def returns(self) -> list[float]:
-        return [1.0 if self.is_won() else 0.0]
-
-    def clone(self) -> BigClockState:
-        c = BigClockState.__new__(BigClockState)
-        c.game, c.seed, c.rng = self.game, self.seed, clone_rng(self.rng)
-        c.history = list(self.history)
-        c._tab, c._piles, c._stock = self._tab, self._piles, list(self._stock)
-        c._drawn, c._set_aside = self._drawn, list(self._set_aside)
-        c.moves_used, c._gave_up, c._legal = self.moves_used, self._gave_up, self._legal
-        c.rescuing, c.drawn_known = self.rescuing, self.drawn_known
-        return c
-
-    def determinize(self, rng: random.Random) -> BigClockState:
-        """A clone with the face-down stock reshuffled by ``rng`` (clock and drawn tile kept)."""
-        c = self.clone()
-        rng.shuffle(c._stock)
-        return c
 
     def action_to_string(self, action: BigClockAction) -> str:
         d = self.drawn
