@@ -16,6 +16,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import import_module
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -329,6 +330,19 @@ def get_game_type(name: str) -> GameType:
         return GAMES[key]
     except KeyError:
         raise ValueError(f"unknown game {name!r}; choose one of {', '.join(GAMES)}") from None
+
+
+@cache
+def name_of(cls: type) -> str:
+    """The catalog name of the Game class ``cls`` (its record's ``factory`` names the class, or
+    the package that re-exports it); ``""`` when no record does."""
+    for g in GAMES.values():
+        module, _, cls_name = g.factory.partition(":")
+        if cls.__name__ == cls_name and (
+            cls.__module__ == module or cls.__module__.startswith(module + ".")
+        ):
+            return g.name
+    return ""
 
 
 def games_where(pred: Callable[[GameType], bool]) -> frozenset[str]:

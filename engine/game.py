@@ -40,12 +40,18 @@ class IllegalActionError(ValueError):
 class Game(ABC):
     """Rules and parameters of one game (e.g. double-6 draw to 100 with 2 players).
 
-    Subclasses set ``name`` (the short id used by the CLI and the web page, e.g. ``"draw100"``)
-    and ``num_players``.
+    Subclasses set ``num_players``. ``name`` (the short id used by the CLI and the web page) is
+    the name of the game's record in the catalog (:data:`engine.GAMES`), found by its class.
     """
 
-    name: str = ""
     num_players: int = 1
+
+    @property
+    def name(self) -> str:
+        """The short name of this game in the catalog (``""`` for a class outside it)."""
+        from .catalog import name_of
+
+        return name_of(type(self))
 
     @abstractmethod
     def new_initial_state(self, seed: int | None = None) -> State:

@@ -185,7 +185,6 @@ class GoodNeighborsGame(Game):
         ValueError: ``max_pip`` is not 12, 9 or 6.
     """
 
-    name = "good-neighbors"
     num_players = 1
 
     def __init__(self, max_pip: int | None = 12):

@@ -212,7 +212,6 @@ class LuzonGame(Game):
         ValueError: unknown variant, or a ``max_pip`` other than 6.
     """
 
-    name = "luzon"
     num_players = 1
 
     def __init__(self, variant: str | None = None, max_pip: int | None = None):

@@ -24,7 +24,7 @@ from engine import GAMES, get_game_type, make_game
 
 
 def load_module(name: str) -> ModuleType:
-    """The engine module of solitaire ``name`` (e.g. ``engine.luzon`` for ``"luzon"``).
+    """The engine module of solitaire ``name`` (its catalog record's ``module``).
 
     Raises:
         ValueError: unknown game, or its engine module is not installed yet.

@@ -49,7 +49,6 @@ class BigClockGame(Game):
         ValueError: ``max_pip`` is not 12, 9 or 6.
     """
 
-    name = "big-clock"
     num_players = 1
 
     def __init__(self, max_pip: int | None = 12):

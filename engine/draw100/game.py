@@ -101,8 +101,6 @@ class Draw100Game(Game):
             the hands do not fit in the set or is < 1, a set other than double-six).
     """
 
-    name = "draw100"
-
     def __init__(
         self, num_players: int = 2, target: int = 100, hand_size: int = 5, max_pip: int | None = 6
     ):
@@ -468,7 +466,7 @@ class Draw100State(State):
         viewer = self.player if viewer is None else viewer
         to_move = self.current_player()
         return {
-            "game": "draw100",
+            "game": self.game.name,
             "round": self.round_no,
             "scores": list(self.scores),
             "target": self.game.target,

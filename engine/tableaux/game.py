@@ -98,7 +98,6 @@ class TableauxGame(Game):
         ValueError: ``max_pip`` is not 6 or 9.
     """
 
-    name = "tableaux"
     num_players = 2
 
     def __init__(self, max_pip: int = 6):
