@@ -330,7 +330,7 @@ def _columns(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     if aj.get("type") == "remove":
         return _pairs(_in_pairs(names), idx, tiles, "Remove together")
     tile = names[0]
-    out = {"text": f"Move {tile} to start a new column", "label": f"move {tile}"}
+    out: dict[str, Any] = {"text": f"Move {tile} to start a new column", "label": f"move {tile}"}
     if tile in idx:
         out["outline"] = [idx[tile]]
         out["anchor"] = _centre(tiles[idx[tile]]).tolist()
@@ -423,6 +423,8 @@ PRESENTERS = {name: BY_SHAPE[g.shape] for name, g in GAMES.items()}
 def move_words(game: str, analysis: dict, tiles: list[dict], move: dict) -> str:
     """One legal move (``{"text", "json"}``) in players' words (the hint's sentence for it)."""
     fn = PRESENTERS.get(game)
+    if fn is None:
+        return _plain_action(str(move.get("text", "")))
     try:
         return fn(analysis, tiles, {"action_json": move["json"], "action": move.get("text", "")})[
             "text"

@@ -22,7 +22,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from .actions import ActionRecord
 
@@ -31,6 +31,8 @@ TERMINAL = -4
 """``current_player()`` once the game is over."""
 
 Action = Hashable
+#: The action type of a game's states (``State[A]``).
+A = TypeVar("A", bound=Hashable)
 
 
 class IllegalActionError(ValueError):
@@ -54,10 +56,10 @@ class Game(ABC):
         return name_of(type(self))
 
     @abstractmethod
-    def new_initial_state(self, seed: int | None = None) -> State:
+    def new_initial_state(self, seed: int | None = None) -> State[Any]:
         """A fresh deal. The same seed gives the same deal."""
 
-    def replay(self, seed: int | None, actions: Sequence[Action]) -> State:
+    def replay(self, seed: int | None, actions: Sequence[Any]) -> State[Any]:
         """Rebuild a state from its seed and the list of actions played since the deal.
 
         Raises:
@@ -72,7 +74,7 @@ class Game(ABC):
         return f"{type(self).__name__}()"
 
 
-class State(ABC):
+class State(ABC, Generic[A]):
     """One position of a game. Subclasses implement the abstract methods.
 
     ``self.rng`` is the seeded source of every chance event; ``self.history`` lists the actions
@@ -83,7 +85,7 @@ class State(ABC):
         self.game = game
         self.seed = seed
         self.rng = random.Random(seed)
-        self.history: list[Action] = []
+        self.history: list[A] = []
 
     # --- the OpenSpiel-like core -------------------------------------------------------
     @abstractmethod
@@ -91,11 +93,11 @@ class State(ABC):
         """Index of the player to act (0-based), or :data:`TERMINAL` when the game is over."""
 
     @abstractmethod
-    def legal_actions(self) -> list[Action]:
+    def legal_actions(self) -> list[A]:
         """The actions the current player may take now; empty when terminal."""
 
     @abstractmethod
-    def _apply(self, action: Action) -> None:
+    def _apply(self, action: A) -> None:
         """Apply a known-legal action (subclasses implement; callers use apply_action)."""
 
     @abstractmethod
@@ -106,7 +108,7 @@ class State(ABC):
     def returns(self) -> list[float]:
         """Per-player result: the score so far (points) or, for solitaires, 1.0 won / 0.0 not."""
 
-    def apply_action(self, action: Action) -> None:
+    def apply_action(self, action: A) -> None:
         """Play ``action`` for the current player.
 
         Raises:
@@ -119,25 +121,25 @@ class State(ABC):
         self._apply(action)
         self.history.append(action)
 
-    def clone(self) -> State:
+    def clone(self) -> State[A]:
         """An independent deep copy (the RNG included, so chance continues identically)."""
         return copy.deepcopy(self)
 
     # --- readings ----------------------------------------------------------------------
-    def action_to_string(self, action: Action) -> str:
+    def action_to_string(self, action: A) -> str:
         """A short human reading of ``action``."""
         return str(action)
 
     @abstractmethod
-    def action_record(self, action: Action) -> ActionRecord:
+    def action_record(self, action: A) -> ActionRecord:
         """``action`` in the schema all games share (:mod:`engine.actions`): its type, the tiles
         it handles and its place. Read in this state (e.g. the Big Clock's drawn tile)."""
 
-    def action_to_json(self, action: Action) -> dict[str, Any]:
+    def action_to_json(self, action: A) -> dict[str, Any]:
         """The JSON of :meth:`action_record`: ``{"type", "tiles"[, "place"][, "source"]}``."""
         return self.action_record(action).to_json()
 
-    def action_from_json(self, data: Any) -> Action:
+    def action_from_json(self, data: Any) -> A:
         """The legal action whose JSON (:meth:`action_to_json`) is ``data``.
 
         Raises:
@@ -188,16 +190,16 @@ class Hint:
             ``{"won", "finished", "unknown", "raw"}``), or None.
     """
 
-    action: Action | None
-    ranking: list[tuple[Action, float]] = field(default_factory=list)
+    action: Any
+    ranking: list[tuple[Any, float]] = field(default_factory=list)
     value_unit: str = ""
     win_chance: float | None = None
     explanation: str = ""
     elapsed_ms: float = 0.0
-    plan: list[Action] = field(default_factory=list)
+    plan: list[Any] = field(default_factory=list)
     search: dict[str, Any] | None = None
 
-    def to_json(self, state: State, top: int = 10) -> dict[str, Any]:
+    def to_json(self, state: State[Any], top: int = 10) -> dict[str, Any]:
         """JSON-ready hint for ``state`` (the state it was asked for): ``action`` (text),
         ``action_json`` (:meth:`State.action_to_json`, None without action), ``value_unit``,
         ``win_chance``, ``explanation``, ``elapsed_ms``, ``ranking`` (the best ``top``:

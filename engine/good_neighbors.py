@@ -262,7 +262,7 @@ class GoodNeighborsGame(Game):
         return f"GoodNeighborsGame(max_pip={self.max_pip})"
 
 
-class GoodNeighborsState(SolitaireState):
+class GoodNeighborsState(SolitaireState[RemovePairs]):
     """A Good Neighbors position.
 
     Attributes:
@@ -410,7 +410,7 @@ def solve_line(state: GoodNeighborsState, node_limit: int = 200_000) -> list[Rem
 def _candidates(state: GoodNeighborsState) -> list[RemovePairs]:
     """Legal turns with distinct removed-tile sets, most pairs first (greedy preference)."""
     seen: set[frozenset] = set()
-    out = []
+    out: list[RemovePairs] = []
     for a in sorted(state.legal_actions(), key=lambda a: -len(a.pairs)):
         if a.tiles not in seen:
             seen.add(a.tiles)
@@ -424,7 +424,7 @@ def _evaluate(det: GoodNeighborsState, actions: Sequence[RemovePairs], node_limi
     ds = det.game.domino_set
     grid, stock = det._ids(det.grid), det._ids(det.stock)
     memo: dict = {}
-    out = []
+    out: list[bool | None] = []
     for a in actions:
         gone = {ds.index(t) for t in a.tiles}
         mask = sum(1 << k for k, g in enumerate(grid) if g in gone)
@@ -510,7 +510,7 @@ def parse_action(state: GoodNeighborsState, text: str) -> RemovePairs | None:
     if len(parts) < 2 or not all(p.isdigit() for p in parts):
         return None
     menu = menu_actions(state)
-    chosen = []
+    chosen: list[tuple[Tile, Tile]] = []
     for p in parts:
         k = int(p)
         if not 1 <= k <= len(menu):

@@ -276,7 +276,7 @@ class LuzonGame(Game):
         return f"LuzonGame(variant={self.variant!r})"
 
 
-class LuzonState(SolitaireState):
+class LuzonState(SolitaireState[LuzonAction]):
     """A Luzon position.
 
     Attributes:
@@ -443,7 +443,7 @@ def solve_line(state: LuzonState, node_limit: int = 500_000) -> list[LuzonAction
 def _evaluate(det: LuzonState, actions: Sequence[LuzonAction], node_limit: int) -> list:
     ok = det._ok()
     memo: dict = {}
-    out = []
+    out: list[bool | None] = []
     for a in actions:
         c = det.clone()
         c.apply_action(a)

@@ -53,13 +53,13 @@ from abc import abstractmethod
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, ClassVar
 
-from .game import TERMINAL, Hint, State
+from .game import TERMINAL, A, Hint, State
 
 Action = Hashable
 
 #: ``evaluate(det_state, actions, node_limit) -> [True | False | None per action]``: does each
 #: action, applied to a determinized state (stock order known), still lead to a win?
-Evaluator = Callable[[State, Sequence[Action], int], list]
+Evaluator = Callable[[Any, Sequence[Any], int], "list[bool | None]"]
 
 
 class SearchLimit(Exception):
@@ -94,7 +94,7 @@ def clone_rng(rng: random.Random) -> random.Random:
     return out
 
 
-class SolitaireState(State):
+class SolitaireState(State[A]):
     """Base of the solitaire states (Good Neighbors, The Big Clock, Luzon).
 
     One player (0) until the game is over (:data:`engine.game.TERMINAL`); ``returns()`` is
@@ -115,25 +115,25 @@ class SolitaireState(State):
 
     def __init__(self, game: Any, seed: int | None):
         super().__init__(game, seed)
-        self._legal: list[Any] | None = None
+        self._legal: list[A] | None = None
 
     @abstractmethod
     def is_won(self) -> bool:
         """True when the layout is won (the rules' goal reached)."""
 
     @abstractmethod
-    def _compute_legal(self) -> list[Any]:
+    def _compute_legal(self) -> list[A]:
         """The legal actions of this position, in the game's order; [] when it is over."""
 
-    def _actions(self) -> list[Any]:
+    def _actions(self) -> list[A]:
         if self._legal is None:
             self._legal = self._compute_legal()
         return self._legal
 
-    def legal_actions(self) -> list[Any]:
+    def legal_actions(self) -> list[A]:
         return list(self._actions())
 
-    def apply_action(self, action: Action) -> None:
+    def apply_action(self, action: A) -> None:
         super().apply_action(action)
         self._legal = None
 
@@ -169,7 +169,7 @@ class SolitaireState(State):
         return c
 
 
-def random_legal_action(state: State, rng: random.Random) -> Action:
+def random_legal_action(state: State[A], rng: random.Random) -> A:
     """A uniformly random legal action of ``state``.
 
     Raises:
@@ -187,8 +187,8 @@ def evaluate_by_solving(solve: Callable[..., bool | None]) -> Evaluator:
     Games with a faster internal search pass their own evaluator to :func:`determinized_hint`.
     """
 
-    def evaluate(det: State, actions: Sequence[Action], node_limit: int) -> list:
-        out = []
+    def evaluate(det: State[Any], actions: Sequence[Any], node_limit: int) -> list[bool | None]:
+        out: list[bool | None] = []
         for a in actions:
             child = det.clone()
             child.apply_action(a)
@@ -199,7 +199,7 @@ def evaluate_by_solving(solve: Callable[..., bool | None]) -> Evaluator:
 
 
 def determinized_hint(
-    state: State,
+    state: Any,
     *,
     evaluate: Evaluator,
     samples: int = 20,
@@ -350,7 +350,7 @@ def determinized_hint(
     )
 
 
-def play_out(state: State, policy: Callable[[State], Action], max_turns: int = 10_000) -> bool:
+def play_out(state: State[Any], policy: Callable[[Any], Any], max_turns: int = 10_000) -> bool:
     """Play ``state`` to the end with ``policy(state) -> action``; True when won.
 
     Modifies ``state``. Raises ValueError when the game does not end within ``max_turns``.
@@ -362,7 +362,7 @@ def play_out(state: State, policy: Callable[[State], Action], max_turns: int = 1
     raise ValueError(f"the game did not end within {max_turns} turns")
 
 
-def exhaustive_win(state: State) -> bool:
+def exhaustive_win(state: State[Any]) -> bool:
     """Can ``state`` be won, by plain search over the State API (no memo, stock order known)?
 
     The reference the fast solvers are tested against; exponential, so only for small positions.

@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
                 f" ({sc['hints_shown']} of {sc['hints']} hints shown), base rate "
                 f"{100 * sc['base']:.1f}% {sc['base_rate']:.3f}"
             )
-            stored[f"{name}/{label}" if name != "luzon" else f"luzon/{label}"] = {
+            stored[f"{name}/{label}"] = {
                 "settings": hint_settings(mod, params) if bench_settings else None,
                 "deals": deals,
                 "bins": rel["bins"],

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--conf must be between 0 and 1, got {args.conf}")
     img = load_image(args.image)
     t0 = time.perf_counter()
-    dropped: list = [] if args.debug else None
+    dropped: list | None = [] if args.debug else None
     tiles = detect(img, model=args.model, conf_threshold=args.conf, dropped=dropped)
     elapsed = (time.perf_counter() - t0) * 1000
     if args.annotate:

@@ -103,6 +103,7 @@ def play(
         print(f"you: {state.action_to_string(a)}", file=out)
         state.apply_action(a)
     _report_rounds(state, seen, out)
+    assert state.winner is not None  # the loop ends when the game does
     print(
         f"game over: P{state.winner} wins with {state.scores[state.winner]} points"
         + (" -- you win!" if state.winner == HUMAN else "."),

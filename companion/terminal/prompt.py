@@ -6,7 +6,7 @@ the turn); bad input gets a message and the prompt again; end of input quits cle
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO
 
 
@@ -15,7 +15,7 @@ def choose_action(
     hint_text: Callable[[], str],
     inp: TextIO,
     out: TextIO,
-    extra: dict[str, tuple[str, object]] | None = None,
+    extra: Mapping[str, tuple[str, object]] | None = None,
 ):
     """Ask the human for one of ``actions`` until a valid answer.
 

@@ -99,6 +99,7 @@ def play(
         state.apply_action(a)
     _print_events(state, seen, out)
     print(str(state), file=out)
+    assert state.winner is not None  # the loop ends when the game does
     print(
         f"game over: P{state.winner} wins with {state.scores[state.winner]} points"
         + (" -- you win!" if state.winner == HUMAN else "."),

@@ -173,7 +173,7 @@ class BigClockGame(Game):
         return f"BigClockGame(max_pip={self.max_pip})"
 
 
-class BigClockState(SolitaireState):
+class BigClockState(SolitaireState[BigClockAction]):
     """A Big Clock position.
 
     Read it through :attr:`piles` (slot -> tiles bottom to top), :attr:`drawn`, :attr:`stock`
@@ -206,7 +206,7 @@ class BigClockState(SolitaireState):
             tiles = [t for t in ds.tiles if t != Tile(0, 0)]
             self.rng.shuffle(tiles)
             ids = [ds.index(t) for t in tiles]
-            piles = [()] * (game.max_pip + 1)
+            piles: list[tuple[int, ...]] = [()] * (game.max_pip + 1)
             for slot, t in zip(game.deal_order, ids):
                 piles[slot] = (t,)
             self._piles = tuple(piles)

@@ -220,7 +220,7 @@ class Draw100Game(Game):
         return state
 
 
-class Draw100State(State):
+class Draw100State(State[Action]):
     """A position of :class:`Draw100Game`. Read-only attributes for front ends:
 
     - ``line``: the :class:`LineOfPlay` of this round (empty before the lead).
@@ -232,6 +232,8 @@ class Draw100State(State):
       is known NOT to show (set when the seat drew or passed on those open numbers); used by
       hints to sample unseen tiles consistently.
     """
+
+    game: Draw100Game
 
     def __init__(self, game: Draw100Game, seed: int | None):
         super().__init__(game, seed)
@@ -354,7 +356,7 @@ class Draw100State(State):
         tiles, else ``[Pass()]``. Empty when terminal."""
         if self.winner is not None:
             return []
-        plays = self.playable()
+        plays: list[Action] = list(self.playable())
         if plays:
             return plays
         return [DRAW] if self.boneyard else [PASS]

@@ -271,7 +271,7 @@ class LineOfPlay:
             if parent is None:
                 line.place_first(tile)
             else:
-                line.attach_at(tile, parent, direction)
+                line.attach_at(tile, parent, str(direction))
         return line
 
     def __str__(self) -> str:

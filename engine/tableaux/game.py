@@ -71,6 +71,7 @@ class EndTurn:
 
 PASS = Pass()
 END_TURN = EndTurn()
+TableauxAction = Place | Pass | EndTurn
 
 
 class _HybridMethod:
@@ -187,7 +188,7 @@ class TableauxGame(Game):
         )
 
 
-class TableauxState(State):
+class TableauxState(State[TableauxAction]):
     """One position of a Tableaux game (see the module docstring for the rules as played).
 
     Readable attributes: ``board`` (:class:`~engine.tableaux.board.Board`), ``hands`` (two lists
@@ -197,6 +198,8 @@ class TableauxState(State):
     ``hand_results`` (list of ``(hand_scores, winner)`` for finished hands), ``events`` (short
     human log lines of automatic things: draws, hand ends).
     """
+
+    game: TableauxGame
 
     def __init__(self, game: TableauxGame, seed: int | None, _deal: bool = True):
         super().__init__(game, seed)
@@ -481,9 +484,9 @@ class TableauxState(State):
         seen = {start}
         todo = [start]
         while todo:
-            r, c = todo.pop()
+            row, col = todo.pop()
             for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-                nb = (r + dr, c + dc)
+                nb = (row + dr, col + dc)
                 if nb in board.num and nb not in seen:
                     seen.add(nb)
                     todo.append(nb)

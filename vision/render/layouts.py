@@ -128,7 +128,7 @@ def layout_big_clock(rng: random.Random, max_pip: int | None = None) -> LayoutSa
     st = _random_play(g.new_initial_state(rng.randrange(10**9)), rng, rng.choice((0, 3, 10, 30)))
     radius = {12: 5.0, 9: 4.2, 6: 3.6}[n]
     pl = [_place(Tile(0, 0), 0.0, 0.0, -90.0, 0, (0.05, 3.0), rng)]
-    tops = {}
+    tops: dict[str, str | None] = {}
     for k, pile in st.piles.items():
         if not pile:
             tops[str(k)] = None
@@ -185,7 +185,7 @@ def _line_placements(line, rng: random.Random, bend: float = 0.15) -> list[Place
     d0 = np.array(rng.choice(((1.0, 0.0), (0.0, 1.0))))
     info: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # node -> (centre, line direction)
     pl: list[Placement] = []
-    polys = []
+    polys: list[np.ndarray] = []
     for node in line.nodes:
         t = node.tile
         if node.parent is None:
@@ -255,7 +255,7 @@ def board_tiles(board) -> list[tuple[Tile, float, float, float, int]]:
     """The tiles of a Tableaux ``Board`` on the table plane, cells on a square grid of pitch 1.03
     tile widths: ``(tile, x, y_down, angle_down_deg, number on half 0)`` per tile (y pointing
     down, the angle from half 0 to half 1 clockwise from +x)."""
-    seen = set()
+    seen: set[tuple[int, int]] = set()
     out = []
     for cell, num in sorted(board.num.items()):
         if cell in seen:
@@ -460,10 +460,13 @@ def read_matches(sample: LayoutSample, result) -> bool:
         opens = sorted(e["number"] for e in lay["open_ends"])
         return edges == tr["edges"] and opens == tr["open"]
     if shape is Shape.TABLEAU:
-        got = {}
+        cells: dict[tuple[int, int], int] = {}
         for p in lay["placed"]:
             for cell, v in zip(p["cells"], p["pips"]):
-                got[tuple(cell)] = v
-        want = {tuple(int(x) for x in k.split(",")): v for k, v in tr["cells"].items()}
-        return _canon_cells(got) == _canon_cells(want)
+                cells[(int(cell[0]), int(cell[1]))] = int(v)
+        want: dict[tuple[int, int], int] = {}
+        for k, v in tr["cells"].items():
+            r, c = (int(x) for x in k.split(","))
+            want[(r, c)] = int(v)
+        return _canon_cells(cells) == _canon_cells(want)
     raise ValueError(f"unknown game {sample.game!r}")
