@@ -24,9 +24,28 @@ FRONT_ENDS = {name: front_end(g) for name, g in GAMES.items()}
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", choices=sorted(FRONT_ENDS), help="which game to play")
     p.add_argument("--seed", type=int, default=None, help="seed of the deal (replayable)")
-    p.add_argument("--players", type=int, default=2, help="players, draw100 only (2-4)")
+    p.add_argument(
+        "--players",
+        type=int,
+        default=2,
+        help="players: "
+        + ", ".join(
+            f"{n} {g.min_players}-{g.max_players}"
+            for n, g in GAMES.items()
+            if g.max_players > g.min_players
+        ),
+    )
     p.add_argument("--max-pip", type=int, default=None, help="set size: 6, 9 or 12")
-    p.add_argument("--variant", default=None, help="game variant (luzon: 'sixes')")
+    p.add_argument(
+        "--variant",
+        default=None,
+        help="game variant: "
+        + ", ".join(
+            f"{n} {'/'.join(repr(v) for v in g.variants if v)}"
+            for n, g in GAMES.items()
+            if g.variants
+        ),
+    )
     p.add_argument("--hint", action="store_true", help="show the hint before each move")
 
 
