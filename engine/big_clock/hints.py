@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Hashable
 from typing import NamedTuple
 
 from ..calibration import quote
@@ -216,7 +217,7 @@ def hint(
         cfg = cfg._replace(node_budget=max(cfg.node_budget, cfg.samples * cfg.node_limit))
     outcomes, nodes = race(state, cands, cfg, seed)
     order = sorted(range(len(cands)), key=lambda i: (-len(outcomes[i]), -_score(outcomes[i]), i))
-    ranking = []
+    ranking: list[tuple[Hashable, float]] = []
     for i in order:
         done = [r for r in outcomes[i] if r is not None]
         ranking.append((cands[i], sum(done) / len(done) if done else float("nan")))

@@ -177,10 +177,10 @@ class _Search:
                     break
                 dep = [max(a, b) for a, b in zip(dep, pd)]
         dep[0] = 0
-        dep = tuple(dep)
+        result = tuple(dep)
         if used == 0:
-            self.store(piles, pos, win, dep)
-        return win, dep
+            self.store(piles, pos, win, result)
+        return win, result
 
 
 def _search_for(state: BigClockState, memo: dict, node_limit: int) -> _Search:
