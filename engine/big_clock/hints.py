@@ -60,8 +60,8 @@ class HintSettings(NamedTuple):
         min_samples: samples every live candidate gets before one may be dropped, or the race
             stopped because no two candidates differed.
         node_limit: solver nodes per search (one candidate on one sampled order).
-        node_budget: solver nodes per hint call, all searches together (the time limit: about
-            70,000 nodes a second on one loaded core).
+        node_budget: solver nodes per hint call, all searches together (the time limit: one
+            core of the shared 2-core machine searches 35,000 to 70,000 nodes a second).
     """
 
     samples: int
