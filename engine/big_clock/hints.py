@@ -136,15 +136,12 @@ def race(
             outcomes[i].append(r)
         if k + 1 < settings.min_samples or len(live) == 1:
             continue
-        lead = min(live, key=lambda i: (-_score(outcomes[i]), i))
-        tail = [outcomes[i][-(k + 1) :] for i in live]
-        if all(t == tail[0] for t in tail):
+        # a live candidate was live from the first sample: its outcomes pair with the others'
+        if all(outcomes[i] == outcomes[live[0]] for i in live):
             break
-        lead_seen = outcomes[lead][-(k + 1) :]
+        lead = min(live, key=lambda i: (-_score(outcomes[i]), i))
         live = [
-            i
-            for i in live
-            if i == lead or not clearly_better(*_beats(lead_seen, outcomes[i][-(k + 1) :]))
+            i for i in live if i == lead or not clearly_better(*_beats(outcomes[lead], outcomes[i]))
         ]
         if len(live) == 1:
             break
