@@ -102,6 +102,54 @@ def shown_chance(
     return Chance(k / n, lo, hi, n, d)
 
 
+def quote(
+    key: str | None,
+    won: int,
+    finished: int,
+    tried: int,
+    settings: str | None = None,
+    exact: bool = False,
+    path: Path | None = None,
+) -> tuple[float | None, str]:
+    """What a solitaire hint says about its best action: ``(win chance or None, reason)``.
+
+    ``won`` of ``finished`` searches (out of ``tried``; the rest hit their node limit) found a
+    win with the sampled stock order known. ``exact``: nothing is hidden, so a finished search
+    is the answer (chance 1.0 or 0.0). Otherwise the chance is :func:`shown_chance` of the raw
+    rate ``won / finished`` (None without ``key``, or where that tenth is not calibrated), and
+    the reason says how the search went and how sure the chance is.
+    """
+    raw = won / finished if finished else None
+    if exact:
+        why = (
+            "this move keeps a winning line"
+            if raw == 1.0
+            else "no move wins from here any more (this one follows the simple rule)"
+            if raw == 0.0
+            else "the search was cut short: win chance unknown"
+        )
+        return raw, why
+    if raw is None:
+        why = (
+            f"no search finished on its {tried} sampled stock orders "
+            "(the node limit cut them): win chance unknown"
+        )
+        return None, why
+    unknown = tried - finished
+    why = f"with the stock order known it would win in {won} of {finished} sampled orders"
+    if unknown:
+        why += f" ({unknown} more search{'es' if unknown > 1 else ''} unfinished)"
+    shown = shown_chance(key, raw, settings, path) if key else None
+    if shown is None:
+        return None, why + "; win chance not shown: quotes like this are not calibrated"
+    why += (
+        f"; hints like this led to a win {100 * shown.chance:.0f}% of the time "
+        f"(95% interval {100 * shown.low:.0f}-{100 * shown.high:.0f}%, "
+        f"{shown.hints} hints on {shown.deals} benchmark deals)"
+    )
+    return shown.chance, why
+
+
 __all__ = [
     "Chance",
     "TABLE_PATH",
@@ -112,4 +160,5 @@ __all__ = [
     "bin_of",
     "table",
     "shown_chance",
+    "quote",
 ]

@@ -300,43 +300,11 @@ def determinized_hint(
     best = cands[b]
     unknown = tried[b] - done[b]
     raw = wins[b] / done[b] if done[b] else None
-    if perfect_information:
-        chance = raw
-        why = (
-            "this move keeps a winning line"
-            if raw == 1.0
-            else "no move wins from here any more (this one follows the simple rule)"
-            if raw == 0.0
-            else "the search was cut short: win chance unknown"
-        )
-    else:
-        from .calibration import shown_chance
+    from .calibration import quote
 
-        shown = shown_chance(calibration_key, raw, settings) if calibration_key else None
-        chance = None if shown is None else shown.chance
-        if raw is None:
-            why = (
-                f"no search finished on its {tried[b]} sampled stock orders "
-                "(the node limit cut them): win chance unknown"
-            )
-        else:
-            why = (
-                f"with the stock order known it would win in {wins[b]} of {done[b]} sampled "
-                "orders"
-                + (
-                    f" ({unknown} more search{'es' if unknown > 1 else ''} unfinished)"
-                    if unknown
-                    else ""
-                )
-            )
-            if shown is not None:
-                why += (
-                    f"; hints like this led to a win {100 * shown.chance:.0f}% of the time "
-                    f"(95% interval {100 * shown.low:.0f}-{100 * shown.high:.0f}%, "
-                    f"{shown.hints} hints on {shown.deals} benchmark deals)"
-                )
-            else:
-                why += "; win chance not shown: quotes like this are not calibrated"
+    chance, why = quote(
+        calibration_key, wins[b], done[b], tried[b], settings, exact=perfect_information
+    )
     text = f"{state.action_to_string(best)}: {why}"
     return Hint(
         best,

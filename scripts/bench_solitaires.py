@@ -10,7 +10,9 @@ size in its module's ``GAME_SIZES``, over seeded deals 0..N-1:
   its node limit are counted as not won and reported;
 - hint: ``hint(state, samples=..., seed=...)`` played to the end (the player's view: the stock
   order is unknown), on the first ``--hint-deals`` deals (the hint is the expensive policy);
-  the time of every hint call is recorded (ms).
+  the time of every hint call is recorded (ms), as wall-clock time and as the CPU time of
+  the worker process (``time.process_time``: on a machine shared with other jobs the wall
+  clock counts the waiting too, the CPU time is what the hint itself costs on one core).
 
 Every deal and policy is a separate task; its result is appended as a JSON line to
 ``<out-dir>/<game>-<size>-<policy>.jsonl`` (default ``data/bench/``, git-ignored) and reused when
@@ -64,7 +66,8 @@ def run_task(job: tuple) -> dict:
     """Play one deal with one policy. ``job`` = (game name, params, seed, policy, hint samples
     or None, solver node limit). Returns ``{"seed", "policy", "won"}`` plus, for the solver,
     ``"solver"`` (True / False / None when the node limit was hit) and ``"solver_ms"``, and for
-    the hint, ``"hint_ms"`` (the time of every hint call, ms) and ``"quotes"``: for every hint
+    the hint, ``"hint_ms"`` and ``"hint_cpu_ms"`` (the wall-clock and CPU time of every hint
+    call, ms) and ``"quotes"``: for every hint
     call that searched a choice, ``[raw rate or None, shown win chance or None]`` (what
     ``scripts/calibrate_solitaires.py`` reads)."""
     name, params, seed, policy, samples, node_limit = job[:6]
@@ -83,20 +86,23 @@ def run_task(job: tuple) -> dict:
         out.update(won=r is True, solver=r, solver_ms=(time.perf_counter() - t0) * 1000)
     elif policy == "hint":
         times: list[float] = []
+        cpu: list[float] = []
         quotes: list = []
         kw = {} if samples is None else {"samples": samples}
         if hint_nodes is not None:
             kw["node_limit"] = hint_nodes
 
         def policy_fn(s):
+            c0 = time.process_time()
             h = mod.hint(s, seed=seed * 1000 + len(s.history), **kw)
+            cpu.append((time.process_time() - c0) * 1000)
             times.append(h.elapsed_ms)
             search = getattr(h, "search", None)
             if search is not None:  # a real choice was searched: [raw rate, shown chance]
                 quotes.append([search["raw"], h.win_chance])
             return h.action
 
-        out.update(won=play_out(deal, policy_fn), hint_ms=times, quotes=quotes)
+        out.update(won=play_out(deal, policy_fn), hint_ms=times, hint_cpu_ms=cpu, quotes=quotes)
     else:
         raise ValueError(f"unknown policy {policy!r}; choose from {POLICIES}")
     return out
@@ -114,6 +120,7 @@ def merge_rows(results: list[dict]) -> list[dict]:
             row[r["policy"]] = r["won"]
             if r["policy"] == "hint":
                 row["hint_ms"] = r["hint_ms"]
+                row["hint_cpu_ms"] = r.get("hint_cpu_ms", [])
     return [rows[k] for k in sorted(rows)]
 
 
@@ -180,6 +187,7 @@ def summarise(name: str, label: str, rows: list[dict]) -> dict:
     n = len(rows)
     hinted = [r for r in rows if "hint" in r]
     times = [t for r in hinted for t in r["hint_ms"]]
+    cpu = [t for r in hinted for t in r.get("hint_cpu_ms", [])]
     s = {"game": name, "size": label, "deals": n, "hint_deals": len(hinted)}
     for pol in ("random", "greedy"):
         s[pol] = sum(bool(r[pol]) for r in rows)
@@ -191,6 +199,8 @@ def summarise(name: str, label: str, rows: list[dict]) -> dict:
     s["hint_calls"] = len(times)
     s["hint_median_ms"] = statistics.median(times) if times else float("nan")
     s["hint_p95_ms"] = percentile(times, 0.95)
+    s["hint_cpu_median_ms"] = statistics.median(cpu) if cpu else float("nan")
+    s["hint_cpu_p95_ms"] = percentile(cpu, 0.95)
     solver_ms = [r["solver_ms"] for r in rows]
     s["solver_median_ms"] = statistics.median(solver_ms)
     s["solver_p95_ms"] = percentile(solver_ms, 0.95)
@@ -241,9 +251,9 @@ def main(argv: list[str] | None = None) -> int:
     summaries = []
     print(
         "| game | size | random | greedy | hint | solver (ceiling) | hint - greedy | "
-        "ceiling - hint | hint ms median / p95 |"
+        "ceiling - hint | hint ms median / p95 | hint CPU ms median / p95 |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name in [g.strip() for g in args.games.split(",") if g.strip()]:
         if name not in SOLITAIRES:
             ap.error(f"unknown solitaire {name!r}; choose from {SOLITAIRES}")
@@ -302,7 +312,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{' (' + str(s['solver_unknown']) + ' unknown)' if s['solver_unknown'] else ''}"
                 f" | {100 * (hint_rate - s['greedy_on_hint_deals'] / max(h, 1)):+.1f} pts"
                 f" | {100 * (s['solver_on_hint_deals'] / max(h, 1) - hint_rate):+.1f} pts"
-                f" | {s['hint_median_ms']:.1f} / {s['hint_p95_ms']:.1f} |",
+                f" | {s['hint_median_ms']:.1f} / {s['hint_p95_ms']:.1f}"
+                f" | {s['hint_cpu_median_ms']:.1f} / {s['hint_cpu_p95_ms']:.1f} |",
                 flush=True,
             )
             if args.json:

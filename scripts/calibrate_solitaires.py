@@ -169,8 +169,17 @@ def main(argv: list[str] | None = None) -> int:
             if isinstance(table, dict):
                 bench_settings = repr(table[params["max_pip"]])
             rows = load_hints(Path(args.out_dir) / f"{name}-{label}-hint.jsonl", bench_settings)
+            key = f"{name}/{label}"
             if not rows:
                 print(f"\n{name} {label}: no hint results with quotes in {args.out_dir}")
+                old = stored.get(key)
+                if (
+                    old is not None
+                    and bench_settings
+                    and old.get("settings") != (hint_settings(mod, params))
+                ):
+                    del stored[key]  # measured with other hint settings: never read again
+                    print("(its stored table, for other hint settings, is dropped)")
                 continue
             rel = reliability(rows)
             sc = brier(rows, rel)
@@ -204,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
                 f" ({sc['hints_shown']} of {sc['hints']} hints shown), base rate "
                 f"{100 * sc['base']:.1f}% {sc['base_rate']:.3f}"
             )
-            stored[f"{name}/{label}"] = {
+            stored[key] = {
                 "settings": hint_settings(mod, params) if bench_settings else None,
                 "deals": deals,
                 "bins": rel["bins"],

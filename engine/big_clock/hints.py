@@ -1,10 +1,17 @@
-"""The Big Clock hint: determinized Monte Carlo over sampled stock orders with the solver of
-:mod:`engine.big_clock.search`."""
+"""The Big Clock hint: a race of the candidate actions over sampled stock orders, each judged
+by the perfect-information solver of :mod:`engine.big_clock.search` (docs/big-clock.md,
+"Hint")."""
 
 from __future__ import annotations
 
+import math
+import random
+import time
+from collections.abc import Hashable
+from typing import NamedTuple
+
+from ..calibration import quote
 from ..game import Hint
-from ..solitaire import determinized_hint
 from .game import BigClockState
 from .policy import greedy_action
 from .rescue import RESCUE_DEPTH, _rescues
@@ -17,7 +24,7 @@ from .rules import (
     SetAside,
     _place_score,
 )
-from .search import _evaluate
+from .search import evaluate_counted
 
 
 def _candidates(state: BigClockState) -> list[BigClockAction]:
@@ -45,10 +52,107 @@ def _candidates(state: BigClockState) -> list[BigClockAction]:
     return out
 
 
-#: Hint defaults per size (max_pip -> (samples, node limit per search, screen samples, keep,
-#: node budget per sample or None)); see ``engine.solitaire.determinized_hint``. Sized so that
-#: a hint call stays well under a second on a phone's server (docs/big-clock.md has timings).
-HINT_SETTINGS = {12: (4, 150, 2, 2, 400), 9: (4, 200, 2, 2, 600), 6: (10, 400, 3, 2, None)}
+class HintSettings(NamedTuple):
+    """How much the hint searches (``engine.big_clock.hints.hint``).
+
+    Attributes:
+        samples: most sampled stock orders.
+        min_samples: samples every live candidate gets before one may be dropped, or the race
+            stopped because no two candidates differed.
+        node_limit: solver nodes per search (one candidate on one sampled order).
+        node_budget: solver nodes per hint call, all searches together (the time limit: one
+            core of the shared 2-core machine searches 35,000 to 70,000 nodes a second).
+    """
+
+    samples: int
+    min_samples: int
+    node_limit: int
+    node_budget: int
+
+
+#: Hint defaults per size (max_pip -> :class:`HintSettings`), sized for 1 s p95 per hint on the
+#: 2-core server (timings and the 30-times reference in docs/big-clock.md).
+HINT_SETTINGS = {
+    12: HintSettings(samples=48, min_samples=6, node_limit=1500, node_budget=35_000),
+    9: HintSettings(samples=48, min_samples=6, node_limit=1500, node_budget=35_000),
+    6: HintSettings(samples=64, min_samples=8, node_limit=2000, node_budget=35_000),
+}
+
+#: Fewest nodes a search is given when the budget left is shared by many live candidates.
+MIN_NODE_LIMIT = 100
+
+
+def _beats(a: list, b: list) -> tuple[int, int]:
+    """Paired counts over the samples both candidates saw: (a won and b did not, the reverse);
+    an unfinished search (None) counts as not won."""
+    x = y = 0
+    for ra, rb in zip(a, b):
+        if ra is True and rb is not True:
+            x += 1
+        elif rb is True and ra is not True:
+            y += 1
+    return x, y
+
+
+def clearly_better(x: int, y: int) -> bool:
+    """Is a candidate that won ``x`` paired samples its rival lost, and lost ``y`` its rival
+    won, clearly the better one? A sign test in its normal form: ``x - y >= 2 + sqrt(x + y)``
+    (4 to 0, 6 to 1, 10 to 3, ...)."""
+    return x - y >= 2 + math.sqrt(x + y)
+
+
+def race(
+    state: BigClockState,
+    cands: list[BigClockAction],
+    settings: HintSettings,
+    seed: int | None,
+) -> tuple[list[list], int]:
+    """Judge ``cands`` on sampled stock orders: ``(outcomes, nodes)`` where ``outcomes[i]`` holds
+    candidate ``i``'s answer (True / False / None: search unfinished) on every sample it saw
+    and ``nodes`` the solver nodes spent.
+
+    Every live candidate is searched on the same sampled orders (paired samples, one memo per
+    order). After ``settings.min_samples`` samples the race drops a candidate the leader is
+    :func:`clearly_better` than on their paired samples, and stops when one candidate is left,
+    or when no two live candidates gave a different answer on any sample so far (the choice
+    does not matter to the search: the candidate order, greedy's choice first, decides), or
+    when ``settings.node_budget`` is spent. With at most one stock tile left nothing is hidden:
+    one sample is exact.
+    """
+    rng = random.Random(seed)
+    outcomes: list[list] = [[] for _ in cands]
+    live = list(range(len(cands)))
+    n = 1 if len(state._stock) <= 1 else settings.samples
+    spent = 0
+    for k in range(n):
+        left = settings.node_budget - spent
+        if left <= 0:
+            break
+        det = state.determinize(random.Random(rng.getrandbits(64)))
+        limit = min(settings.node_limit, max(MIN_NODE_LIMIT, left // len(live)))
+        found, used = evaluate_counted(det, [cands[i] for i in live], limit)
+        spent += used
+        for i, r in zip(live, found):
+            outcomes[i].append(r)
+        if k + 1 < settings.min_samples or len(live) == 1:
+            continue
+        # a live candidate was live from the first sample: its outcomes pair with the others'
+        if all(outcomes[i] == outcomes[live[0]] for i in live):
+            break
+        lead = min(live, key=lambda i: (-_score(outcomes[i]), i))
+        live = [
+            i for i in live if i == lead or not clearly_better(*_beats(outcomes[lead], outcomes[i]))
+        ]
+        if len(live) == 1:
+            break
+    return outcomes, spent
+
+
+def _score(results: list) -> float:
+    """Ranking score of a candidate: ``(wins + 0.5) / (finished + 1)`` (an unfinished search is
+    no win; a candidate whose searches never finished sits at one half)."""
+    done = [r for r in results if r is not None]
+    return (sum(r is True for r in done) + 0.5) / (len(done) + 1)
 
 
 def hint(
@@ -56,26 +160,32 @@ def hint(
     samples: int | None = None,
     seed: int | None = 0,
     node_limit: int | None = None,
+    settings: HintSettings | None = None,
 ) -> Hint:
-    """Best action by determinized Monte Carlo (see ``engine.solitaire.determinized_hint``):
-    each candidate action is tried on sampled stock orders with the perfect-information
-    search (``node_limit`` nodes per try; an unfinished search is left out of the rate, not
-    counted as a win), the same orders for every candidate. Defaults per size in
-    :data:`HINT_SETTINGS`: double-12 4 samples of 150 nodes (at most 400 nodes per sample
-    shared by the live candidates; all candidates get 2 samples, the best 2 the rest),
-    double-9 4 samples of 200 nodes (600 per sample, screen 2, keep 2), double-6 10 samples of
-    400 nodes (screen 3, keep 2).
+    """The best action by a race over sampled stock orders (:func:`race`): each candidate of
+    :func:`_candidates` is searched with the perfect-information solver on the same sampled
+    orders (an unfinished search is left out of the rate, never a win); candidates clearly
+    worse than the leader drop out, and the race stops where the choice does not matter.
+    ``settings`` (default :data:`HINT_SETTINGS` of the size) sets the search; ``samples`` and
+    ``node_limit`` override its most samples and nodes per search.
 
-    ``win_chance`` is the calibrated chance (``engine.calibration``, table
-    ``big-clock/double-N``) of the best action's raw rate, or None where that tenth of raw
-    rates is not calibrated (the explanation then says how the search went and that no chance
-    is shown); exact (1.0 / 0.0) once at most one stock tile is left. ``Hint.search`` holds the
-    raw counts. Only the actions of :func:`_candidates` are ranked; when there is only one, it
-    is returned at once with ``win_chance=None`` (nothing to choose). A position given without
-    its drawn tile (``state.drawn_known`` False) gets no advice: ``Hint(None)`` whose
-    explanation asks for the drawn tile.
+    Returns a :class:`engine.game.Hint`: ``ranking`` ``[(action, raw rate)]`` best first (the
+    raw rate: wins over finished searches, nan when none finished; candidates that raced
+    longer first), ``win_chance`` the calibrated chance (``engine.calibration``, table
+    ``big-clock/double-N``, measured with these settings) of the best action's raw rate, or
+    None where that tenth of raw rates is not calibrated (the explanation then says how the
+    search went and that no chance is shown); exact (1.0 / 0.0) once at most one stock tile is
+    left. ``Hint.search`` holds the raw counts ``{"won", "finished", "unknown", "raw",
+    "nodes"}``. When :func:`_candidates` has only one action it is returned at once with
+    ``win_chance=None`` (nothing to choose). A position given without its drawn tile
+    (``state.drawn_known`` False) gets no advice: ``Hint(None)`` whose explanation asks for the
+    drawn tile. A terminal state: ``Hint(None, win_chance=1.0 or 0.0)``.
     """
-    if not state.drawn_known and not state.is_terminal():
+    t0 = time.perf_counter()
+    if state.is_terminal():
+        won = state.returns()[0]
+        return Hint(None, [], "win_rate", won, "the game is over: " + ("won" if won else "lost"))
+    if not state.drawn_known:
         return Hint(
             None,
             [],
@@ -95,20 +205,46 @@ def hint(
             f"{state.action_to_string(cands[0])}: the only sensible move",
             0.0,
         )
-    d_samples, d_limit, screen, keep, budget = HINT_SETTINGS[state.game.max_pip]
-    samples = d_samples if samples is None else samples
-    node_limit = d_limit if node_limit is None else node_limit
-    return determinized_hint(
-        state,
-        evaluate=_evaluate,
-        samples=samples,
-        seed=seed,
-        node_limit=node_limit,
-        actions=cands,
-        screen_samples=screen,
-        keep=keep,
-        sample_node_budget=budget,
-        perfect_information=len(state._stock) <= 1,
-        calibration_key=f"big-clock/double-{state.game.max_pip}",
-        settings=repr((samples, node_limit, screen, keep, budget)),
+    cfg = settings or HINT_SETTINGS[state._tab.n]
+    if samples is not None:
+        cfg = cfg._replace(samples=samples, min_samples=min(cfg.min_samples, samples))
+    if node_limit is not None:
+        cfg = cfg._replace(node_limit=node_limit)
+    if samples is not None or node_limit is not None:
+        cfg = cfg._replace(node_budget=max(cfg.node_budget, cfg.samples * cfg.node_limit))
+    outcomes, nodes = race(state, cands, cfg, seed)
+    order = sorted(range(len(cands)), key=lambda i: (-len(outcomes[i]), -_score(outcomes[i]), i))
+    ranking: list[tuple[Hashable, float]] = []
+    for i in order:
+        done = [r for r in outcomes[i] if r is not None]
+        ranking.append((cands[i], sum(done) / len(done) if done else float("nan")))
+    b = order[0]
+    best = cands[b]
+    finished = [r for r in outcomes[b] if r is not None]
+    won = sum(finished)
+    unknown = len(outcomes[b]) - len(finished)
+    raw = won / len(finished) if finished else None
+    chance, why = quote(
+        f"big-clock/double-{state._tab.n}",
+        won,
+        len(finished),
+        len(outcomes[b]),
+        repr(tuple(cfg)),
+        exact=len(state._stock) <= 1,
+    )
+    return Hint(
+        best,
+        ranking,
+        "win_rate",
+        chance,
+        f"{state.action_to_string(best)}: {why}",
+        (time.perf_counter() - t0) * 1000,
+        plan=[best],
+        search={
+            "won": won,
+            "finished": len(finished),
+            "unknown": unknown,
+            "raw": raw,
+            "nodes": nodes,
+        },
     )

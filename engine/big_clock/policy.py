@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import cast
 
 from ..solitaire import random_legal_action
 from .game import BigClockState
@@ -32,7 +33,7 @@ def _rescue_path(
 
 def random_action(state: BigClockState, rng: random.Random) -> BigClockAction:
     """A uniformly random legal action (moves and giving up included)."""
-    return random_legal_action(state, rng)
+    return cast(BigClockAction, random_legal_action(state, rng))
 
 
 def greedy_action(state: BigClockState) -> BigClockAction:

@@ -45,8 +45,8 @@ def _rescue_search(
     if not _rescue_possible(tab, piles, n, max_depth, dep):
         return (), tuple(dep)
     seen = {piles}
-    queue = deque([(piles, ())])
-    out = []
+    queue: deque[tuple[Piles, tuple[tuple[int, int], ...]]] = deque([(piles, ())])
+    out: list[tuple[tuple[tuple[int, int], ...], Piles]] = []
     while queue and len(seen) < RESCUE_LAYOUTS:
         layout, path = queue.popleft()
         offs = [0] * (max_pip + 1)
@@ -122,7 +122,7 @@ def _rescue_possible(tab: _Tables, piles: Piles, n: int, max_depth: int, dep: li
             goals[g] = max(goals.get(g, 0), max_depth - 1)
     if not goals:
         return False
-    need = {}
+    need: dict[int, int] = {}
     for g, b in goals.items():
         if len(piles[g]) <= b:
             return True
@@ -140,8 +140,8 @@ def _rescue_possible(tab: _Tables, piles: Piles, n: int, max_depth: int, dep: li
             if dbl[t]:
                 continue  # a double on top: it cannot make its slot show its number
             for g in (lo[t], hi[t]):
-                b = need.get(g)
-                if b is not None and d <= (b + 1 if k == g else b):
+                reach_g = need.get(g)
+                if reach_g is not None and d <= (reach_g + 1 if k == g else reach_g):
                     return True
     return False
 

@@ -177,10 +177,10 @@ class _Search:
                     break
                 dep = [max(a, b) for a, b in zip(dep, pd)]
         dep[0] = 0
-        dep = tuple(dep)
+        result = tuple(dep)
         if used == 0:
-            self.store(piles, pos, win, dep)
-        return win, dep
+            self.store(piles, pos, win, result)
+        return win, result
 
 
 def _search_for(state: BigClockState, memo: dict, node_limit: int) -> _Search:
@@ -262,11 +262,17 @@ def solve_line(state: BigClockState, node_limit: int = 100_000) -> list[BigClock
     return line if s.is_won() else None
 
 
-def _evaluate(det: BigClockState, actions: Sequence[BigClockAction], node_limit: int) -> list:
-    """For each action: does it still win in this determinized state? (shared memo)."""
+def evaluate_counted(
+    det: BigClockState, actions: Sequence[BigClockAction], node_limit: int
+) -> tuple[list[bool | None], int]:
+    """For each action: does it still win in the determinized state ``det`` (stock order
+    known)? True / False, or None when the search hit ``node_limit`` nodes. The searches share
+    one memo (a result proven for one action serves the others). Returns the answers and the
+    search nodes spent in all."""
     memo: dict = {}
     tab, piles, drawn = det._tab, det._piles, det._drawn
-    out = []
+    out: list[bool | None] = []
+    spent = 0
     for a in actions:
         search = _search_for(det, memo, node_limit)
         try:
@@ -283,4 +289,12 @@ def _evaluate(det: BigClockState, actions: Sequence[BigClockAction], node_limit:
                 out.append(False)
         except SearchLimit:
             out.append(None)
-    return out
+        spent += min(search.budget.used, node_limit)
+    return out, spent
+
+
+def _evaluate(
+    det: BigClockState, actions: Sequence[BigClockAction], node_limit: int
+) -> list[bool | None]:
+    """For each action: does it still win in this determinized state? (shared memo)."""
+    return evaluate_counted(det, actions, node_limit)[0]

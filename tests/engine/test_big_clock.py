@@ -641,3 +641,86 @@ def test_a_position_without_its_drawn_tile_gets_no_advice():
     # once the stand-in is placed, the next tile is a real draw of the sampled stock
     unknown.apply_action(unknown.legal_actions()[0])
     assert unknown.is_terminal() or unknown.drawn_known
+
+
+# --- the hint's race ----------------------------------------------------------------------
+
+
+def test_clearly_better_is_a_paired_sign_test():
+    cb = bc_hints.clearly_better
+    assert cb(4, 0) and cb(6, 1) and cb(10, 3)
+    assert not cb(3, 0) and not cb(5, 2) and not cb(5, 5) and not cb(0, 4)
+    # more disagreements in the same proportion only make the verdict firmer
+    assert all(cb(2 * x, 2 * y) for x in range(20) for y in range(20) if cb(x, y))
+
+
+def _contested(max_pip: int = 6):
+    """A deal position with at least three candidate actions."""
+    for seed in range(50):
+        state = BigClockGame(max_pip).new_initial_state(seed)
+        while not state.is_terminal():
+            if len(bc_hints._candidates(state)) >= 3 and len(state.stock) > 3:
+                return state
+            state.apply_action(bc.greedy_action(state))
+    raise AssertionError("no contested position")
+
+
+def _fake_search(answer):
+    """An ``evaluate_counted`` whose answer for a candidate is ``answer(candidate index)``."""
+    calls = []
+
+    def fake(det, actions, limit):
+        calls.append(len(actions))
+        return [answer(index[a]) for a in actions], 10 * len(actions)
+
+    index: dict = {}
+    return fake, calls, index
+
+
+def test_the_race_drops_a_clearly_worse_candidate_and_follows_the_winner(monkeypatch):
+    state = _contested()
+    cands = bc_hints._candidates(state)
+    fake, calls, index = _fake_search(lambda i: i == 2)  # only the third candidate ever wins
+    index.update({a: i for i, a in enumerate(cands)})
+    monkeypatch.setattr(bc_hints, "evaluate_counted", fake)
+    cfg = bc_hints.HintSettings(samples=40, min_samples=4, node_limit=500, node_budget=10**6)
+    h = bc.hint(state, settings=cfg)
+    assert h.action == cands[2]
+    # after 4 paired samples the winner is 4-0 ahead of every rival: they drop, the race stops
+    assert calls == [len(cands)] * 4
+    assert h.search["won"] == h.search["finished"] == 4 and h.search["raw"] == 1.0
+    assert h.ranking[0] == (cands[2], 1.0)
+
+
+def test_the_race_stops_where_the_choice_does_not_matter(monkeypatch):
+    state = _contested()
+    cands = bc_hints._candidates(state)
+    fake, calls, index = _fake_search(lambda i: True)  # every candidate wins every sample
+    index.update({a: i for i, a in enumerate(cands)})
+    monkeypatch.setattr(bc_hints, "evaluate_counted", fake)
+    cfg = bc_hints.HintSettings(samples=40, min_samples=5, node_limit=500, node_budget=10**6)
+    h = bc.hint(state, settings=cfg)
+    assert len(calls) == 5 and h.action == cands[0]  # greedy's choice breaks the tie
+
+
+def test_unfinished_searches_are_no_wins_and_quote_nothing(monkeypatch):
+    state = _contested()
+    cands = bc_hints._candidates(state)
+    fake, calls, index = _fake_search(lambda i: None)
+    index.update({a: i for i, a in enumerate(cands)})
+    monkeypatch.setattr(bc_hints, "evaluate_counted", fake)
+    h = bc.hint(state)
+    assert h.win_chance is None and h.search["raw"] is None and h.search["finished"] == 0
+    assert "unknown" in h.explanation and all(r != r for _a, r in h.ranking)  # nan
+
+
+@pytest.mark.parametrize("max_pip", [6, 9])
+def test_the_hint_keeps_to_its_node_budget(max_pip):
+    state = _contested(max_pip)
+    cands = bc_hints._candidates(state)
+    cfg = bc_hints.HintSettings(samples=64, min_samples=8, node_limit=2000, node_budget=3000)
+    h = bc.hint(state, settings=cfg)
+    assert h.action in cands
+    assert 0 < h.search["nodes"] <= cfg.node_budget + bc_hints.MIN_NODE_LIMIT * len(cands)
+    again = bc.hint(state, settings=cfg)  # same seed, same hint
+    assert (again.action, again.search) == (h.action, h.search)

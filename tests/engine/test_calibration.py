@@ -119,3 +119,50 @@ def test_a_search_cut_by_the_node_limit_is_not_a_win():
     assert h.action == acts[0] and h.search["raw"] == 1.0 and h.search["unknown"] == 0
     assert h.win_chance is None  # no calibration key: no chance quoted
     assert "4 of 4" in h.explanation
+
+
+def test_quote_says_how_the_search_went_and_shows_only_calibrated_chances(tmp_path):
+    bins = [{"fit_n": 0, "fit_won": 0, "shown": False} for _ in range(10)]
+    bins[9] = {"fit_n": 100, "fit_won": 61, "fit_deals": 30, "shown": True}
+    path = _table(tmp_path, bins)
+    chance, why = calibration.quote("g/s", 19, 19, 20, "S", path=path)
+    assert chance == pytest.approx(0.61)
+    assert "win in 19 of 19 sampled orders (1 more search unfinished)" in why
+    assert "led to a win 61% of the time" in why and "100 hints on 30 benchmark deals" in why
+    chance, why = calibration.quote("g/s", 5, 10, 10, "S", path=path)  # tenth 50-60%: not shown
+    assert chance is None and "not calibrated" in why and "unfinished" not in why
+    chance, why = calibration.quote("g/s", 19, 19, 19, "other", path=path)  # other settings
+    assert chance is None and "not calibrated" in why
+    assert calibration.quote("g/s", 0, 0, 7, "S", path=path) == (
+        None,
+        "no search finished on its 7 sampled stock orders (the node limit cut them): "
+        "win chance unknown",
+    )
+    # nothing hidden: a finished search is the answer
+    assert calibration.quote(None, 1, 1, 1, exact=True)[0] == 1.0
+    assert calibration.quote(None, 0, 1, 1, exact=True)[0] == 0.0
+    assert calibration.quote(None, 0, 0, 1, exact=True) == (
+        None,
+        "the search was cut short: win chance unknown",
+    )
+
+
+def test_write_drops_tables_of_other_hint_settings(tmp_path, monkeypatch, capsys):
+    """A stored Big Clock table measured with other hint settings is never read again, so
+    ``--write`` without new results for that size drops it; other games' tables stay."""
+    mod = _script()
+    table = tmp_path / "calibration.json"
+    table.write_text(
+        json.dumps(
+            {
+                "big-clock/double-9": {"settings": "(4, 200, 2, 2, 600)", "bins": []},
+                "luzon/standard": {"settings": None, "bins": []},
+            }
+        )
+    )
+    monkeypatch.setattr(mod, "TABLE_PATH", table)
+    empty = tmp_path / "bench"
+    empty.mkdir()
+    assert mod.main(["--games", "big-clock", "--out-dir", str(empty), "--write"]) == 0
+    assert sorted(json.loads(table.read_text())) == ["luzon/standard"]
+    assert "dropped" in capsys.readouterr().out
