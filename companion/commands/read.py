@@ -72,10 +72,14 @@ def run(args: argparse.Namespace) -> int:
         if not 2 <= args.players <= 4:
             raise ValueError(f"--players must be 2-4, got {args.players}")
         params["players"] = args.players
-    result = read(
-        table, args.game, hand=hand, max_pip=args.max_pip, with_hint=not args.no_hint, **params
-    )
+    result = read(table, args.game, hand=hand, max_pip=args.max_pip, **params)
     out = result.to_json()
+    out["hint"] = None
+    if result.state is not None and result.legal_moves and not args.no_hint:
+        from companion.services import hint_json
+        from engine import get_game_type
+
+        out["hint"] = hint_json(result.state, get_game_type(args.game).hint(result.state))
     out["tiles_seen"] = len(table)
     if args.json:
         print(json.dumps(out, indent=1))
