@@ -84,7 +84,7 @@ def openapi_document() -> dict[str, Any]:
         "paths": {
             "/api/status": {
                 "get": {
-                    "summary": "Which pipeline parts (detector, layout reader, engines) are available",
+                    "summary": "Whether the tile detector runs, and whether there is a laptop camera",
                     "responses": {"200": {"description": "ok"}},
                 }
             },
@@ -567,7 +567,7 @@ def openapi_document() -> dict[str, Any]:
                             "type": "object",
                             "description": "vision.layout ReadResult.to_json(): layout, problems "
                             "(message in players' words, tiles named), legal_moves "
-                            "(with words), hint; plus ok, message (why not) and "
+                            "(with words); the engine's hint; plus ok, message (why not) and "
                             "advice (companion.hints.present: text, details, outline, "
                             "pairs, ghost, anchor)",
                         },

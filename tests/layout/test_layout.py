@@ -811,8 +811,7 @@ def test_tableaux_keeps_the_covered_true_box_of_a_tile(seed):
     coverage rule drops the true box of a tile and keeps a box across the halves of two touching
     tiles: read with ``keep_covered`` (as ``detect_options`` asks) it comes out exact; the layout
     reader's overlapping-box rule drops the doubtful box instead. (Depends on the committed
-    detector: with round 6 it was positions 91 and 141; round 8 reads those right either way,
-    and of the seed's 200 positions only 116 shows the problem.)"""
+    detector: of the seed's 200 positions it is the one that shows the problem.)"""
     from vision.layout import detect_options
     from vision.pipeline import detect
     from vision.render.layouts import ROTATION_RANGE
