@@ -5,26 +5,33 @@
 
     {"text": "Play 6-6 crosswise on the 6 at the left end",      # one short sentence
      "details": ["Chance to win from here: 85%", ...],            # shown on demand
-     "outline": [3, 7],          # photo tile indices to outline (pair to remove, tile to move)
+     "tiles": ["6-6"],           # the tiles the hint handles (the action's ``tiles``)
+     "outline": [3, 7],          # photo tile indices to outline: the hint's tiles where the
+                                 # photo shows them, and the tile its place is next to
      "pairs": [[3, 7]],          # tiles removed together (a line is drawn between them)
      "ghost": {"corners": [[x, y] * 4], "label": "6-6"} | None,   # the tile to play, at its place
      "label": "play 6-6 here",   # the few words drawn beside the ghost or the outlined tiles
      "anchor": [x, y]}           # px: the centre of what the hint points at
 
 Coordinates are photo pixels (the photo's ``width`` x ``height``). No engine notation reaches
-the player: open-end ids, cell coordinates, slot numbers and search limits are put in words.
+the player: open-end ids, cell coordinates, pile numbers and search limits are put in words.
 Problem messages get the same treatment (:func:`plain_problem`): "table tile 9" becomes
-"tile 10", the number drawn on the photo. The action shapes read are the engines'
-``action_to_json`` (engine/draw100/game.py, engine/tableaux/game.py, engine/good_neighbors.py,
-engine/big_clock.py, engine/luzon.py); the rules behind the words are in RULES.md.
+"tile 10", the number drawn on the photo. Actions are read in the schema all games share
+(:mod:`engine.actions`): only their ``type``, ``tiles``, ``place`` and ``source``; the rules
+behind the words are in RULES.md. The presenter of each game is chosen by the shape of its
+layout (``engine.GAMES[game].shape``).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from engine import GAMES, Shape
+from engine.tiles import Tile
 
 Point = list  # [x, y] px
 
@@ -119,17 +126,37 @@ def _alternatives(game: str, analysis: dict, tiles: list[dict]) -> list[str]:
 # --- draw to 100 --------------------------------------------------------------------------
 
 
-def _draw100(analysis: dict, tiles: list[dict], hint: dict) -> dict:
+def _action_tiles(aj: dict) -> list[str]:
+    """The action's ``tiles`` as ``"low-high"`` texts.
+
+    Raises:
+        ValueError: a tile text that is not a tile; TypeError: ``tiles`` not a list."""
+    return [str(Tile.parse(str(t))) for t in aj.get("tiles") or []]
+
+
+def _place(aj: dict, kind: str, key: str = "place") -> dict | None:
+    """The action's ``place`` (or ``source``) when it is of ``kind``, else None."""
+    p = aj.get(key)
+    return p if isinstance(p, dict) and p.get("kind") == kind else None
+
+
+def _halves(name: str) -> list[int]:
+    t = Tile.parse(name)
+    return [t.low, t.high]
+
+
+def _line(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     aj = hint.get("action_json") or {}
     layout = analysis.get("layout") or {}
     if aj.get("type") == "draw":
         return {"text": "No tile of yours fits: draw one from the boneyard"}
     if aj.get("type") == "pass":
         return {"text": "No tile of yours fits and the boneyard is empty: pass"}
-    tile = [int(v) for v in aj["tile"]]
-    name = _tile_text(tile)
+    name = _action_tiles(aj)[0]
+    tile = _halves(name)
     ends = {e.get("id"): e for e in layout.get("open_ends") or []}
-    end = ends.get(aj.get("end"))
+    place = _place(aj, "open_end")
+    end = ends.get(place.get("end")) if place else None
     if not layout.get("line") or end is None or not isinstance(end.get("tile_index"), int):
         return {
             "text": f"Lead with the {name}"
@@ -227,18 +254,19 @@ def _cell_to_pixel(layout: dict, tiles: list[dict]):
     return lambda rc: np.array([rc[0], rc[1], 1.0]) @ m
 
 
-def _tableaux(analysis: dict, tiles: list[dict], hint: dict) -> dict:
+def _tableau(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     aj = hint.get("action_json") or {}
     if aj.get("type") == "pass":
         return {"text": "No tile of yours fits: pass (-3 points)"}
     if aj.get("type") == "end_turn":
         return {"text": "Stop here and end your turn"}
-    name = _tile_text(aj["tile"])
+    name = _action_tiles(aj)[0]
     m = re.search(r"(\d+) pts", hint.get("action") or "")
     pts = f" for {m.group(1)} points" if m and m.group(1) != "0" else ""
     layout = analysis.get("layout") or {}
     to_px = _cell_to_pixel(layout, tiles)
-    low, high = aj["low_cell"], aj["high_cell"]
+    cells = (_place(aj, "cells") or {})["cells"]
+    low, high = list(cells[0]), list(cells[1])
     if to_px is None:
         return {"text": f"Play {name}{pts}"}
     rows = [low[0], high[0]]
@@ -261,7 +289,7 @@ def _tableaux(analysis: dict, tiles: list[dict], hint: dict) -> dict:
         if near:
             break
     low_px, high_px = to_px(low), to_px(high)
-    lowv, highv = int(aj["tile"][0]), int(aj["tile"][1])
+    lowv, highv = _halves(name)
     text = f"Play {name}{pts}"
     if near is not None:
         text += f" next to the {_tile_text(near['pips'])}"
@@ -280,26 +308,28 @@ def _tableaux(analysis: dict, tiles: list[dict], hint: dict) -> dict:
 # --- the solitaires ----------------------------------------------------------------------
 
 
-def _good_neighbors(analysis: dict, tiles: list[dict], hint: dict) -> dict:
+def _in_pairs(names: list[str]) -> list[list[str]]:
+    """``remove`` tiles pair by pair: tiles 0 and 1, 2 and 3, ... (engine.actions)."""
+    return [names[k : k + 2] for k in range(0, len(names) - 1, 2)]
+
+
+def _grid(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     idx = _index_by_tile((analysis.get("layout") or {}).get("cells") or [])
-    return _pairs(
-        [list(p) for p in (hint.get("action_json") or {}).get("pairs") or []],
-        idx,
-        tiles,
-        "Remove the neighbours",
-    )
+    names = _action_tiles(hint.get("action_json") or {})
+    return _pairs(_in_pairs(names), idx, tiles, "Remove the neighbours")
 
 
-def _luzon(analysis: dict, tiles: list[dict], hint: dict) -> dict:
+def _columns(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     layout = analysis.get("layout") or {}
     items = [t for col in layout.get("columns") or [] for t in col] + list(
         layout.get("reserve") or []
     )
     idx = _index_by_tile(items)
     aj = hint.get("action_json") or {}
-    if "pair" in aj:
-        return _pairs([aj["pair"]], idx, tiles, "Remove together")
-    tile = str(aj.get("move"))
+    names = _action_tiles(aj)
+    if aj.get("type") == "remove":
+        return _pairs(_in_pairs(names), idx, tiles, "Remove together")
+    tile = names[0]
     out = {"text": f"Move {tile} to start a new column", "label": f"move {tile}"}
     if tile in idx:
         out["outline"] = [idx[tile]]
@@ -324,31 +354,30 @@ def _pairs(pairs: list[list[str]], idx: dict[str, int], tiles: list[dict], verb:
     return out
 
 
-def _clock(slot: Any) -> str:
-    return f"{slot} o'clock"
+def _clock(hour: Any) -> str:
+    return f"{hour} o'clock"
 
 
-def _big_clock(analysis: dict, tiles: list[dict], hint: dict) -> dict:
+def _ring(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     aj = hint.get("action_json") or {}
-    slots = (analysis.get("layout") or {}).get("slots") or {}
-    action = hint.get("action") or ""
-    drawn = re.search(r"(\d+-\d+)", action)
-    drawn = drawn.group(1) if drawn else "the drawn tile"
+    piles = (analysis.get("layout") or {}).get("slots") or {}
+    names = _action_tiles(aj)
     kind = aj.get("type")
+    drawn = names[0] if names else "the drawn tile"
     if kind == "set_aside":
         return {"text": f"Set {drawn} aside: it fits nowhere"}
     if kind == "give_up":
         return {"text": f"{drawn} can no longer come home: the game is lost"}
-    dst = slots.get(str(aj.get("dst" if kind == "move" else "slot")))
+    to = (_place(aj, "pile") or {})["pile"]
+    dst = piles.get(str(to))
     out: dict[str, Any] = {}
     if kind == "move":
-        src = slots.get(str(aj.get("src"))) or {}
-        moving = src.get("tile", "the top tile")
+        frm = (_place(aj, "pile", "source") or {})["pile"]
+        src = piles.get(str(frm)) or {}
+        moving = names[0] if names else src.get("tile", "the top tile")
         onto = "home" if dst and dst.get("blank") else f"onto the {dst.get('tile')}" if dst else ""
-        out["text"] = (
-            f"Move the {moving} from {_clock(aj.get('src'))} {onto} at {_clock(aj.get('dst'))}".replace(
-                "  ", " "
-            )
+        out["text"] = f"Move the {moving} from {_clock(frm)} {onto} at {_clock(to)}".replace(
+            "  ", " "
         )
         if isinstance(src.get("tile_index"), int):
             out["outline"] = [src["tile_index"]]
@@ -356,11 +385,11 @@ def _big_clock(analysis: dict, tiles: list[dict], hint: dict) -> dict:
         out["label"] = f"move {moving} here"
     else:
         if dst and dst.get("blank"):
-            out["text"] = f"Put {drawn} on the empty place at {_clock(aj.get('slot'))}"
+            out["text"] = f"Put {drawn} on the empty place at {_clock(to)}"
         elif dst:
-            out["text"] = f"Put {drawn} on the {dst.get('tile')} at {_clock(aj.get('slot'))}"
+            out["text"] = f"Put {drawn} on the {dst.get('tile')} at {_clock(to)}"
         else:
-            out["text"] = f"Put {drawn} at {_clock(aj.get('slot'))}"
+            out["text"] = f"Put {drawn} at {_clock(to)}"
         label = drawn
         out["label"] = f"put {drawn} here"
     if dst and isinstance(dst.get("tile_index"), int) and 0 <= dst["tile_index"] < len(tiles):
@@ -379,13 +408,16 @@ def _big_clock(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     return out
 
 
-PRESENTERS = {
-    "draw100": _draw100,
-    "tableaux": _tableaux,
-    "good-neighbors": _good_neighbors,
-    "big-clock": _big_clock,
-    "luzon": _luzon,
+#: The presenter of each layout shape (:class:`engine.Shape`).
+BY_SHAPE: dict[Shape, Callable[[dict, list[dict], dict], dict]] = {
+    Shape.LINE: _line,
+    Shape.TABLEAU: _tableau,
+    Shape.GRID: _grid,
+    Shape.RING: _ring,
+    Shape.COLUMNS: _columns,
 }
+#: Game name -> presenter, for every game of ``engine.GAMES``.
+PRESENTERS = {name: BY_SHAPE[g.shape] for name, g in GAMES.items()}
 
 
 def move_words(game: str, analysis: dict, tiles: list[dict], move: dict) -> str:
@@ -427,6 +459,20 @@ def present(
     out.setdefault("outline", [])
     out.setdefault("pairs", [])
     out.setdefault("ghost", None)
+    try:
+        out["tiles"] = _action_tiles(hint["action_json"])
+    except (TypeError, ValueError, AttributeError):
+        out["tiles"] = []
+    # every photo tile that shows one of the hint's tiles is outlined too
+    for i, t in enumerate(tiles):
+        if t.get("face_down") or not t.get("pips") or i in out["outline"]:
+            continue
+        try:
+            shown = str(Tile(*(int(v) for v in t["pips"])))
+        except (TypeError, ValueError):
+            continue
+        if shown in out["tiles"]:
+            out["outline"].append(i)
     details = _win_details(hint)
     others = _alternatives(game, analysis, tiles)
     if others:

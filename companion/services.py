@@ -381,7 +381,7 @@ def read_table(
     (``GameType.takes_hand``: the hand of the draw game and Tableaux, the tile drawn in the Big
     Clock). Returns the reader's JSON (``ok``, ``layout``, ``problems`` [{tile_index, kind,
     message, blocking, tiles}], ``legal_moves`` [{text, json, words}]) plus ``hint`` (see
-    :func:`hint_json`, or None), ``advice`` and ``message`` (why there are no moves, for the
+    ``engine.game.Hint.to_json``, or None), ``advice`` and ``message`` (why there are no moves, for the
     page) and ``elapsed_ms``. A photo that cannot be read as the game, or a failure of the
     reader or the engine, becomes ``ok=False`` with a message.
 
@@ -395,10 +395,9 @@ def read_table(
         dets, index = _detections_and_index(tiles, corrections)
         result = read(dets, gt.name, list(hand) if hand and gt.takes_hand else None, **params)
         hint = hint_for(gt, result.state) if result.legal_moves else None
-        data = json.loads(json.dumps(result.to_json(), default=_json_default))
-        data["hint"] = (
-            None if hint is None or result.state is None else hint_json(result.state, hint)
-        )
+        raw = result.to_json()
+        raw["hint"] = None if hint is None or result.state is None else hint.to_json(result.state)
+        data = json.loads(json.dumps(raw, default=_json_default))
         if index != list(range(len(tiles))):
             data = _remap(data, index)
         for p in data["problems"]:
@@ -435,23 +434,6 @@ def _no_reading(message: str, problems: list[Any]) -> dict[str, Any]:
 def hint_for(gt: GameType, state: State | None) -> Hint | None:
     """The engine's hint for ``state`` (``gt.hint``), or None without a state."""
     return None if state is None else gt.hint(state)
-
-
-def hint_json(state: State, hint: Hint) -> dict[str, Any]:
-    """The hint as the page reads it: ``action`` (text), ``action_json``, ``value_unit``,
-    ``win_chance`` (0..1 or None), ``explanation``, ``elapsed_ms`` and the ``ranking`` of the
-    ten best actions ``[{action, value}]`` (values in ``value_unit``)."""
-    return {
-        "action": None if hint.action is None else state.action_to_string(hint.action),
-        "action_json": None if hint.action is None else state.action_to_json(hint.action),
-        "value_unit": hint.value_unit,
-        "win_chance": hint.win_chance,
-        "explanation": hint.explanation,
-        "elapsed_ms": hint.elapsed_ms,
-        "ranking": [
-            {"action": state.action_to_string(a), "value": v} for a, v in hint.ranking[:10]
-        ],
-    }
 
 
 def _why_not(data: dict, gt: GameType, hand: list[str] | None) -> str:

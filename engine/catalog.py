@@ -16,6 +16,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import import_module
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -95,6 +96,12 @@ class GameType:
         perfect_information: nothing is hidden from the player (Luzon's whole set lies open).
         whole_set_on_table: every tile of the set is on the table or already removed, so the
             tiles missing from a photo are known (Luzon).
+        round_name: what one entry of the score sheet is called ("hand", "turn"; "" unscored).
+        round_kinds: the kinds of score-sheet entry (the first is the usual one).
+        pass_penalty: points a pass costs (Tableaux: 3, RULES.md section 5); 0 where a pass is
+            free.
+        scores_pips_left: a round's winner scores the pips left in the other hands (the draw
+            game, RULES.md section 4), so the page counts them from the tiles left.
     """
 
     name: str
@@ -113,6 +120,10 @@ class GameType:
     scored: bool = False
     perfect_information: bool = False
     whole_set_on_table: bool = False
+    round_name: str = ""
+    round_kinds: tuple[str, ...] = ()
+    pass_penalty: int = 0
+    scores_pips_left: bool = False
 
     # --- derived traits ----------------------------------------------------------------
     @property
@@ -139,6 +150,34 @@ class GameType:
     def module(self) -> str:
         """The engine module that holds the Game class (e.g. ``"engine.luzon"``)."""
         return self.factory.partition(":")[0]
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as JSON for the page and the API: every field but the engine's module
+        names, enums as their text, ``targets`` keyed by set text, plus the derived
+        ``solitaire``, ``needs_hand`` and ``takes_hand``."""
+        return {
+            "name": self.name,
+            "label": self.label,
+            "rules": self.rules,
+            "sets": list(self.sets),
+            "min_players": self.min_players,
+            "max_players": self.max_players,
+            "targets": {str(k): v for k, v in self.targets.items()},
+            "variants": list(self.variants),
+            "hand": self.hand.value,
+            "table": self.table.value,
+            "shape": self.shape.value,
+            "scored": self.scored,
+            "perfect_information": self.perfect_information,
+            "whole_set_on_table": self.whole_set_on_table,
+            "round_name": self.round_name,
+            "round_kinds": list(self.round_kinds),
+            "pass_penalty": self.pass_penalty,
+            "scores_pips_left": self.scores_pips_left,
+            "solitaire": self.solitaire,
+            "needs_hand": self.needs_hand,
+            "takes_hand": self.takes_hand,
+        }
 
     def default_target(self, max_pip: int | None = None) -> int | None:
         """Points to win with a double-``max_pip`` set (None: the default set); None when the
@@ -210,6 +249,9 @@ _CATALOG = (
         shape=Shape.LINE,
         targets=_frozen({6: 100}),
         scored=True,
+        round_name="hand",
+        round_kinds=("domino", "blocked", "manual"),
+        scores_pips_left=True,
     ),
     GameType(
         name="tableaux",
@@ -225,6 +267,9 @@ _CATALOG = (
         shape=Shape.TABLEAU,
         targets=_frozen({6: 121, 9: 361}),
         scored=True,
+        round_name="turn",
+        round_kinds=("play", "pass", "manual"),
+        pass_penalty=3,
     ),
     GameType(
         name="good-neighbors",
@@ -285,6 +330,19 @@ def get_game_type(name: str) -> GameType:
         return GAMES[key]
     except KeyError:
         raise ValueError(f"unknown game {name!r}; choose one of {', '.join(GAMES)}") from None
+
+
+@cache
+def name_of(cls: type) -> str:
+    """The catalog name of the Game class ``cls`` (its record's ``factory`` names the class, or
+    the package that re-exports it); ``""`` when no record does."""
+    for g in GAMES.values():
+        module, _, cls_name = g.factory.partition(":")
+        if cls.__name__ == cls_name and (
+            cls.__module__ == module or cls.__module__.startswith(module + ".")
+        ):
+            return g.name
+    return ""
 
 
 def games_where(pred: Callable[[GameType], bool]) -> frozenset[str]:

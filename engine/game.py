@@ -7,18 +7,24 @@ boneyard or stock) is driven by the seeded ``random.Random`` owned by the state,
 replayable from ``(seed, actions)``: ``game.replay(seed, actions)``.
 
 Actions are immutable, hashable values (small frozen dataclasses or ints) that the game
-defines; ``state.action_to_string(a)`` gives a human reading and ``state.action_to_json(a)`` a
-JSON-ready dict. Engines are pure logic: no I/O, vision or web code lives in ``engine/``.
+defines; ``state.action_to_string(a)`` gives a human reading, ``state.action_record(a)`` the
+:class:`engine.actions.ActionRecord` of the schema all games share and
+``state.action_to_json(a)`` its JSON (``{"type", "tiles", "place", ...}``);
+``state.action_from_json(d)`` finds the legal action a JSON action names. Engines are pure
+logic: no I/O, vision or web code lives in ``engine/``.
 """
 
 from __future__ import annotations
 
 import copy
+import math
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Sequence
-from dataclasses import asdict, is_dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from .actions import ActionRecord
 
 # Player ids with a special meaning, as in OpenSpiel.
 TERMINAL = -4
@@ -34,12 +40,18 @@ class IllegalActionError(ValueError):
 class Game(ABC):
     """Rules and parameters of one game (e.g. double-6 draw to 100 with 2 players).
 
-    Subclasses set ``name`` (the short id used by the CLI and the web page, e.g. ``"draw100"``)
-    and ``num_players``.
+    Subclasses set ``num_players``. ``name`` (the short id used by the CLI and the web page) is
+    the name of the game's record in the catalog (:data:`engine.GAMES`), found by its class.
     """
 
-    name: str = ""
     num_players: int = 1
+
+    @property
+    def name(self) -> str:
+        """The short name of this game in the catalog (``""`` for a class outside it)."""
+        from .catalog import name_of
+
+        return name_of(type(self))
 
     @abstractmethod
     def new_initial_state(self, seed: int | None = None) -> State:
@@ -116,24 +128,30 @@ class State(ABC):
         """A short human reading of ``action``."""
         return str(action)
 
-    def action_to_json(self, action: Action) -> Any:
-        """A JSON-ready form of ``action`` (dataclasses become dicts)."""
-        if is_dataclass(action):
-            return {k: _jsonable(v) for k, v in asdict(action).items()}
-        return _jsonable(action)
+    @abstractmethod
+    def action_record(self, action: Action) -> ActionRecord:
+        """``action`` in the schema all games share (:mod:`engine.actions`): its type, the tiles
+        it handles and its place. Read in this state (e.g. the Big Clock's drawn tile)."""
+
+    def action_to_json(self, action: Action) -> dict[str, Any]:
+        """The JSON of :meth:`action_record`: ``{"type", "tiles"[, "place"][, "source"]}``."""
+        return self.action_record(action).to_json()
+
+    def action_from_json(self, data: Any) -> Action:
+        """The legal action whose JSON (:meth:`action_to_json`) is ``data``.
+
+        Raises:
+            ValueError: ``data`` is not an action of the common schema.
+            IllegalActionError: no legal action of this state has that JSON.
+        """
+        want = ActionRecord.from_json(data)
+        for a in self.legal_actions():
+            if self.action_record(a) == want:
+                return a
+        raise IllegalActionError(f"no legal action {want.to_json()} here")
 
     def __str__(self) -> str:
         return f"<{type(self).__name__} player={self.current_player()}>"
-
-
-def _jsonable(v: Any) -> Any:
-    if isinstance(v, (list, tuple)):
-        return [_jsonable(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): _jsonable(x) for k, x in v.items()}
-    if hasattr(v, "low") and hasattr(v, "high"):
-        return [v.low, v.high]
-    return v
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -150,6 +168,7 @@ def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, flo
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+@dataclass
 class Hint:
     """A recommended action with the evidence behind it (what the phone shows).
 
@@ -157,31 +176,60 @@ class Hint:
         action: the recommended action (one of ``state.legal_actions()``), or None when there is
             nothing to do.
         ranking: ``[(action, value), ...]`` best first; ``value`` is in the unit named by
-            ``value_unit`` (e.g. ``"win_rate"`` in [0, 1] or ``"points"``).
+            ``value_unit`` (``"win_rate"`` in [0, 1], nan when no search finished, or
+            ``"points"``).
         value_unit: what ``value`` measures.
         win_chance: estimated chance in [0, 1] to win from here (solitaires), else None.
         explanation: one human sentence.
         elapsed_ms: time the hint took, in milliseconds.
+        plan: the whole line the hint recommends, ``action`` first (a Tableaux turn of several
+            plays); ``[action]`` or empty where the hint looks one action ahead.
+        search: what the search behind the best action found, per game (solitaires:
+            ``{"won", "finished", "unknown", "raw"}``), or None.
     """
 
-    def __init__(
-        self,
-        action: Action | None,
-        ranking: list[tuple[Action, float]] | None = None,
-        value_unit: str = "",
-        win_chance: float | None = None,
-        explanation: str = "",
-        elapsed_ms: float = 0.0,
-    ):
-        self.action = action
-        self.ranking = list(ranking or [])
-        self.value_unit = value_unit
-        self.win_chance = win_chance
-        self.explanation = explanation
-        self.elapsed_ms = elapsed_ms
+    action: Action | None
+    ranking: list[tuple[Action, float]] = field(default_factory=list)
+    value_unit: str = ""
+    win_chance: float | None = None
+    explanation: str = ""
+    elapsed_ms: float = 0.0
+    plan: list[Action] = field(default_factory=list)
+    search: dict[str, Any] | None = None
 
-    def __repr__(self) -> str:
-        return (
-            f"Hint(action={self.action!r}, win_chance={self.win_chance}, "
-            f"value_unit={self.value_unit!r}, n_ranked={len(self.ranking)})"
-        )
+    def to_json(self, state: State, top: int = 10) -> dict[str, Any]:
+        """JSON-ready hint for ``state`` (the state it was asked for): ``action`` (text),
+        ``action_json`` (:meth:`State.action_to_json`, None without action), ``value_unit``,
+        ``win_chance``, ``explanation``, ``elapsed_ms``, ``ranking`` (the best ``top``:
+        ``[{"action": text, "json": ..., "value": v or None}]``) and ``plan`` (JSON actions,
+        each read in the state the ones before it lead to; cut where one is not legal)."""
+
+        def value(v: float) -> float | None:
+            return None if isinstance(v, float) and math.isnan(v) else v
+
+        plan: list[dict[str, Any]] = []
+        at = state
+        for k, a in enumerate(self.plan):
+            if at.is_terminal() or a not in at.legal_actions():
+                break
+            plan.append(at.action_to_json(a))
+            if k + 1 < len(self.plan):
+                at = at.clone() if at is state else at
+                at.apply_action(a)
+        return {
+            "action": None if self.action is None else state.action_to_string(self.action),
+            "action_json": None if self.action is None else state.action_to_json(self.action),
+            "value_unit": self.value_unit,
+            "win_chance": self.win_chance,
+            "explanation": self.explanation,
+            "elapsed_ms": self.elapsed_ms,
+            "ranking": [
+                {
+                    "action": state.action_to_string(a),
+                    "json": state.action_to_json(a),
+                    "value": value(v),
+                }
+                for a, v in self.ranking[:top]
+            ],
+            "plan": plan,
+        }

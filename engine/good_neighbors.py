@@ -25,8 +25,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from .game import TERMINAL, Game, Hint, State
-from .solitaire import NodeBudget, SearchLimit, clone_rng, determinized_hint, random_legal_action
+from .actions import ActionRecord
+from .game import Game, Hint
+from .solitaire import (
+    NodeBudget,
+    SearchLimit,
+    SolitaireState,
+    determinized_hint,
+    random_legal_action,
+)
 from .tiles import DominoSet, Tile
 
 #: max_pip -> (rows, columns, tiles that may be left at a win); RULES.md section 1.
@@ -178,7 +185,6 @@ class GoodNeighborsGame(Game):
         ValueError: ``max_pip`` is not 12, 9 or 6.
     """
 
-    name = "good-neighbors"
     num_players = 1
 
     def __init__(self, max_pip: int | None = 12):
@@ -256,7 +262,7 @@ class GoodNeighborsGame(Game):
         return f"GoodNeighborsGame(max_pip={self.max_pip})"
 
 
-class GoodNeighborsState(State):
+class GoodNeighborsState(SolitaireState):
     """A Good Neighbors position.
 
     Attributes:
@@ -265,12 +271,15 @@ class GoodNeighborsState(State):
         removed: tiles removed so far, in removal order.
     """
 
+    COPIED = ("grid", "stock", "removed")
+    STOCK = "stock"
+    game: GoodNeighborsGame
+
     def __init__(self, game: GoodNeighborsGame, seed: int | None, deal: bool = True):
         super().__init__(game, seed)
         self.grid: list[Tile] = []
         self.stock: list[Tile] = []
         self.removed: list[Tile] = []
-        self._legal: list[RemovePairs] | None = None
         if deal:
             self.stock = game.domino_set.shuffled(self.rng)
             self.grid, self.stock = self.stock[: game.cells], self.stock[game.cells :]
@@ -294,24 +303,18 @@ class GoodNeighborsState(State):
         return len(self.grid) + len(self.stock) <= self.game.tiles_left_to_win
 
     # --- State interface ---
-    def current_player(self) -> int:
-        return TERMINAL if self.is_terminal() else 0
-
-    def legal_actions(self) -> list[RemovePairs]:
+    def _compute_legal(self) -> list[RemovePairs]:
         """Every non-empty set of disjoint good-neighbor pairs (fewest pairs first)."""
-        if self._legal is None:
-            if self.is_won():
-                self._legal = []
-            else:
-                grid = self.grid
-                self._legal = sorted(
-                    (
-                        RemovePairs.of((grid[a], grid[b]) for a, b in m)
-                        for m in _matchings(self._ids(grid), self.game.max_pip)
-                    ),
-                    key=lambda a: (len(a.pairs), a.pairs),
-                )
-        return list(self._legal)
+        if self.is_won():
+            return []
+        grid = self.grid
+        return sorted(
+            (
+                RemovePairs.of((grid[a], grid[b]) for a, b in m)
+                for m in _matchings(self._ids(grid), self.game.max_pip)
+            ),
+            key=lambda a: (len(a.pairs), a.pairs),
+        )
 
     def _apply(self, action: RemovePairs) -> None:
         gone = action.tiles
@@ -320,33 +323,13 @@ class GoodNeighborsState(State):
         take = min(self.game.cells - len(self.grid), len(self.stock))
         self.grid += self.stock[:take]
         self.stock = self.stock[take:]
-        self._legal = None
-
-    def is_terminal(self) -> bool:
-        return not self.legal_actions()
-
-    def returns(self) -> list[float]:
-        return [1.0 if self.is_won() else 0.0]
-
-    def clone(self) -> GoodNeighborsState:
-        c = GoodNeighborsState.__new__(GoodNeighborsState)
-        c.game, c.seed, c.rng = self.game, self.seed, clone_rng(self.rng)
-        c.history = list(self.history)
-        c.grid, c.stock, c.removed = list(self.grid), list(self.stock), list(self.removed)
-        c._legal = self._legal
-        return c
-
-    def determinize(self, rng: random.Random) -> GoodNeighborsState:
-        """A clone with the unseen stock reshuffled by ``rng`` (the grid is unchanged)."""
-        c = self.clone()
-        rng.shuffle(c.stock)
-        return c
 
     def action_to_string(self, action: RemovePairs) -> str:
         return str(action)
 
-    def action_to_json(self, action: RemovePairs):
-        return {"pairs": [[str(a), str(b)] for a, b in action.pairs]}
+    def action_record(self, action: RemovePairs) -> ActionRecord:
+        """``remove`` with the tiles of every pair, pair by pair."""
+        return ActionRecord("remove", tuple(str(t) for pair in action.pairs for t in pair))
 
     def __str__(self) -> str:
         width = max(5, len(str(Tile(self.game.max_pip, self.game.max_pip))) + 2)

@@ -33,8 +33,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from .game import TERMINAL, Game, Hint, State
-from .solitaire import NodeBudget, SearchLimit, clone_rng, determinized_hint, random_legal_action
+from . import actions
+from .actions import ActionRecord
+from .game import Game, Hint
+from .solitaire import (
+    NodeBudget,
+    SearchLimit,
+    SolitaireState,
+    determinized_hint,
+    random_legal_action,
+)
 from .tiles import DominoSet, Tile
 
 COLUMNS = 5
@@ -204,7 +212,6 @@ class LuzonGame(Game):
         ValueError: unknown variant, or a ``max_pip`` other than 6.
     """
 
-    name = "luzon"
     num_players = 1
 
     def __init__(self, variant: str | None = None, max_pip: int | None = None):
@@ -269,7 +276,7 @@ class LuzonGame(Game):
         return f"LuzonGame(variant={self.variant!r})"
 
 
-class LuzonState(State):
+class LuzonState(SolitaireState):
     """A Luzon position.
 
     Attributes:
@@ -278,12 +285,14 @@ class LuzonState(State):
         removed: tiles removed so far, in removal order.
     """
 
+    COPIED = ("reserve", "removed")
+    game: LuzonGame
+
     def __init__(self, game: LuzonGame, seed: int | None, deal: bool = True):
         super().__init__(game, seed)
         self.columns: list[list[Tile]] = []
         self.reserve: list[Tile] = []
         self.removed: list[Tile] = []
-        self._legal: list | None = None
         if deal:
             tiles = game.domino_set.shuffled(self.rng)
             self.columns = [tiles[c : COLUMNS * DEPTH : COLUMNS] for c in range(COLUMNS)]
@@ -305,25 +314,19 @@ class LuzonState(State):
         return not self.columns and not self.reserve
 
     # --- State interface ---
-    def current_player(self) -> int:
-        return TERMINAL if self.is_terminal() else 0
-
-    def legal_actions(self) -> list[LuzonAction]:
+    def _compute_legal(self) -> list[LuzonAction]:
         """Pairs (column+column, column+reserve) then new-column moves; [] when the game is over."""
-        if self._legal is None:
-            cols, res = self._ids()
-            ok = self._ok()
-            if self.is_won() or not _pair_reachable(cols, res, ok):
-                self._legal = []
-            else:
-                tiles = self.game.domino_set.tiles
-                out: list[LuzonAction] = []
-                for kind, x, y, _, _ in _successors(cols, res, ok):
-                    a = RemovePair.of(tiles[x], tiles[y]) if kind == "pair" else NewColumn(tiles[x])
-                    if a not in out:
-                        out.append(a)
-                self._legal = out
-        return list(self._legal)
+        cols, res = self._ids()
+        ok = self._ok()
+        if self.is_won() or not _pair_reachable(cols, res, ok):
+            return []
+        tiles = self.game.domino_set.tiles
+        out: list[LuzonAction] = []
+        for kind, x, y, _, _ in _successors(cols, res, ok):
+            a = RemovePair.of(tiles[x], tiles[y]) if kind == "pair" else NewColumn(tiles[x])
+            if a not in out:
+                out.append(a)
+        return out
 
     def _apply(self, action: LuzonAction) -> None:
         if isinstance(action, NewColumn):
@@ -339,34 +342,18 @@ class LuzonState(State):
                     col.pop()
                     self.columns = [c for c in self.columns if c]
                 self.removed.append(t)
-        self._legal = None
 
-    def is_terminal(self) -> bool:
-        return not self.legal_actions()
-
-    def returns(self) -> list[float]:
-        return [1.0 if self.is_won() else 0.0]
-
-    def clone(self) -> LuzonState:
-        c = LuzonState.__new__(LuzonState)
-        c.game, c.seed, c.rng = self.game, self.seed, clone_rng(self.rng)
-        c.history = list(self.history)
+    def _copy_into(self, c: LuzonState) -> None:
         c.columns = [list(col) for col in self.columns]
-        c.reserve, c.removed = list(self.reserve), list(self.removed)
-        c._legal = self._legal
-        return c
-
-    def determinize(self, rng: random.Random) -> LuzonState:
-        """Nothing is hidden in Luzon: a plain clone (``rng`` is unused)."""
-        return self.clone()
 
     def action_to_string(self, action: LuzonAction) -> str:
         return str(action)
 
-    def action_to_json(self, action: LuzonAction):
+    def action_record(self, action: LuzonAction) -> ActionRecord:
+        """``remove`` with the two tiles, or ``move`` of a free tile to a new column."""
         if isinstance(action, NewColumn):
-            return {"move": str(action.tile)}
-        return {"pair": [str(action.a), str(action.b)]}
+            return ActionRecord("move", (str(action.tile),), actions.NewColumn())
+        return ActionRecord("remove", (str(action.a), str(action.b)))
 
     def __str__(self) -> str:
         depth = max((len(c) for c in self.columns), default=0)

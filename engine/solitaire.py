@@ -2,7 +2,7 @@
 
 SOLITAIRE MODULE INTERFACE
 ==========================
-Each of ``engine/good_neighbors.py``, ``engine/big_clock.py`` and ``engine/luzon.py`` provides,
+Each of ``engine/good_neighbors.py``, ``engine/big_clock/`` and ``engine/luzon.py`` provides,
 at module level (the terminal front end ``companion/terminal/solitaire.py`` and the benchmark
 ``scripts/bench_solitaires.py`` use only these names):
 
@@ -49,10 +49,11 @@ from __future__ import annotations
 import random
 import statistics
 import time
+from abc import abstractmethod
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
-from .game import Hint, State
+from .game import TERMINAL, Hint, State
 
 Action = Hashable
 
@@ -91,6 +92,81 @@ def clone_rng(rng: random.Random) -> random.Random:
     out = random.Random()
     out.setstate(rng.getstate())
     return out
+
+
+class SolitaireState(State):
+    """Base of the solitaire states (Good Neighbors, The Big Clock, Luzon).
+
+    One player (0) until the game is over (:data:`engine.game.TERMINAL`); ``returns()`` is
+    ``[1.0]`` when won and ``[0.0]`` otherwise; the legal actions are computed once per position
+    (``self._legal``, cleared by every action); ``clone()`` copies only what an action changes;
+    ``determinize(rng)`` reshuffles the face-down stock.
+
+    Subclasses implement :meth:`is_won`, :meth:`_compute_legal` (``[]`` once the game is over)
+    and ``_apply``, and set :attr:`COPIED` (the list attributes an action changes in place: a
+    clone gets copies of them; other attributes are shared, so they must be immutable values or
+    be replaced, not changed, by an action; :meth:`_copy_into` makes deeper copies) and
+    :attr:`STOCK` (the attribute holding the face-down stock in draw order, or None when nothing
+    is hidden, as in Luzon).
+    """
+
+    COPIED: ClassVar[tuple[str, ...]] = ()
+    STOCK: ClassVar[str | None] = None
+
+    def __init__(self, game: Any, seed: int | None):
+        super().__init__(game, seed)
+        self._legal: list[Any] | None = None
+
+    @abstractmethod
+    def is_won(self) -> bool:
+        """True when the layout is won (the rules' goal reached)."""
+
+    @abstractmethod
+    def _compute_legal(self) -> list[Any]:
+        """The legal actions of this position, in the game's order; [] when it is over."""
+
+    def _actions(self) -> list[Any]:
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
+
+    def legal_actions(self) -> list[Any]:
+        return list(self._actions())
+
+    def apply_action(self, action: Action) -> None:
+        super().apply_action(action)
+        self._legal = None
+
+    def current_player(self) -> int:
+        return TERMINAL if self.is_terminal() else 0
+
+    def is_terminal(self) -> bool:
+        return not self._actions()
+
+    def returns(self) -> list[float]:
+        return [1.0 if self.is_won() else 0.0]
+
+    def clone(self) -> Any:
+        """An independent copy: its own RNG (same state), history and :attr:`COPIED` lists."""
+        c = object.__new__(type(self))
+        c.__dict__.update(self.__dict__)
+        c.rng = clone_rng(self.rng)
+        c.history = list(self.history)
+        for name in self.COPIED:
+            setattr(c, name, list(getattr(self, name)))
+        self._copy_into(c)
+        return c
+
+    def _copy_into(self, c: Any) -> None:
+        """Deeper copies for :meth:`clone` (e.g. Luzon's columns); nothing by default."""
+
+    def determinize(self, rng: random.Random) -> Any:
+        """A clone with the face-down stock (:attr:`STOCK`) reshuffled by ``rng``; the layout
+        the player sees is unchanged. A plain clone when nothing is hidden."""
+        c = self.clone()
+        if self.STOCK is not None:
+            rng.shuffle(getattr(c, self.STOCK))
+        return c
 
 
 def random_legal_action(state: State, rng: random.Random) -> Action:
@@ -262,14 +338,16 @@ def determinized_hint(
             else:
                 why += "; win chance not shown: quotes like this are not calibrated"
     text = f"{state.action_to_string(best)}: {why}"
-    h = Hint(best, ranking, "win_rate", chance, text, (time.perf_counter() - t0) * 1000)
-    h.search = {
-        "won": wins[b],
-        "finished": done[b],
-        "unknown": unknown,  # type: ignore[attr-defined]
-        "raw": raw,
-    }
-    return h
+    return Hint(
+        best,
+        ranking,
+        "win_rate",
+        chance,
+        text,
+        (time.perf_counter() - t0) * 1000,
+        plan=[best],
+        search={"won": wins[b], "finished": done[b], "unknown": unknown, "raw": raw},
+    )
 
 
 def play_out(state: State, policy: Callable[[State], Action], max_turns: int = 10_000) -> bool:

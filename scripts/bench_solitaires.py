@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Benchmark the solitaire policies: random-legal, greedy, hint and the perfect-information solver.
 
-For each game (good-neighbors, luzon and big-clock when ``engine/big_clock.py`` exists) and each
+For each game (good-neighbors, luzon and big-clock when ``engine/big_clock/`` exists) and each
 size in its module's ``GAME_SIZES``, over seeded deals 0..N-1:
 
 - random: ``random_action`` with ``random.Random(seed)``, played to the end;

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine import GAMES
+from engine.actions import ACTION_TYPES, PLACE_KINDS
+
 _ERR = {
     "description": "error",
     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
@@ -57,6 +60,84 @@ def _json(ref: str, desc: str = "ok") -> dict:
         "description": desc,
         "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}},
     }
+
+
+def _per_game(what: str, texts: dict[str, str]) -> str:
+    """``what`` followed by ``game: text`` for each game of the catalog that has a text."""
+    return what + "; ".join(f"{name}: {t}" for name, t in texts.items() if t)
+
+
+def _players() -> str:
+    return _per_game(
+        "names; ",
+        {
+            n: (
+                str(g.min_players)
+                if g.min_players == g.max_players
+                else f"{g.min_players}-{g.max_players}"
+            )
+            for n, g in GAMES.items()
+        },
+    )
+
+
+def _sets() -> str:
+    return _per_game("set (double-N): ", {n: "|".join(map(str, g.sets)) for n, g in GAMES.items()})
+
+
+def _variants() -> str:
+    return _per_game(
+        "", {n: " or ".join(repr(v) for v in g.variants if v) for n, g in GAMES.items()}
+    )
+
+
+def _targets() -> str:
+    return _per_game(
+        "points to win; default ",
+        {n: "/".join(f"{t} (double-{s})" for s, t in g.targets.items()) for n, g in GAMES.items()},
+    )
+
+
+def _round_kinds() -> str:
+    return _per_game("", {n: "|".join(g.round_kinds) for n, g in GAMES.items()})
+
+
+def _pass_penalties() -> str:
+    return "; ".join(
+        f"-{g.pass_penalty} allowed for a pass at {n}" for n, g in GAMES.items() if g.pass_penalty
+    )
+
+
+_PLACE = {
+    "type": "object",
+    "required": ["kind"],
+    "description": "where a tile goes (or comes from): open_end {end: id of the draw game's "
+    "open end}, cells {cells: [[row, col] low half, [row, col] high half]} of a Tableaux "
+    "tableau, pile {pile: hour 1..12} of the Big Clock, new_column (Luzon)",
+    "properties": {
+        "kind": {"enum": list(PLACE_KINDS)},
+        "end": {"type": "string"},
+        "cells": {
+            "type": "array",
+            "items": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
+            "minItems": 2,
+            "maxItems": 2,
+        },
+        "pile": {"type": "integer"},
+    },
+}
+_ACTION = {
+    "type": "object",
+    "required": ["type", "tiles"],
+    "description": "an action of any game (engine/actions.py): what is done, the tiles it "
+    "handles ('low-high'; remove: pair by pair) and where they go",
+    "properties": {
+        "type": {"enum": list(ACTION_TYPES)},
+        "tiles": {"type": "array", "items": {"type": "string", "pattern": "^\\d{1,2}-\\d{1,2}$"}},
+        "place": {"$ref": "#/components/schemas/Place"},
+        "source": {"$ref": "#/components/schemas/Place"},
+    },
+}
 
 
 def openapi_document() -> dict[str, Any]:
@@ -425,27 +506,21 @@ def openapi_document() -> dict[str, Any]:
                         }
                     },
                 },
+                "Action": _ACTION,
+                "Place": _PLACE,
                 "NewTable": {
                     "type": "object",
                     "required": ["game"],
                     "properties": {
-                        "game": {
-                            "enum": ["draw100", "tableaux", "good-neighbors", "big-clock", "luzon"]
-                        },
+                        "game": {"enum": list(GAMES)},
                         "players": {
                             "type": "array",
                             "items": {"type": "string"},
-                            "description": "names; draw100 2-4, tableaux 2, solitaires 1",
+                            "description": _players(),
                         },
-                        "max_pip": {
-                            "type": "integer",
-                            "description": "set: 6 (draw100, luzon), 6|9 (tableaux), 6|9|12 (good-neighbors, big-clock)",
-                        },
-                        "variant": {"type": "string", "description": "luzon: 'sixes'"},
-                        "target": {
-                            "type": "integer",
-                            "description": "points to win; default 100 (draw100), 121/361 (tableaux double-6/9)",
-                        },
+                        "max_pip": {"type": "integer", "description": _sets()},
+                        "variant": {"type": "string", "description": _variants()},
+                        "target": {"type": "integer", "description": _targets()},
                     },
                 },
                 "NewRound": {
@@ -455,11 +530,11 @@ def openapi_document() -> dict[str, Any]:
                         "scores": {
                             "type": "object",
                             "additionalProperties": {"type": "integer"},
-                            "description": "player id -> points (0..999; -3 allowed for a Tableaux pass)",
+                            "description": f"player id -> points (0..999; {_pass_penalties()})",
                         },
                         "kind": {
                             "type": "string",
-                            "description": "draw100: domino|blocked|manual; tableaux: play|pass|manual",
+                            "description": _round_kinds(),
                         },
                         "source": {"enum": ["hand", "photo"]},
                         "photo_id": {"type": ["integer", "null"]},
@@ -567,9 +642,10 @@ def openapi_document() -> dict[str, Any]:
                             "type": "object",
                             "description": "vision.layout ReadResult.to_json(): layout, problems "
                             "(message in players' words, tiles named), legal_moves "
-                            "(with words); the engine's hint; plus ok, message (why not) and "
-                            "advice (companion.hints.present: text, details, outline, "
-                            "pairs, ghost, anchor)",
+                            "(text, words, json: an Action); the engine's hint (action_json: "
+                            "an Action; plan: Actions); plus ok, message (why not) and "
+                            "advice (companion.hints.present: text, details, tiles, "
+                            "outline, pairs, ghost, anchor)",
                         },
                         "suggestion": {
                             "type": ["object", "null"],

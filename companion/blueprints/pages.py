@@ -143,8 +143,10 @@ def table(table_id: int):
         )
     max_pip = store.table_set(row)
     missing = [v["message"] for v in services.availability().values() if not v["ok"]]
+    game = GAMES[row["game"]]
     boot = {
         "table": data,
+        "game": game.to_json(),
         "code": code,
         "photo": photo,
         "max_pip": max_pip,
@@ -154,6 +156,7 @@ def table(table_id: int):
     return render_template(
         "table.html",
         t=data,
+        game=game,
         code=code,
         qr_svg=qr_svg,
         join_url=join_url,

@@ -13,32 +13,45 @@ from __future__ import annotations
 import argparse
 import json
 
-GAMES = ("draw100", "tableaux", "good-neighbors", "big-clock", "luzon")
+from engine import GAMES, Hand, Shape, games_where
+
+#: Games whose reading takes the tile just drawn (``--drawn``), games that need a hand, games
+#: played by more than two (``--players``): from the catalog.
+DRAWN_GAMES = sorted(games_where(lambda g: g.hand is Hand.DRAWN))
+HAND_GAMES = sorted(games_where(lambda g: g.needs_hand))
+PLAYER_GAMES = sorted(games_where(lambda g: g.max_players > 2))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("image", help="photo of the table (JPEG/PNG)")
-    p.add_argument("--game", required=True, choices=GAMES, help="which game is on the table")
+    p.add_argument("--game", required=True, choices=list(GAMES), help="which game is on the table")
     p.add_argument(
         "--hand",
         default=None,
         help="photo of your own hand, tiles face up "
-        "(needed for draw100 and tableaux moves; big-clock: the tile you drew)",
+        f"(needed for {' and '.join(HAND_GAMES)} moves; {', '.join(DRAWN_GAMES)}: the tile "
+        "you drew)",
     )
     p.add_argument(
         "--drawn",
         default=None,
-        help="big-clock: the tile you drew, e.g. 3-5 "
+        help=f"{', '.join(DRAWN_GAMES)}: the tile you drew, e.g. 3-5 "
         "(the hint needs it; or photograph it with --hand)",
     )
     p.add_argument(
         "--max-pip",
         type=int,
         default=None,
-        choices=(6, 9, 12),
+        choices=sorted({s for g in GAMES.values() for s in g.sets}),
         help="set size (default: the game's, or read from the photo)",
     )
-    p.add_argument("--players", type=int, default=2, help="draw100: players at the table (2-4)")
+    p.add_argument(
+        "--players",
+        type=int,
+        default=2,
+        help=f"{', '.join(PLAYER_GAMES)}: players at the table "
+        + ", ".join(f"({GAMES[n].min_players}-{GAMES[n].max_players})" for n in PLAYER_GAMES),
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the unseen tiles' sample")
     p.add_argument("--no-hint", action="store_true", help="skip the hint (faster)")
     p.add_argument("--model", default=None, help="ONNX detector (default models/tiles-obb.onnx)")
@@ -51,10 +64,11 @@ def run(args: argparse.Namespace) -> int:
     from vision.layout import detect_options, read
     from vision.pipeline import detect, load_image
 
+    g = GAMES[args.game]
     drawn = None
     if args.drawn is not None:
-        if args.game != "big-clock":
-            raise ValueError("--drawn is for big-clock (the tile you drew)")
+        if g.hand is not Hand.DRAWN:
+            raise ValueError(f"--drawn is for {', '.join(DRAWN_GAMES)} (the tile you drew)")
         if args.hand:
             raise ValueError("give the drawn tile once: --drawn or --hand, not both")
         from engine.tiles import Tile
@@ -68,18 +82,19 @@ def run(args: argparse.Namespace) -> int:
     params = {"seed": args.seed}
     if drawn is not None:
         params["drawn"] = drawn
-    if args.game == "draw100":
-        if not 2 <= args.players <= 4:
-            raise ValueError(f"--players must be 2-4, got {args.players}")
+    if args.game in PLAYER_GAMES:
+        if not g.min_players <= args.players <= g.max_players:
+            raise ValueError(
+                f"--players must be {g.min_players}-{g.max_players}, got {args.players}"
+            )
         params["players"] = args.players
     result = read(table, args.game, hand=hand, max_pip=args.max_pip, **params)
     out = result.to_json()
     out["hint"] = None
     if result.state is not None and result.legal_moves and not args.no_hint:
-        from companion.services import hint_json
         from engine import get_game_type
 
-        out["hint"] = hint_json(result.state, get_game_type(args.game).hint(result.state))
+        out["hint"] = get_game_type(args.game).hint(result.state).to_json(result.state)
     out["tiles_seen"] = len(table)
     if args.json:
         print(json.dumps(out, indent=1))
@@ -87,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.game}: {len(table)} tiles seen" + (f", hand {out['hand']}" if hand else ""))
         if out["state_text"]:
             print(out["state_text"])
-        if args.game == "draw100":
+        if g.shape is Shape.LINE:
             print(
                 "open ends: "
                 + ", ".join(f"{e['number']} on {e['tile']}" for e in out["layout"]["open_ends"])

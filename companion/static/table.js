@@ -7,7 +7,8 @@
   const code = boot.code, maxPip = boot.max_pip, MAX_SIDE = 1600;
   const $ = (id) => document.getElementById(id);
   const SVG = 'http://www.w3.org/2000/svg';
-  const HAND_GAMES = ['draw100', 'tableaux', 'big-clock'];  // big-clock: the tile you drew
+  // the game's record of the catalog (engine.GAMES): hand, pass penalty, scoring, ...
+  const GAME = boot.game;
 
   function el(tag, attrs, text) {
     const e = document.createElement(tag);
@@ -89,7 +90,7 @@
   let handTyped = false;
   if ($('hand-input')) $('hand-input').addEventListener('input', () => { handTyped = true; });
   async function loadMine() {  // this seat's hand and, with the latest photo, its own reading
-    if (!seated() || !HAND_GAMES.includes(table.game)) return;
+    if (!seated() || !GAME.takes_hand) return;
     try {
       if (photo) { photo = await api('GET', `/api/tables/${table.id}/photos/${photo.id}`); renderPhoto(); }
       const hand = photo ? photo.hand : (await api('GET', `/api/tables/${table.id}/hand`)).hand;
@@ -134,14 +135,14 @@
         const row = el('div', { class: 'player-input' });
         const id = 'pts-' + p.id;
         row.append(el('label', { for: id }, p.name));
-        if (table.game === 'tableaux') {
+        if (GAME.pass_penalty) {  // a pass scores negative
           const minus = el('button', { type: 'button', class: 'minus', 'data-player': p.id, 'aria-label': `minus for ${p.name}` }, '\u2212');
           minus.addEventListener('click', () => { const inp = $(id); const v = inp.value.trim(); inp.value = v.startsWith('-') ? v.slice(1) : '-' + v; inp.focus(); });
           row.append(minus);
         }
         row.append(el('input', { id, class: 'points', type: 'text', inputmode: 'numeric', pattern: '-?[0-9]*', maxlength: 4,
           name: 'p' + p.id, 'data-player': p.id, placeholder: '0', autocomplete: 'off' }));
-        if (table.game === 'draw100') {
+        if (GAME.scores_pips_left) {  // the winner scores the pips left in the other hands
           const left = el('input', { type: 'text', class: 'left', 'data-player': p.id, autocomplete: 'off', autocapitalize: 'off',
             placeholder: 'tiles left, e.g. 3-5 6-6', 'aria-label': `tiles left in ${p.name}'s hand` });
           left.addEventListener('input', countHands);
@@ -202,13 +203,13 @@
   }
 
   function onKindChange() {  // Tableaux: a pass scores -3 for the player whose turn it is
-    if (table.game !== 'tableaux') return;
-    const kind = $('round-kind').value;
+    if (!GAME.pass_penalty) return;
+    const kind = $('round-kind').value, penalty = String(-GAME.pass_penalty);
     const inputs = [...$('round-inputs').querySelectorAll('input.points')];
-    if (kind !== 'pass') { inputs.forEach((i) => { if (i.value === '-3') i.value = ''; }); return; }
+    if (kind !== 'pass') { inputs.forEach((i) => { if (i.value === penalty) i.value = ''; }); return; }
     const turns = table.rounds.filter((r) => !r.undone).length;
     const who = seated() ? seat : String(table.players[turns % table.players.length].id);
-    inputs.forEach((i) => { i.value = i.dataset.player === who ? '-3' : ''; });
+    inputs.forEach((i) => { i.value = i.dataset.player === who ? penalty : ''; });
   }
 
   async function recordRound(ev) {
@@ -302,7 +303,7 @@
     svg.setAttribute('viewBox', `0 0 ${photo.width} ${photo.height}`);
     svg.innerHTML = '';
     const a = photo.analysis || {}, adv = a.advice || null;
-    const outlined = new Set((adv && adv.outline) || []);
+    const outlined = hintedOnPhoto(adv);
     // photo tiles the problems name (a hand problem may name the table tile it clashes with)
     const problemTiles = new Set((a.problems || []).filter((p) => p && typeof p === 'object').flatMap((p) =>
       p.tiles || (p.source !== 'hand' && Number.isInteger(p.tile_index) ? [p.tile_index] : [])));
@@ -339,6 +340,30 @@
     const n = photo.tiles.length, up = photo.tiles.filter((t) => t.pips).length;
     $('tiles-line').textContent = n ? `${n} tile(s) seen, ${up} read. Tap a tile to fix it.` : 'No tiles seen in this photo.';
     renderAnalysis(a);
+  }
+
+  // The hint's tiles as "low-high" text (the action's ``tiles``, engine/actions.py).
+  const tileText = (pips) => (pips ? [...pips].sort((x, y) => x - y).join('-') : null);
+  const hintTiles = (adv) => new Set((adv && adv.tiles) || []);
+  // Photo tiles to outline: the advice's outline (the tile its place is next to, ...) and every
+  // face-up tile showing one of the hint's tiles.
+  function hintedOnPhoto(adv) {
+    const out = new Set((adv && adv.outline) || []), want = hintTiles(adv);
+    photo.tiles.forEach((t, i) => { if (!t.face_down && want.has(tileText(t.pips))) out.add(i); });
+    return out;
+  }
+  // The player's own tiles (hand or drawn tile) under the hint, the hint's tiles outlined.
+  function renderHand(box, a, adv) {
+    const hand = a.hand || [];
+    if (!hand.length) return;
+    const want = hintTiles(adv);
+    const p = el('p', { class: 'hand-tiles', id: 'hand-tiles' });
+    p.append(el('span', { class: 'small' }, GAME.hand === 'drawn' ? 'The tile you drew: ' : 'Your hand: '));
+    for (const t of hand) {
+      const cls = want.has(t) ? 'hand-tile hinted' : 'hand-tile';
+      p.append(el('span', { class: cls, 'data-tile': t, 'aria-label': `${t}${want.has(t) ? ' (the hint plays it)' : ''}` }, t));
+    }
+    box.append(p);
   }
 
   function drawAdvice(svg, adv, font, stroke) {
@@ -402,6 +427,7 @@
       }
       box.append(hb);
     }
+    renderHand(box, a, adv);
     if (a.message) box.append(el('p', { class: 'notice', id: 'analysis-message' }, a.message));
     const problems = (a.problems || []).filter((p) => !(a.message && typeof p === 'object' && p.blocking && a.message.includes(p.message)));
     if (problems.length) {

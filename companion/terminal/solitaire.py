@@ -2,7 +2,7 @@
 
 Generic over the solitaire module interface of ``engine/solitaire.py``: the game module is found
 by name in the registry ``engine.GAMES`` and used only through that interface, so The Big Clock
-works here as soon as ``engine/big_clock.py`` exists.
+works here as soon as ``engine/big_clock/`` exists.
 
 Each turn shows the layout (``str(state)``) and the numbered moves; the player types a number,
 ``h`` for the hint (best move and estimated win chance), ``q`` to quit. Modules with
@@ -24,7 +24,7 @@ from engine import GAMES, get_game_type, make_game
 
 
 def load_module(name: str) -> ModuleType:
-    """The engine module of solitaire ``name`` (e.g. ``engine.luzon`` for ``"luzon"``).
+    """The engine module of solitaire ``name`` (its catalog record's ``module``).
 
     Raises:
         ValueError: unknown game, or its engine module is not installed yet.

@@ -35,6 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..actions import ActionRecord, OpenEnd
 from ..game import TERMINAL, Game, IllegalActionError, State
 from ..tiles import DominoSet, Tile
 from .line import LineOfPlay
@@ -99,8 +100,6 @@ class Draw100Game(Game):
         ValueError: a parameter is out of range (players not 2-4, target < 1, hand size such that
             the hands do not fit in the set or is < 1, a set other than double-six).
     """
-
-    name = "draw100"
 
     def __init__(
         self, num_players: int = 2, target: int = 100, hand_size: int = 5, max_pip: int | None = 6
@@ -452,10 +451,12 @@ class Draw100State(State):
                 return f"play {action.tile} on {action.end}"
         return "draw" if isinstance(action, Draw) else "pass"
 
-    def action_to_json(self, action: Action) -> Any:
+    def action_record(self, action: Action) -> ActionRecord:
+        """A play names its tile and open end (no place: the lead); draw and pass no tile."""
         if isinstance(action, Play):
-            return {"type": "play", "tile": [action.tile.low, action.tile.high], "end": action.end}
-        return {"type": "draw" if isinstance(action, Draw) else "pass"}
+            end = None if action.end is None else OpenEnd(action.end)
+            return ActionRecord("play", (str(action.tile),), end)
+        return ActionRecord("draw" if isinstance(action, Draw) else "pass")
 
     def to_json(self, viewer: int | None = None) -> dict[str, Any]:
         """What seat ``viewer`` (default: the player to move) may see, JSON-ready: round, scores,
@@ -465,7 +466,7 @@ class Draw100State(State):
         viewer = self.player if viewer is None else viewer
         to_move = self.current_player()
         return {
-            "game": "draw100",
+            "game": self.game.name,
             "round": self.round_no,
             "scores": list(self.scores),
             "target": self.game.target,

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..actions import ActionRecord, Cells
 from ..game import TERMINAL, Game, State
 from ..tiles import DominoSet, Tile
 from .board import Board, Cell, Placement, are_adjacent, can_be_built
@@ -97,7 +98,6 @@ class TableauxGame(Game):
         ValueError: ``max_pip`` is not 6 or 9.
     """
 
-    name = "tableaux"
     num_players = 2
 
     def __init__(self, max_pip: int = 6):
@@ -368,15 +368,13 @@ class TableauxState(State):
             )
         return str(action)
 
-    def action_to_json(self, action: Any) -> Any:
+    def action_record(self, action: Any) -> ActionRecord:
+        """A placement plays its tile on two cells (low half first); pass and end_turn no tile."""
         if isinstance(action, Place):
-            return {
-                "type": "place",
-                "tile": [action.tile.low, action.tile.high],
-                "low_cell": list(action.low_cell),
-                "high_cell": list(action.high_cell),
-            }
-        return {"type": "pass" if isinstance(action, Pass) else "end_turn"}
+            return ActionRecord(
+                "play", (str(action.tile),), Cells((action.low_cell, action.high_cell))
+            )
+        return ActionRecord("pass" if isinstance(action, Pass) else "end_turn")
 
     def clone(self) -> TableauxState:
         """A fast independent copy (board, hands, boneyard, RNG)."""

@@ -237,8 +237,8 @@ def hint(state: TableauxState, *, defence: float = 0.5, node_limit: int = 5_000)
 
     ``Hint.action`` is that first action, ``Hint.ranking`` ``[(action, value)]`` for every
     legal first action (value in points: turn points minus ``defence`` x threat, see
-    :func:`best_turn`), ``value_unit="points"``. The whole sequence is ``Hint.sequence`` (list of
-    actions) and the plan ``Hint.plan`` (:class:`TurnPlan`). ``elapsed_ms`` in milliseconds.
+    :func:`best_turn`), ``value_unit="points"``. The whole turn is ``Hint.plan`` (the actions of the
+    best :class:`TurnPlan`, ``action`` first). ``elapsed_ms`` in milliseconds.
 
     Raises:
         ValueError: the state is terminal.
@@ -255,16 +255,14 @@ def hint(state: TableauxState, *, defence: float = 0.5, node_limit: int = 5_000)
             state.action_to_string(a) if i == 0 else str(a) for i, a in enumerate(plan.actions)
         )
         text = f"Best turn scores {plan.points} points: {words}."
-    h = Hint(
+    return Hint(
         first,
         ranking,
         value_unit="points",
         explanation=text,
         elapsed_ms=(time.perf_counter() - t0) * 1000.0,
+        plan=list(plan.actions),
     )
-    h.sequence = list(plan.actions)  # type: ignore[attr-defined]
-    h.plan = plan  # type: ignore[attr-defined]
-    return h
 
 
 def greedy_action(state: TableauxState) -> Any:

@@ -10,9 +10,12 @@ from hypothesis import strategies as st
 
 from engine import IllegalActionError, make_game
 from engine import big_clock as bc
-from engine.big_clock import GIVE_UP, SET_ASIDE, BigClockGame, Move, Place
+from engine.big_clock import GIVE_UP, SET_ASIDE, BigClockGame, Move, Place, rescue, rules
+from engine.big_clock import game as bc_game
+from engine.big_clock import hints as bc_hints
+from engine.big_clock import search as bc_search
 from engine.game import TERMINAL
-from engine.solitaire import exhaustive_win
+from engine.solitaire import NodeBudget, SearchLimit, exhaustive_win
 from engine.tiles import DominoSet, Tile
 
 T = Tile.parse
@@ -189,9 +192,9 @@ def test_rescue_goes_on_until_the_drawn_double_is_home():
     )
     after = start.clone()
     after.apply_action(Move(5, 6))
-    rescues = bc._rescues(6, after._piles, after._drawn, 2, True)
+    rescues = rescue._rescues(6, after._piles, after._drawn, 2, True)
     assert rescues and rescues[0][0] == ((3, 1),)
-    assert bc._rescues(6, after._piles, after._drawn, 2, False) == ()
+    assert rescue._rescues(6, after._piles, after._drawn, 2, False) == ()
 
 
 def test_give_up_and_stuck_double_lose():
@@ -363,7 +366,7 @@ def test_hint_late_in_won_lines_finds_the_win():
         if not line:
             continue
         for a in line:
-            if len(state.stock) <= 1 and len(bc._candidates(state)) >= 2:
+            if len(state.stock) <= 1 and len(bc_hints._candidates(state)) >= 2:
                 h = bc.hint(state, samples=2, seed=1)
                 assert h.action in state.legal_actions() and h.win_chance == 1.0
                 child = state.clone()
@@ -376,7 +379,7 @@ def test_hint_late_in_won_lines_finds_the_win():
     assert checked >= 1
 
 
-class _PlainSearch(bc._Search):
+class _PlainSearch(bc_search._Search):
     """The same search without the pile-top memo (every position searched afresh)."""
 
     def lookup(self, piles, pos):
@@ -407,8 +410,8 @@ def test_memo_on_pile_tops_gives_the_plain_search_answer():
         if state.is_terminal():
             continue
         stock = (state._drawn,) + tuple(state._stock)
-        fast = bc._Search(state._tab, stock, {}, bc.NodeBudget(10**6))
-        plain = _PlainSearch(state._tab, stock, {}, bc.NodeBudget(10**6))
+        fast = bc_search._Search(state._tab, stock, {}, NodeBudget(10**6))
+        plain = _PlainSearch(state._tab, stock, {}, NodeBudget(10**6))
         win = fast.episode(state._piles, 0, state.moves_used, state.rescuing)[0]
         assert win == plain.episode(state._piles, 0, state.moves_used, state.rescuing)[0]
         assert bc.solve(state) == win
@@ -439,7 +442,8 @@ def test_solver_wins_are_real_and_bounded_by_exhaustive_search(monkeypatch):
     ``exhaustive_win`` (every legal action, moves included): the solver (rescue moves only) is
     a lower bound, so a solver win is an exhaustive win and an exhaustive loss a solver loss."""
     positions = list(endgame_positions(range(16), 2))
-    monkeypatch.setattr(bc, "MAX_MOVES_PER_DRAW", 3)
+    for module in (bc_game, bc_search):
+        monkeypatch.setattr(module, "MAX_MOVES_PER_DRAW", 3)
     both = {True: 0, False: 0}
     for state in positions:
         exact = exhaustive_win(state.clone())
@@ -458,11 +462,11 @@ def test_rescues_are_legal_and_reach_their_goal(max_pip):
     seen = 0
     for state in late_positions(max_pip, range(25), 40):
         tab, piles, drawn = state._tab, state._piles, state._drawn
-        if state.moves_used or not bc._in_trouble(tab, piles, drawn):
+        if state.moves_used or not rules._in_trouble(tab, piles, drawn):
             continue
         dd = drawn if tab.dbl[drawn] else -1
-        found, _ = bc._rescue_search(max_pip, piles, dd, 3)
-        if not bc._rescue_possible(
+        found, _ = rescue._rescue_search(max_pip, piles, dd, 3)
+        if not rescue._rescue_possible(
             tab, piles, tab.lo[dd] if dd >= 0 else 0, 3, [0] * (max_pip + 1)
         ):
             assert not found
@@ -502,28 +506,28 @@ def _first_solver(state, node_limit):
     memo, used_nodes = {}, [0]
 
     def rescues(piles, dd):
-        homes = sum(bc._is_home(tab, piles, k) for k in tab.slots)
+        homes = sum(rules._is_home(tab, piles, k) for k in tab.slots)
         n = tab.lo[dd] if dd >= 0 else 0
         seen, queue, out = {piles}, deque([(piles, ())]), []
         while queue and len(seen) < 400:
             layout, path = queue.popleft()
             if path and (
-                sum(bc._is_home(tab, layout, k) for k in tab.slots) > homes
-                or (n and (not layout[n] or bc._accepts(tab, layout, n, dd)))
+                sum(rules._is_home(tab, layout, k) for k in tab.slots) > homes
+                or (n and (not layout[n] or rules._accepts(tab, layout, n, dd)))
             ):
                 out.append((path, layout))
                 continue
-            if len(path) >= 3 or not bc._in_trouble(tab, layout, dd):
+            if len(path) >= 3 or not rules._in_trouble(tab, layout, dd):
                 continue
-            for i, j in bc._moves(tab, layout):
-                nxt = bc._move(layout, i, j)
+            for i, j in rules._moves(tab, layout):
+                nxt = rules._move(layout, i, j)
                 if nxt not in seen:
                     seen.add(nxt)
                     queue.append((nxt, path + ((i, j),)))
         return out
 
     def episode(piles, pos, used=0):
-        if bc._all_home(tab, piles):
+        if rules._all_home(tab, piles):
             return True
         if pos >= len(stock):
             return False
@@ -531,16 +535,16 @@ def _first_solver(state, node_limit):
             return memo[piles, pos]
         used_nodes[0] += 1
         if used_nodes[0] > node_limit:
-            raise bc.SearchLimit()
+            raise SearchLimit()
         drawn = stock[pos]
         targets = sorted(
-            bc._place_targets(tab, piles, drawn),
-            key=lambda k: -bc._place_score(tab, piles, k, drawn),
+            rules._place_targets(tab, piles, drawn),
+            key=lambda k: -rules._place_score(tab, piles, k, drawn),
         )
-        result = any(episode(bc._put(piles, k, drawn), pos + 1) for k in targets) or (
+        result = any(episode(rules._put(piles, k, drawn), pos + 1) for k in targets) or (
             not targets and not tab.dbl[drawn] and episode(piles, pos + 1)
         )
-        if not result and used < 30 and bc._in_trouble(tab, piles, drawn):
+        if not result and used < 30 and rules._in_trouble(tab, piles, drawn):
             for path, layout in rescues(piles, drawn if tab.dbl[drawn] else -1):
                 if episode(layout, pos, used + len(path)):
                     result = True
@@ -551,7 +555,7 @@ def _first_solver(state, node_limit):
 
     try:
         return episode(state._piles, 0)
-    except bc.SearchLimit:
+    except SearchLimit:
         return None
 
 

@@ -283,5 +283,11 @@ def test_action_readings():
     s = position([["6-1"], ["5-5"]], boneyard=["0-0"], line=[("6-6", None, None)])
     a = Play(T("6-1"), "0.side_a")
     assert s.action_to_string(a) == "play 1-6 on the 6 of 6-6 [0.side_a]"
-    assert s.action_to_json(a) == {"type": "play", "tile": [1, 6], "end": "0.side_a"}
-    assert s.action_to_json(DRAW) == {"type": "draw"} and s.action_to_string(PASS) == "pass"
+    assert s.action_to_json(a) == {
+        "type": "play",
+        "tiles": ["1-6"],
+        "place": {"kind": "open_end", "end": "0.side_a"},
+    }
+    assert s.action_from_json(s.action_to_json(a)) == a
+    assert s.action_to_json(DRAW) == {"type": "draw", "tiles": []}
+    assert s.action_to_string(PASS) == "pass"

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import pytest
 
 from engine import GAMES, make_game
+from engine.actions import ActionRecord
 from engine.game import TERMINAL, Game, Hint, IllegalActionError, State, wilson_interval
 
 
@@ -49,6 +50,11 @@ class CountState(State):
 
     def is_terminal(self):
         return self.total >= 6
+
+    def action_record(self, action):
+        if action == "roll":
+            return ActionRecord("draw")
+        return ActionRecord("play", (f"0-{action.n}",))
 
     def returns(self):
         if not self.is_terminal():
@@ -101,11 +107,19 @@ def test_clone_is_independent_and_keeps_rng():
     assert c.rolls == s.rolls  # same chance after the clone
 
 
-def test_action_to_json_and_string():
+def test_action_to_json_and_back():
     s = CountGame().new_initial_state(0)
-    assert s.action_to_json(Add(2)) == {"n": 2}
-    assert s.action_to_json("roll") == "roll"
+    assert s.action_to_json(Add(2)) == {"type": "play", "tiles": ["0-2"]}
+    assert s.action_to_json("roll") == {"type": "draw", "tiles": []}
     assert s.action_to_string(Add(2)) == "Add(n=2)"
+    for a in s.legal_actions():
+        assert s.action_from_json(s.action_to_json(a)) == a
+    with pytest.raises(IllegalActionError, match="no legal action"):
+        s.action_from_json({"type": "play", "tiles": ["0-5"]})
+    with pytest.raises(ValueError, match="unknown action type"):
+        s.action_from_json({"type": "jump"})
+    with pytest.raises(ValueError, match="tile texts"):
+        s.action_from_json({"type": "play", "tiles": [[0, 2]]})
 
 
 @pytest.mark.parametrize("k,n", [(0, 10), (5, 10), (10, 10), (900, 1000), (1, 4000)])

@@ -2,7 +2,7 @@
 
 Properties: tiles are conserved, no move breaks a rule (checked against the position before the
 move with code independent of the engine), and replaying (seed, actions) reproduces the state.
-The Big Clock joins the replay property once ``engine/big_clock.py`` exists.
+The Big Clock joins the replay property once ``engine/big_clock/`` exists.
 """
 
 from __future__ import annotations

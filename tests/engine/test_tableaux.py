@@ -394,7 +394,11 @@ def test_hint_is_legal_and_exposes_the_sequence():
         if s.is_terminal():
             break
         h = hint(s)
-        assert h.action in s.legal_actions() and h.sequence[0] == h.action
+        assert h.action in s.legal_actions() and h.plan[0] == h.action
+        # the plan is a whole turn: every action legal in turn, in the JSON too
+        j = h.to_json(s)
+        assert j["plan"][0] == j["action_json"] == s.action_to_json(h.action)
+        assert len(j["plan"]) == len(h.plan)
         assert h.value_unit == "points" and h.elapsed_ms >= 0
         assert [a for a, _v in h.ranking] and h.ranking[0][0] == h.action
         s.apply_action(h.action)
@@ -487,5 +491,9 @@ def test_clone_is_independent_and_actions_read_as_json():
         c.scores,
     )
     j = s.action_to_json(a)
-    assert j["type"] == "place" and j["tile"] == [a.tile.low, a.tile.high]
-    assert j["low_cell"] == list(a.low_cell) and s.action_to_json(PASS) == {"type": "pass"}
+    assert j == {
+        "type": "play",
+        "tiles": [str(a.tile)],
+        "place": {"kind": "cells", "cells": [list(a.low_cell), list(a.high_cell)]},
+    }
+    assert s.action_to_json(PASS) == {"type": "pass", "tiles": []}

@@ -455,14 +455,15 @@ def test_hand_with_the_photo_gives_moves_and_hint(client, lead_double_detector):
     assert p["hand"] == ["4-6", "1-2", "3-5"]
     a = p["analysis"]
     assert a["ok"] and a["legal_moves"] and all("4-6" in m["text"] for m in a["legal_moves"])
-    assert a["hint"]["action_json"]["tile"] == [4, 6]
+    assert a["hint"]["action_json"]["tiles"] == ["4-6"]
+    assert a["advice"]["tiles"] == ["4-6"]
     # without a hand the page is told to type it
     url = f"/api/tables/{t['id']}/photos/{p['id']}/hand"
     r = client.put(url, json={"hand": ""}, headers={"X-Table-Code": t["code"]})
     assert r.status_code == 200 and not r.json["analysis"]["legal_moves"]
     assert "Type your hand" in r.json["analysis"]["message"]
     r = client.put(url, json={"hand": ["1-2", "2-6"]}, headers={"X-Table-Code": t["code"]})
-    assert [m["json"]["tile"] for m in r.json["analysis"]["legal_moves"]] == [[2, 6]] * len(
+    assert [m["json"]["tiles"] for m in r.json["analysis"]["legal_moves"]] == [["2-6"]] * len(
         r.json["analysis"]["legal_moves"]
     )
 
@@ -531,11 +532,11 @@ def test_each_player_keeps_their_own_hand_and_watchers_see_none(client, lead_dou
         f"/api/tables/{t['id']}/hand", json={"hand": "6-2 3-3"}, headers={**code, "X-Player": ben}
     )
     assert r.status_code == 200 and r.json["hand"] == ["2-6", "3-3"]
-    assert {m["json"]["tile"][0] for m in r.json["photo"]["analysis"]["legal_moves"]} == {2}
+    assert {m["json"]["tiles"][0] for m in r.json["photo"]["analysis"]["legal_moves"]} == {"2-6"}
     url = f"/api/tables/{t['id']}/photos/{p['id']}"
     mine = client.get(url, headers={**code, "X-Player": ana}).json
     assert mine["hand"] == ["4-6", "1-2"]
-    assert all(m["json"]["tile"] == [4, 6] for m in mine["analysis"]["legal_moves"])
+    assert all(m["json"]["tiles"] == ["4-6"] for m in mine["analysis"]["legal_moves"])
     watcher = client.get(url).json
     assert (
         watcher["hand"] == []

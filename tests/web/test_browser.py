@@ -381,6 +381,54 @@ def test_demo_table_of_every_game_shows_the_hint_drawn_on_the_photo(demo_server,
     shot(page, f"20-demo-{game}")
 
 
+def hinted_on_photo(page) -> list[str]:
+    """The tiles ("low-high") of the photo boxes the page outlines for the hint."""
+    labels = page.evaluate(
+        "[...document.querySelectorAll('#overlay polygon.tile.hinted')]"
+        ".map((p) => p.getAttribute('aria-label'))"
+    )
+    out = []
+    for lab in labels:
+        a, b = re.search(r"tile \d+: (\d+)-(\d+)", lab).groups()
+        out.append("-".join(sorted((a, b), key=int)))
+    return sorted(out)
+
+
+def test_a_good_neighbors_hint_outlines_the_tiles_it_removes(demo_server, page):
+    """The hint names the neighbours to remove; exactly those boxes are outlined on the photo."""
+    base, tables = demo_server
+    page.goto(f"{base}/t/{tables['good-neighbors']}")
+    wait_until_ready(page)
+    page.wait_for_selector("#hint-text")
+    text = page.text_content("#hint-text")
+    named = sorted(re.findall(r"\d+-\d+", text))
+    assert text.startswith("Remove the neighbours") and len(named) >= 2, text
+    page.wait_for_selector("#overlay polygon.tile.hinted")
+    assert hinted_on_photo(page) == named
+    assert page.locator("#overlay line.pair-line").count() == len(named) // 2
+
+
+def test_a_tableaux_hint_outlines_the_hand_tile_it_plays(demo_server, page):
+    """The player's hand is shown under the hint with the tile the hint plays outlined, and only
+    that one; the photo outlines the placed tile the new one goes next to, not a hand tile."""
+    base, tables = demo_server
+    page.goto(f"{base}/t/{tables['tableaux']}")
+    page.click("#seat-buttons button[data-player] >> nth=0")  # the demo hand is the first seat's
+    wait_until_ready(page)
+    page.wait_for_selector("#hand-tiles .hand-tile")
+    text = page.text_content("#hint-text")
+    played = re.match(r"Play (\d+-\d+)", text).group(1)
+    hand = page.locator("#hand-tiles .hand-tile").all_text_contents()
+    assert played in hand and len(hand) >= 2, (text, hand)
+    outlined = page.locator("#hand-tiles .hand-tile.hinted").all_text_contents()
+    assert outlined == [played]
+    assert played not in hinted_on_photo(page)
+    near = re.search(r"next to the (\d+-\d+)", text)
+    if near:
+        assert near.group(1) in hinted_on_photo(page)
+    page.locator("#analysis").screenshot(path=str(ARTIFACTS / "21-tableaux-hand-hint.png"))
+
+
 def test_each_phone_keeps_its_own_hand_and_a_watcher_sees_none(
     server, browser, lead_double_detector
 ):

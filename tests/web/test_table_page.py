@@ -132,7 +132,7 @@ def test_present_in_words_for_every_shape_of_action():
     lead = hints.present(
         "draw100",
         {
-            "hint": {"action_json": {"type": "play", "tile": [6, 6], "end": None}},
+            "hint": {"action_json": {"type": "play", "tiles": ["6-6"]}},
             "layout": {"line": [], "open_ends": []},
         },
         [],
@@ -142,7 +142,11 @@ def test_present_in_words_for_every_shape_of_action():
         "big-clock",
         {
             "hint": {
-                "action_json": {"type": "place", "slot": 4},
+                "action_json": {
+                    "type": "play",
+                    "tiles": ["1-5"],
+                    "place": {"kind": "pile", "pile": 4},
+                },
                 "action": "put 1-5 on slot 4 (on 3-5)",
             },
             "layout": {"slots": {"4": {"blank": False, "tile": "3-5", "tile_index": 0}}},
@@ -150,6 +154,41 @@ def test_present_in_words_for_every_shape_of_action():
         tiles,
     )
     assert clock["text"] == "Put 1-5 on the 3-5 at 4 o'clock" and clock["ghost"]["label"] == "1-5"
+    assert clock["tiles"] == ["1-5"]
+    # the hint's tiles are outlined wherever the photo shows them: both tiles of a pair removed
+    pair_tiles = tiles + [
+        {"corners": [[200, 100], [260, 100], [260, 130], [200, 130]], "pips": [5, 4]},
+        {"corners": [[300, 100], [360, 100], [360, 130], [300, 130]], "pips": [0, 3]},
+    ]
+    gn = hints.present(
+        "good-neighbors",
+        {
+            "hint": {"action_json": {"type": "remove", "tiles": ["1-2", "4-5"]}},
+            "layout": {
+                "cells": [{"tile": "1-2", "tile_index": 0}, {"tile": "4-5", "tile_index": 1}]
+            },
+        },
+        pair_tiles,
+    )
+    assert gn["text"] == "Remove the neighbours: 1-2 + 4-5"
+    assert sorted(gn["outline"]) == [0, 1] and gn["pairs"] == [[0, 1]]
+    moved = hints.present(
+        "big-clock",
+        {
+            "hint": {
+                "action_json": {
+                    "type": "move",
+                    "tiles": ["0-3"],
+                    "place": {"kind": "pile", "pile": 4},
+                    "source": {"kind": "pile", "pile": 9},
+                },
+            },
+            "layout": {"slots": {"4": {"blank": True, "centre": [50, 50]}, "9": {}}},
+        },
+        pair_tiles,
+    )
+    assert moved["text"] == "Move the 0-3 from 9 o'clock home at 4 o'clock"
+    assert moved["outline"] == [2]  # found on the photo by its tile alone
     assert hints.present("luzon", {"hint": None}, tiles) is None
 
 

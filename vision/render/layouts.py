@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from engine import GAMES as CATALOG
+from engine import Shape
 from engine.tiles import Tile
 from vision.types import TileDetection
 
@@ -29,7 +31,13 @@ def _shrink(corners: np.ndarray) -> np.ndarray:
     return (corners - corners.mean(0)) * 0.97 + corners.mean(0)
 
 
-GAMES = ("good-neighbors", "big-clock", "luzon", "draw100", "tableaux")
+#: The game of each layout shape (engine.GAMES); each shape has one game.
+GAME_OF: dict[Shape, str] = {g.shape: name for name, g in CATALOG.items()}
+#: The order in which the shapes are drawn from: it fixes which game a seed picks
+#: (:func:`random_layout_scene`), so training sets and benchmarks replay.
+SHAPE_ORDER = (Shape.GRID, Shape.RING, Shape.COLUMNS, Shape.LINE, Shape.TABLEAU)
+#: The games with a layout here, in :data:`SHAPE_ORDER`.
+GAMES = tuple(GAME_OF[s] for s in SHAPE_ORDER if s in GAME_OF)
 
 
 @dataclass
@@ -108,7 +116,7 @@ def layout_good_neighbors(rng: random.Random, max_pip: int | None = None) -> Lay
             [None if t is None else str(t) for t in cells[i * C : (i + 1) * C]] for i in range(R)
         ]
     }
-    return LayoutSample("good-neighbors", n, pl, truth)
+    return LayoutSample(GAME_OF[Shape.GRID], n, pl, truth)
 
 
 def layout_big_clock(rng: random.Random, max_pip: int | None = None) -> LayoutSample:
@@ -132,7 +140,7 @@ def layout_big_clock(rng: random.Random, max_pip: int | None = None) -> LayoutSa
         home = t == Tile(k, k)
         ang = math.degrees(th) + (0 if home else 90)
         pl.append(_place(t, x, y, ang, rng.choice((t.low, t.high)), (0.08, 4.0), rng))
-    return LayoutSample("big-clock", n, pl, {"tops": tops})
+    return LayoutSample(GAME_OF[Shape.RING], n, pl, {"tops": tops})
 
 
 def layout_luzon(rng: random.Random) -> LayoutSample:
@@ -164,7 +172,7 @@ def layout_luzon(rng: random.Random) -> LayoutSample:
         "columns": sorted([str(t) for t in c] for c in st.columns),
         "reserve": sorted(str(t) for t in st.reserve),
     }
-    return LayoutSample("luzon", 6, pl, truth)
+    return LayoutSample(GAME_OF[Shape.COLUMNS], 6, pl, truth)
 
 
 def _line_placements(line, rng: random.Random, bend: float = 0.15) -> list[Placement] | None:
@@ -239,7 +247,7 @@ def layout_draw100(rng: random.Random) -> LayoutSample:
         )
         truth = {"edges": edges, "open": sorted(line.open_numbers())}
         hand = list(st.hands[st.current_player()]) if st.current_player() >= 0 else None
-        return LayoutSample("draw100", 6, pl, truth, hand=hand or None)
+        return LayoutSample(GAME_OF[Shape.LINE], 6, pl, truth, hand=hand or None)
     raise RuntimeError("could not lay out a line of play without overlaps in 50 tries")
 
 
@@ -275,7 +283,17 @@ def layout_tableaux(rng: random.Random, max_pip: int | None = None) -> LayoutSam
     cells = {f"{r},{c}": v for (r, c), v in b.num.items()}
     p = st.current_player()
     hand = list(st.hands[p]) if p is not None and p >= 0 else None
-    return LayoutSample("tableaux", n, pl, {"cells": cells}, hand=hand or None)
+    return LayoutSample(GAME_OF[Shape.TABLEAU], n, pl, {"cells": cells}, hand=hand or None)
+
+
+#: The layout maker of each shape.
+_LAYOUT_OF = {
+    Shape.GRID: layout_good_neighbors,
+    Shape.RING: layout_big_clock,
+    Shape.COLUMNS: layout_luzon,
+    Shape.LINE: layout_draw100,
+    Shape.TABLEAU: layout_tableaux,
+}
 
 
 def make_layout(game: str, rng: random.Random, **kw: Any) -> LayoutSample:
@@ -284,16 +302,11 @@ def make_layout(game: str, rng: random.Random, **kw: Any) -> LayoutSample:
     Raises:
         ValueError: unknown game.
     """
-    fns = {
-        "good-neighbors": layout_good_neighbors,
-        "big-clock": layout_big_clock,
-        "luzon": layout_luzon,
-        "draw100": layout_draw100,
-        "tableaux": layout_tableaux,
-    }
-    if game not in fns:
+    if game not in GAMES:
         raise ValueError(f"unknown game {game!r}; one of {GAMES}")
-    return fns[game](rng, **kw)
+    fn: Any = _LAYOUT_OF[CATALOG[game].shape]
+    sample: LayoutSample = fn(rng, **kw)
+    return sample
 
 
 def project_layout(
@@ -392,15 +405,13 @@ def random_layout_scene(
     return scene
 
 
-#: Camera roll range per game for benchmarks/tests (degrees). Draw100, Tableaux and Luzon
-#: (reserve below the columns) read the same in any rotation; Good Neighbors and the Big Clock
-#: need "up" (reading order, slot 12) and are photographed roughly upright.
+#: Layout shapes that have an "up": a grid read in reading order, a clock with 12 at the top.
+UPRIGHT_SHAPES = frozenset({Shape.GRID, Shape.RING})
+#: Camera roll range per game for benchmarks/tests (degrees). A line, a tableau and Luzon's
+#: columns (reserve below them) read the same in any rotation; a layout of
+#: :data:`UPRIGHT_SHAPES` (Good Neighbors, the Big Clock) is photographed roughly upright.
 ROTATION_RANGE = {
-    "draw100": (0, 360),
-    "tableaux": (0, 360),
-    "luzon": (0, 360),
-    "good-neighbors": (-40, 40),
-    "big-clock": (-40, 40),
+    name: (-40, 40) if CATALOG[name].shape in UPRIGHT_SHAPES else (0, 360) for name in GAMES
 }
 
 
@@ -430,15 +441,16 @@ def read_matches(sample: LayoutSample, result) -> bool:
     if not result.ok:
         return False
     lay, tr = result.layout, sample.truth
-    if sample.game == "good-neighbors":
-        return lay["grid"] == tr["grid"]
-    if sample.game == "big-clock":
+    shape = CATALOG[sample.game].shape if sample.game in CATALOG else None
+    if shape is Shape.GRID:
+        return bool(lay["grid"] == tr["grid"])
+    if shape is Shape.RING:
         got = {k: (None if v["blank"] else v["tile"]) for k, v in lay["slots"].items()}
-        return got == tr["tops"]
-    if sample.game == "luzon":
+        return bool(got == tr["tops"])
+    if shape is Shape.COLUMNS:
         cols = sorted([c["tile"] for c in col] for col in lay["columns"])
         return cols == tr["columns"] and sorted(r["tile"] for r in lay["reserve"]) == tr["reserve"]
-    if sample.game == "draw100":
+    if shape is Shape.LINE:
         items = lay["line"]
         edges = sorted(
             sorted((str(Tile.parse(it["tile"])), str(Tile.parse(items[it["parent"]]["tile"]))))
@@ -447,7 +459,7 @@ def read_matches(sample: LayoutSample, result) -> bool:
         )
         opens = sorted(e["number"] for e in lay["open_ends"])
         return edges == tr["edges"] and opens == tr["open"]
-    if sample.game == "tableaux":
+    if shape is Shape.TABLEAU:
         got = {}
         for p in lay["placed"]:
             for cell, v in zip(p["cells"], p["pips"]):
