@@ -28,15 +28,6 @@ from vision.types import TileDetection
 from . import hints
 
 
-def engine_params(game: str, max_pip: int | None, variant: str | None) -> dict[str, Any]:
-    """The keyword parameters for ``engine.make_game(game, **params)`` (``GameType.params``).
-
-    Raises:
-        ValueError: unknown game, a set the game is not played with, or an unknown variant.
-    """
-    return get_game_type(game).params(max_pip, variant)
-
-
 def reader_takes(game: str, name: str) -> bool:
     """True when ``game``'s layout reader takes the parameter ``name`` (e.g. the draw game's
     ``players``; ``vision.layout.reader_params``)."""
@@ -180,7 +171,7 @@ def detect_hand(image: np.ndarray) -> list[dict]:
     ``vision.layout.detect_options`` says for hand photos).
 
     Raises:
-        Unavailable: the vision pipeline is not there or failed on this photo.
+        Unavailable: no detector model, or the detector failed on this photo.
     """
     return detect(image, None, {"read_backs": True, "keep_covered": False})
 
