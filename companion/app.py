@@ -30,7 +30,7 @@ from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, SecurityError
 
 from . import db, guard, store
-from .services import Busy, ImageError, Unavailable
+from .services import Busy, ImageError, ParameterError, Unavailable
 from .store import ApiError
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -132,6 +132,10 @@ def _register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(ImageError)
     def _image_error(exc: ImageError):
+        return error_response(400, str(exc))
+
+    @app.errorhandler(ParameterError)
+    def _bad_parameter(exc: ParameterError):
         return error_response(400, str(exc))
 
     @app.errorhandler(Unavailable)

@@ -136,7 +136,7 @@ class Follower:
         elif self.game == "draw100":
             reading = _read_line(stable)
         else:
-            reading = read(stable, self.game, max_pip=mp, with_hint=False, **kwargs)
+            reading = read(stable, self.game, max_pip=mp, **kwargs)
         try:
             out += self._rules.on_stable(reading, stable, up.frame)
         except ValueError as e:  # a position the rules refuse: asked, never a crash

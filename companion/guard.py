@@ -97,7 +97,7 @@ def default_trusted_hosts() -> list[str]:
     try:
         name = socket.gethostname()
         hosts += [name, f"{name}.local"]
-        hosts += [a[4][0] for a in socket.getaddrinfo(name, None, socket.AF_INET)]
+        hosts += [str(a[4][0]) for a in socket.getaddrinfo(name, None, socket.AF_INET)]
     except OSError:  # pragma: no cover - no name service
         pass
     out: list[str] = []

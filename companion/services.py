@@ -1,12 +1,10 @@
-"""The one thin layer between the web code and the rest of the project.
+"""The companion's adapter over ``vision/`` and ``engine/``: plain JSON in, plain JSON out.
 
-Every call into ``vision/`` (tile detector, pip counter, layout reader) and ``engine/`` goes
-through this module, so the blueprints never import them. Parts that another module has not
-delivered yet (or that fail to import, e.g. a missing model file) do not crash the page:
-:func:`availability` says what is missing and the analysis carries a ``message`` that the page
-shows instead of tiles or moves.
-
-Data passed to the web code is plain JSON (dicts, lists, numbers, strings).
+The blueprints call this module for every photo, detection, table reading and hint, so they
+never handle numpy arrays, ``TileDetection`` records or engine states: a photo's tiles are
+``TileDetection.to_json()`` dicts, a reading is :func:`read_table`'s dict. Errors the page must
+show become :class:`ImageError` (400), :class:`Busy` (503, retry) or :class:`Unavailable`
+(503: the detector model is missing or failed); the game facts come from ``engine.GAMES``.
 """
 
 from __future__ import annotations
@@ -14,167 +12,44 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import dataclass
-from importlib import import_module
 from typing import Any
 
+import cv2
 import numpy as np
+
+from engine import GameType, Hint, State, get_game_type
+from engine.tiles import Tile
+from vision import image_io
+from vision.detector import load_detector
+from vision.layout import DetectOptions, ParameterError, detect_options, read, reader_params
+from vision.pipeline import detect as detect_tiles
+from vision.types import TileDetection
 
 from . import hints
 
-# --- the five games -----------------------------------------------------------------------
+
+def reader_takes(game: str, name: str) -> bool:
+    """True when ``game``'s layout reader takes the parameter ``name`` (e.g. the draw game's
+    ``players``; ``vision.layout.reader_params``)."""
+    return name in reader_params(game)
 
 
-@dataclass(frozen=True)
-class GameInfo:
-    """What the table form needs to know about a game (rules: ../shared/RULES.md)."""
-
-    name: str  # engine registry name (engine.GAMES)
-    label: str  # for people
-    scored: bool  # True: draw to 100 and Tableaux keep a score sheet
-    min_players: int
-    max_players: int
-    sets: tuple[int, ...]  # allowed max_pip values (double-N sets)
-    default_target: int | None
-    variants: tuple[str, ...] = ()
-    hint_module: str = ""  # module with hint(state) -> engine.game.Hint
-
-
-GAMES: dict[str, GameInfo] = {
-    "draw100": GameInfo(
-        "draw100", "Double-six draw to 100", True, 2, 4, (6,), 100, hint_module="engine.draw100"
-    ),
-    "tableaux": GameInfo(
-        "tableaux", "Tableaux", True, 2, 2, (6, 9), 121, hint_module="engine.tableaux"
-    ),
-    "good-neighbors": GameInfo(
-        "good-neighbors",
-        "Good Neighbors (solitaire)",
-        False,
-        1,
-        1,
-        (12, 9, 6),
-        None,
-        hint_module="engine.good_neighbors",
-    ),
-    "big-clock": GameInfo(
-        "big-clock",
-        "The Big Clock (solitaire)",
-        False,
-        1,
-        1,
-        (12, 9, 6),
-        None,
-        hint_module="engine.big_clock",
-    ),
-    "luzon": GameInfo(
-        "luzon",
-        "Luzon (solitaire)",
-        False,
-        1,
-        1,
-        (6,),
-        None,
-        ("", "sixes"),
-        hint_module="engine.luzon",
-    ),
-}
-
-#: Games whose reading takes the player's own tiles: the hand (draw to 100, Tableaux) or the tile
-#: just drawn from the stock (The Big Clock).
-HAND_GAMES = ("draw100", "tableaux", "big-clock")
-
-#: Tableaux target by set (RULES.md section 5): double-6 to 121, double-9 to 361.
-TABLEAUX_TARGETS = {6: 121, 9: 361}
-
-
-def default_target(game: str, max_pip: int | None) -> int | None:
-    """The usual winning score for ``game`` with a double-``max_pip`` set (points), or None."""
-    if game == "tableaux":
-        return TABLEAUX_TARGETS.get(max_pip or 6, 121)
-    return GAMES[game].default_target
-
-
-def engine_params(game: str, max_pip: int | None, variant: str | None) -> dict[str, Any]:
-    """The keyword parameters for ``engine.make_game(game, **params)``.
-
-    Raises:
-        ValueError: unknown game, a set the game is not played with, or an unknown variant.
-    """
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
-    info = GAMES[game]
-    params: dict[str, Any] = {}
-    if max_pip is not None:
-        if max_pip not in info.sets:
-            raise ValueError(
-                f"{info.label} is played with a double-"
-                f"{'/'.join(map(str, info.sets))} set, not double-{max_pip}"
-            )
-        if len(info.sets) > 1:
-            params["max_pip"] = max_pip
-    if variant:
-        if variant not in info.variants:
-            raise ValueError(f"{info.label} has no variant {variant!r}")
-        params["variant"] = variant
-    return params
-
-
-# --- availability of the other modules -------------------------------------------------------
+# --- errors for the page -----------------------------------------------------------------
 
 
 class Unavailable(RuntimeError):
-    """A part of the pipeline is not there (yet); the message says which, for the page."""
-
-
-_import_lock = threading.Lock()
-_modules: dict[str, Any] = {}
-
-
-def _module(name: str):
-    """Import ``name`` once; raise :class:`Unavailable` with the reason if that fails."""
-    with _import_lock:
-        if name in _modules:
-            mod = _modules[name]
-        else:
-            try:
-                mod = import_module(name)
-            except Exception as exc:  # noqa: BLE001 - any import failure means "not available"
-                mod = exc
-            _modules[name] = mod
-    if isinstance(mod, Exception):
-        raise Unavailable(f"{name} is not available: {type(mod).__name__}: {mod}")
-    return mod
-
-
-def reset_cache() -> None:
-    """Forget imported modules (tests; or after another module lands while serving)."""
-    with _import_lock:
-        _modules.clear()
+    """A part of the pipeline cannot run (no detector model, a failing camera); the message
+    says which, for the page."""
 
 
 def availability() -> dict[str, dict[str, Any]]:
-    """``{part: {"ok": bool, "message": str}}`` for the detector, the layout reader and each engine."""
-    out: dict[str, dict[str, Any]] = {}
-    for part, mod, attr in [
-        ("detector", "vision.pipeline", "detect"),
-        ("layout", "vision.layout", "read"),
-    ]:
-        try:
-            getattr(_module(mod), attr)
-            out[part] = {"ok": True, "message": ""}
-        except (Unavailable, AttributeError) as exc:
-            out[part] = {"ok": False, "message": str(exc)}
-    for name, info in GAMES.items():
-        try:
-            _ = _module(info.hint_module).hint  # AttributeError when the module has none
-            out[f"engine:{name}"] = {"ok": True, "message": ""}
-        except (Unavailable, AttributeError) as exc:
-            out[f"engine:{name}"] = {"ok": False, "message": str(exc)}
-    return out
-
-
-# --- images ------------------------------------------------------------------------------
+    """``{"detector": {"ok": bool, "message": str}}``: whether the tile detector's model loads
+    (``vision.detector.load_detector``; without it photos give no tiles)."""
+    try:
+        load_detector()
+    except Exception as exc:  # noqa: BLE001 - a missing or broken model file: say which
+        return {"detector": {"ok": False, "message": f"{type(exc).__name__}: {exc}"}}
+    return {"detector": {"ok": True, "message": ""}}
 
 
 class ImageError(ValueError):
@@ -192,24 +67,23 @@ class Busy(RuntimeError):
         self.retry_after = retry_after
 
 
+# --- images ------------------------------------------------------------------------------
+
 #: Largest accepted photo (pixels, width x height); checked on the declared size before decoding.
-MAX_PIXELS = 40_000_000
+MAX_PIXELS = image_io.DEFAULT_MAX_PIXELS
 #: Longest wait for a free decode slot before answering 503 (seconds).
 DECODE_WAIT_S = 20.0
 
 
-def load_image(data: bytes) -> np.ndarray:
-    """Decode an uploaded JPEG or PNG to a ``(H, W, 3) uint8`` BGR image (``vision.image_io``).
-
-    The declared size is checked before decoding (decompression bombs cost nothing), at most
-    two decodes run at once, EXIF orientation is applied, greyscale, 16-bit and transparent
-    images are converted.
+def decode_upload(data: bytes) -> np.ndarray:
+    """An uploaded JPEG or PNG -> ``(H, W, 3) uint8`` BGR image, by ``vision.image_io.decode``
+    (declared size checked before decoding, EXIF orientation applied, at most two decodes at
+    once), its errors turned into the page's.
 
     Raises:
         ImageError: empty data, not JPEG/PNG, a corrupt or truncated file, too many pixels.
-        Busy: every decode slot stayed taken for 20 s.
+        Busy: every decode slot stayed taken for :data:`DECODE_WAIT_S`.
     """
-    image_io = _module("vision.image_io")
     try:
         return image_io.decode(data, "the upload", max_pixels=MAX_PIXELS, wait_s=DECODE_WAIT_S)
     except image_io.DecoderBusy as exc:
@@ -224,8 +98,6 @@ def encode_jpeg(image: np.ndarray, quality: int = 88) -> bytes:
     Stored photos are always re-encoded from the decoded pixels, so nothing the phone put in the
     file's metadata is kept, and the orientation is already applied to the pixels.
     """
-    import cv2
-
     ok, buf = cv2.imencode(".jpg", image, [int(cv2.IMWRITE_JPEG_QUALITY), quality])
     if not ok:
         raise ImageError("could not encode the image as JPEG")
@@ -241,8 +113,6 @@ def grab_camera(index: int) -> bytes:
     Raises:
         Unavailable: the camera cannot be opened or gives no frame.
     """
-    import cv2
-
     with _camera_lock:
         cap = cv2.VideoCapture(index)
         try:
@@ -265,26 +135,25 @@ def grab_camera(index: int) -> bytes:
 _detect_lock = threading.Lock()
 
 
-def detect(image: np.ndarray, game: str | None = None, options: dict | None = None) -> list[dict]:
+def detect(
+    image: np.ndarray, game: str | None = None, options: DetectOptions | None = None
+) -> list[dict]:
     """Find tiles and count pips: ``vision.pipeline.detect`` -> list of ``TileDetection.to_json()``.
 
     Runs one photo at a time (the detector uses all CPU cores; queueing keeps latency even).
     ``game``: the table's game; detected with ``vision.layout.detect_options(game)`` (for the
-    games laid out face up boxes the detector calls face down are read too, ``read_backs``; for
-    tight layouts boxes lying on other boxes are kept for the layout reader, ``keep_covered``);
-    ``options`` given replace those.
+    games laid out face up boxes the detector calls face down are read too, ``read_backs``; boxes
+    lying on other boxes are kept for the layout reader, ``keep_covered``); ``options`` given
+    replace those.
 
     Raises:
-        Unavailable: the vision pipeline is not there or failed on this photo.
+        Unavailable: no detector model, or the detector failed on this photo.
     """
-    fn = getattr(_module("vision.pipeline"), "detect", None)
-    if fn is None:
-        raise Unavailable("vision.pipeline has no detect() yet")
+    if options is None:
+        options = detect_options(game)
     try:
-        if options is None:
-            options = getattr(_module("vision.layout"), "detect_options", lambda g: {})(game)
         with _detect_lock:
-            dets = fn(image, **options)
+            dets = detect_tiles(image, **options)
     except Exception as exc:  # noqa: BLE001 - keep the page alive, report the failure
         raise Unavailable(
             f"the tile detector failed on this photo: {type(exc).__name__}: {exc}"
@@ -302,9 +171,9 @@ def detect_hand(image: np.ndarray) -> list[dict]:
     ``vision.layout.detect_options`` says for hand photos).
 
     Raises:
-        Unavailable: the vision pipeline is not there or failed on this photo.
+        Unavailable: no detector model, or the detector failed on this photo.
     """
-    return detect(image, None, {"read_backs": True})
+    return detect(image, None, {"read_backs": True, "keep_covered": False})
 
 
 def tile_box_at(tiles: list[dict], at: tuple[float, float], width: int, height: int) -> dict:
@@ -333,17 +202,18 @@ def tile_box_at(tiles: list[dict], at: tuple[float, float], width: int, height: 
     }
 
 
-def _to_detections(tiles: list[dict], corrections: dict[str, Any]) -> list:
+def _to_detections(tiles: list[dict], corrections: dict[str, Any]) -> list[TileDetection]:
     """JSON tiles (+ corrections ``{index: [a, b] | "not_tile" | "face_down"}``) ->
     ``list[vision.types.TileDetection]``; boxes marked not a tile are left out."""
     return _detections_and_index(tiles, corrections)[0]
 
 
-def _detections_and_index(tiles: list[dict], corrections: dict[str, Any]) -> tuple[list, list[int]]:
+def _detections_and_index(
+    tiles: list[dict], corrections: dict[str, Any]
+) -> tuple[list[TileDetection], list[int]]:
     """:func:`_to_detections` and the photo index of each detection."""
-    from vision.types import TileDetection
-
-    out, index = [], []
+    out: list[TileDetection] = []
+    index: list[int] = []
     for i, t in enumerate(tiles):
         pips = t.get("pips")
         face_down = bool(t.get("face_down"))
@@ -374,14 +244,19 @@ def _detections_and_index(tiles: list[dict], corrections: dict[str, Any]) -> tup
                 np.asarray(t["corners"], np.float32),
                 float(t.get("confidence", 1.0)),
                 face_down,
-                tuple(pips) if pips is not None else None,
+                _pair(pips),
                 pip_conf,
                 note,
-                tuple(int(x) for x in alt) if alt is not None else None,
+                _pair(alt),
             )
         )
         index.append(i)
     return out, index
+
+
+def _pair(values: Any) -> tuple[int, int] | None:
+    """``[a, b]`` (JSON) -> ``(a, b)`` ints; None stays None."""
+    return None if values is None else (int(values[0]), int(values[1]))
 
 
 def apply_corrections(tiles: list[dict], corrections: dict[str, Any]) -> list[dict]:
@@ -417,7 +292,7 @@ def _remap(value: Any, index: list[int]) -> Any:
     """Every ``tile_index`` (and draw100 ``joins`` pair) of a reading from the reader's
     numbering (tiles left after dropping "not a tile" boxes) back to the photo's."""
     if isinstance(value, dict):
-        out = {}
+        out: dict[str, Any] = {}
         for k, v in value.items():
             if k == "tile_index" and isinstance(v, int) and 0 <= v < len(index):
                 out[k] = index[v]
@@ -443,8 +318,6 @@ def parse_hand(hand: Any, max_pip: int) -> list[str]:
         ValueError: a tile that does not parse, lies outside the double-``max_pip`` set, or
             appears twice.
     """
-    from engine.tiles import Tile
-
     if hand is None:
         return []
     if isinstance(hand, str):
@@ -487,83 +360,77 @@ def parse_hand(hand: Any, max_pip: int) -> list[str]:
 
 def read_table(
     tiles: list[dict],
-    corrections: dict[str, list[int]],
+    corrections: dict[str, Any],
     game: str,
     params: dict[str, Any],
     hand: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Rebuild the game from the tiles and ask the engine: ``vision.layout.read(...).to_json()``.
+    """Rebuild the game from the tiles (``vision.layout.read``) and ask the engine for its hint
+    (``engine.GAMES[game].hint``).
 
-    ``hand`` (tile texts) is the player's own hand for draw100 and Tableaux (their states need
-    it). Returns the reader's JSON (``ok``, ``layout``, ``problems`` [{tile_index, kind,
-    message, blocking}], ``legal_moves`` [{text, json}], ``hint`` {action, action_json,
-    win_chance, explanation, ranking}) plus ``message`` (why there are no moves, for the page).
-    Never raises for a missing or failing reader: that becomes ``ok=False`` with a message.
+    ``hand`` (tile texts) is the player's own tiles for the games that take them
+    (``GameType.takes_hand``: the hand of the draw game and Tableaux, the tile drawn in the Big
+    Clock). Returns the reader's JSON (``ok``, ``layout``, ``problems`` [{tile_index, kind,
+    message, blocking, tiles}], ``legal_moves`` [{text, json, words}]) plus ``hint`` (see
+    ``engine.game.Hint.to_json``, or None), ``advice`` and ``message`` (why there are no moves, for the
+    page) and ``elapsed_ms``. A photo that cannot be read as the game, or a failure of the
+    reader or the engine, becomes ``ok=False`` with a message.
+
+    Raises:
+        ParameterError: ``params`` holds a name the game's reader does not take.
     """
     started = time.perf_counter()
+    gt = get_game_type(game)
+    data: dict[str, Any]
     try:
-        read = getattr(_module("vision.layout"), "read", None)
-        if read is None:
-            raise Unavailable("vision.layout has no read() yet")
         dets, index = _detections_and_index(tiles, corrections)
-        kwargs = dict(params)
-        if hand and game in HAND_GAMES:
-            kwargs["hand"] = list(hand)
-        result = read(dets, game, **kwargs)
-        data = result.to_json() if hasattr(result, "to_json") else dict(result)
-        data = json.loads(json.dumps(data, default=_json_default))
+        result = read(dets, gt.name, list(hand) if hand and gt.takes_hand else None, **params)
+        hint = hint_for(gt, result.state) if result.legal_moves else None
+        raw = result.to_json()
+        raw["hint"] = None if hint is None or result.state is None else hint.to_json(result.state)
+        data = json.loads(json.dumps(raw, default=_json_default))
         if index != list(range(len(tiles))):
             data = _remap(data, index)
-        data.setdefault("problems", [])
-        data.setdefault("legal_moves", [])
-        data.setdefault("hint", None)
-        data["ok"] = bool(data.get("ok", True))
         for p in data["problems"]:
-            if isinstance(p, dict) and isinstance(p.get("message"), str):
-                p["message"], named = hints.plain_problem(p["message"], index)
-                on_table = isinstance(p.get("tile_index"), int) and p.get("source") != "hand"
-                p["tiles"] = sorted(set(named) | ({p["tile_index"]} if on_table else set()))
-        data["message"] = "" if data["ok"] else _why_not(data, game, hand)
+            p["message"], named = hints.plain_problem(p["message"], index)
+            on_table = isinstance(p.get("tile_index"), int) and p.get("source") != "hand"
+            p["tiles"] = sorted(set(named) | ({p["tile_index"]} if on_table else set()))
+        data["message"] = "" if data["ok"] else _why_not(data, gt, hand)
         shown = apply_corrections(tiles, corrections)
-        data["advice"] = hints.present(game, data, shown)
+        data["advice"] = hints.present(gt.name, data, shown)
         for m in data["legal_moves"][:60]:
-            if isinstance(m, dict) and "json" in m:
-                m["words"] = hints.move_words(game, data, shown, m)
-    except Unavailable as exc:
-        data = {
-            "ok": False,
-            "message": f"Moves and hints are not available yet ({exc}).",
-            "state": None,
-            "problems": [],
-            "legal_moves": [],
-            "hint": None,
-        }
+            m["words"] = hints.move_words(gt.name, data, shown, m)
+    except ParameterError:
+        raise
     except ValueError as exc:
-        data = {
-            "ok": False,
-            "message": f"The photo could not be read as a {GAMES[game].label} table: {exc}",
-            "state": None,
-            "problems": [str(exc)],
-            "legal_moves": [],
-            "hint": None,
-        }
+        data = _no_reading(f"The photo could not be read as a {gt.label} table: {exc}", [str(exc)])
     except Exception as exc:  # noqa: BLE001 - a bug elsewhere must not take the page down
-        data = {
-            "ok": False,
-            "message": f"Reading the table failed: {type(exc).__name__}: {exc}",
-            "state": None,
-            "problems": [],
-            "legal_moves": [],
-            "hint": None,
-        }
+        data = _no_reading(f"Reading the table failed: {type(exc).__name__}: {exc}", [])
     data["elapsed_ms"] = round((time.perf_counter() - started) * 1000.0, 1)
     return data
 
 
-def _why_not(data: dict, game: str, hand: list[str] | None) -> str:
+def _no_reading(message: str, problems: list[Any]) -> dict[str, Any]:
+    """The reading of a photo that gave no game: ``ok=False`` and ``message`` for the page."""
+    return {
+        "ok": False,
+        "message": message,
+        "state": None,
+        "problems": problems,
+        "legal_moves": [],
+        "hint": None,
+    }
+
+
+def hint_for(gt: GameType, state: State | None) -> Hint | None:
+    """The engine's hint for ``state`` (``gt.hint``), or None without a state."""
+    return None if state is None else gt.hint(state)
+
+
+def _why_not(data: dict, gt: GameType, hand: list[str] | None) -> str:
     """One sentence for the page: why the photo gave no game state (from the reader's problems)."""
     kinds = {p.get("kind") for p in data["problems"] if isinstance(p, dict)}
-    if "no_hand" in kinds or (game in ("draw100", "tableaux") and not hand):
+    if "no_hand" in kinds or (gt.needs_hand and not hand):
         return "Type your hand in the 'Your hand' box to see your legal moves and the hint."
     blocking = [
         p.get("message", "") for p in data["problems"] if isinstance(p, dict) and p.get("blocking")
@@ -579,6 +446,8 @@ def _why_not(data: dict, game: str, hand: list[str] | None) -> str:
 
 
 def _json_default(o: Any) -> Any:
+    """JSON for what the reader's records hold besides JSON types: numpy arrays and numbers,
+    tiles (``[low, high]``), records with ``to_json``; anything else as text."""
     if isinstance(o, np.ndarray):
         return o.tolist()
     if isinstance(o, (np.integer,)):
@@ -592,7 +461,7 @@ def _json_default(o: Any) -> Any:
     return str(o)
 
 
-def pips_in_view(tiles: list[dict], corrections: dict[str, list[int]]) -> int:
+def pips_in_view(tiles: list[dict], corrections: dict[str, Any]) -> int:
     """Sum of the pips of every face-up tile read in the photo (points).
 
     The score suggestion for a hand of draw to 100: photograph the tiles left in the losers'

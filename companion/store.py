@@ -18,8 +18,11 @@ import os
 import re
 import secrets
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from engine import GAMES, GameType, Shape, get_game_type
 
 from . import services
 
@@ -27,7 +30,36 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud ac
 CODE_LENGTH = 6
 MAX_POINTS = 999  # one entry's points; more is a typing mistake
 MAX_ID = 2**63 - 1  # largest SQLite INTEGER: row ids in URLs above it do not exist
-ROUND_KINDS = {"draw100": ("domino", "blocked", "manual"), "tableaux": ("play", "pass", "manual")}
+
+
+@dataclass(frozen=True)
+class ScoreSheet:
+    """How a scored game's sheet is kept (RULES.md sections 4 and 5).
+
+    Attributes:
+        kinds: the kinds of entry (``manual``: typed without a photo).
+        min_points: the fewest points one entry may give a player (a Tableaux pass: -3).
+        pips_in_view: a photo suggests the entry's points: the pips of the face-up tiles on it
+            (the draw game: the winner of a hand scores the pips left in the losers' hands).
+    """
+
+    kinds: tuple[str, ...]
+    min_points: int = 0
+    pips_in_view: bool = False
+
+
+#: The score sheet of a scored game, by the shape of its layout (``engine.GameType.shape``): a
+#: line of play is scored per hand (won by a domino or blocked), a tableau per turn (a play, or a
+#: pass for -3).
+SCORE_SHEETS = {
+    Shape.LINE: ScoreSheet(("domino", "blocked", "manual"), pips_in_view=True),
+    Shape.TABLEAU: ScoreSheet(("play", "pass", "manual"), min_points=-3),
+}
+
+
+def score_sheet(gt: GameType) -> ScoreSheet | None:
+    """The score sheet of a game, None for a game that keeps none (a solitaire)."""
+    return SCORE_SHEETS.get(gt.shape) if gt.scored else None
 
 
 class ApiError(Exception):
@@ -110,17 +142,15 @@ def create_table(
     Raises:
         ApiError(400): unknown game, wrong number of players, bad set, variant or target.
     """
-    if not isinstance(game, str) or game not in services.GAMES:
-        raise ApiError(
-            400, f"unknown game {shown(game)}; choose one of {', '.join(services.GAMES)}"
-        )
-    info = services.GAMES[game]
+    if not isinstance(game, str) or game not in GAMES:
+        raise ApiError(400, f"unknown game {shown(game)}; choose one of {', '.join(GAMES)}")
+    info = GAMES[game]
     if variant is not None and not isinstance(variant, str):
         raise ApiError(400, f"variant must be a name, got {shown(variant)}")
     if max_pip is not None:
         max_pip = int_in_range(max_pip, "the set (max pip)", 0, 18)
     try:
-        params = services.engine_params(game, max_pip, variant or None)
+        params = info.params(max_pip, variant or None)
     except ValueError as exc:
         raise ApiError(400, str(exc)) from None
     if not isinstance(players, list):
@@ -148,7 +178,7 @@ def create_table(
         target = (
             int_in_range(target, "the target", 1, 10_000)
             if target not in (None, "")
-            else services.default_target(game, max_pip)
+            else info.default_target(max_pip)
         )
     else:
         target = None
@@ -165,6 +195,7 @@ def create_table(
     else:  # pragma: no cover - 2^30 codes
         raise ApiError(500, "could not find a free table code")
     table_id = cur.lastrowid
+    assert table_id is not None  # set by the INSERT just made
     db.executemany(
         "INSERT INTO players (table_id, seat, name) VALUES (?,?,?)",
         [(table_id, i, n) for i, n in enumerate(names)],
@@ -172,6 +203,11 @@ def create_table(
     out = table_json(db, table_id)
     out["code"] = code
     return out
+
+
+def has_demo_table(db: sqlite3.Connection) -> bool:
+    """True when the database holds a demo table (``serve --demo`` made them already)."""
+    return db.execute("SELECT 1 FROM tables WHERE demo = 1").fetchone() is not None
 
 
 def delete_table(db: sqlite3.Connection, table_id: int) -> None:
@@ -184,6 +220,12 @@ def delete_table(db: sqlite3.Connection, table_id: int) -> None:
     db.execute("UPDATE tables SET winner_id = NULL WHERE id = ?", (table_id,))
     db.execute("DELETE FROM players WHERE table_id = ?", (table_id,))
     db.execute("DELETE FROM tables WHERE id = ?", (table_id,))
+
+
+def table_set(row: sqlite3.Row) -> int:
+    """The set of the table ``row`` (``max_pip``): its own, else the largest of its game."""
+    max_pip: int = json.loads(row["params_json"]).get("max_pip", max(GAMES[row["game"]].sets))
+    return max_pip
 
 
 def table_row(db: sqlite3.Connection, table_id: int) -> sqlite3.Row:
@@ -261,15 +303,14 @@ def rounds(db: sqlite3.Connection, table_id: int) -> list[dict]:
 def table_json(db: sqlite3.Connection, table_id: int) -> dict:
     """Everything the table page shows except the secret code."""
     row = table_row(db, table_id)
-    info = services.GAMES[row["game"]]
+    info = GAMES[row["game"]]
+    sheet = score_sheet(info)
     tot = totals(db, table_id)
     ps = [
         {"id": p["id"], "seat": p["seat"], "name": p["name"], "total": tot.get(p["id"], 0)}
         for p in players(db, table_id)
     ]
-    last_photo = db.execute(
-        "SELECT id FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 1", (table_id,)
-    ).fetchone()
+    last_photo = latest_photo(db, table_id)
     n_photos = db.execute("SELECT COUNT(*) FROM photos WHERE table_id = ?", (table_id,)).fetchone()[
         0
     ]
@@ -284,8 +325,8 @@ def table_json(db: sqlite3.Connection, table_id: int) -> dict:
         "status": row["status"],
         "winner": winner,
         "players": ps,
-        "rounds": rounds(db, table_id) if info.scored else [],
-        "round_kinds": list(ROUND_KINDS.get(row["game"], ())),
+        "rounds": rounds(db, table_id) if sheet else [],
+        "round_kinds": list(sheet.kinds) if sheet else [],
         "demo": bool(row["demo"]),
         "latest_photo_id": last_photo["id"] if last_photo else None,
         "photo_count": n_photos,
@@ -302,7 +343,7 @@ def list_tables(db: sqlite3.Connection) -> list[dict]:
             {
                 "id": r["id"],
                 "game": r["game"],
-                "game_label": services.GAMES[r["game"]].label,
+                "game_label": GAMES[r["game"]].label,
                 "players": names,
                 "status": r["status"],
                 "demo": bool(r["demo"]),
@@ -333,27 +374,22 @@ def record_round(
         ApiError(409): the game is already finished.
     """
     row = table_row(db, table_id)
-    game = row["game"]
-    if not services.GAMES[game].scored:
-        raise ApiError(400, f"{services.GAMES[game].label} keeps no score sheet")
+    sheet = _sheet_of(row)
     if row["status"] == "finished":
         raise ApiError(409, "this game is finished; undo the last entry or start a new table")
-    if kind not in ROUND_KINDS[game]:
-        raise ApiError(
-            400, f"kind must be one of {', '.join(ROUND_KINDS[game])}, got {shown(kind)}"
-        )
+    if kind not in sheet.kinds:
+        raise ApiError(400, f"kind must be one of {', '.join(sheet.kinds)}, got {shown(kind)}")
     if source not in ("hand", "photo"):
         raise ApiError(400, "source must be 'hand' or 'photo'")
     if not isinstance(scores, dict) or not scores or len(scores) > 20:
         raise ApiError(400, "scores must be an object {player id: points} with 1 to 20 players")
     ids = {p["id"] for p in players(db, table_id)}
-    lo = -3 if game == "tableaux" else 0  # RULES.md: only a Tableaux pass scores negative (-3)
     clean: dict[int, int] = {}
     for pid, pts in scores.items():
         p = int_in_range(pid, "player id", 0, 2**31)
         if p not in ids:
             raise ApiError(400, f"player {p} does not sit at this table")
-        clean[p] = int_in_range(pts, f"points for player {p}", lo, MAX_POINTS)
+        clean[p] = int_in_range(pts, f"points for player {p}", sheet.min_points, MAX_POINTS)
     if photo_id not in (None, ""):
         photo_id = int_in_range(photo_id, "photo id", 0, 2**31)
         if (
@@ -393,8 +429,7 @@ def undo_round(db: sqlite3.Connection, table_id: int, round_id: Any) -> dict:
         ApiError(409): the entry is undone already, or a newer entry exists (reload the page).
     """
     row = table_row(db, table_id)
-    if not services.GAMES[row["game"]].scored:
-        raise ApiError(400, f"{services.GAMES[row['game']].label} keeps no score sheet")
+    _sheet_of(row)
     if round_id in (None, ""):
         raise ApiError(400, "say which entry to undo: round_id (the id of the latest entry)")
     rid = int_in_range(round_id, "round_id", 1, MAX_ID)
@@ -420,6 +455,15 @@ def undo_round(db: sqlite3.Connection, table_id: int, round_id: Any) -> dict:
     return table_json(db, table_id)
 
 
+def _sheet_of(row: sqlite3.Row) -> ScoreSheet:
+    """The score sheet of the table ``row``. Raises ApiError(400) for a game that keeps none."""
+    info = GAMES[row["game"]]
+    sheet = score_sheet(info)
+    if sheet is None:
+        raise ApiError(400, f"{info.label} keeps no score sheet")
+    return sheet
+
+
 def _settle(db: sqlite3.Connection, row: sqlite3.Row) -> None:
     """Set status and winner from the running totals: reaching the target wins (RULES.md 4, 5)."""
     tot = totals(db, row["id"])
@@ -440,7 +484,75 @@ def _settle(db: sqlite3.Connection, row: sqlite3.Row) -> None:
 # --- photos ------------------------------------------------------------------------------
 
 
+def add_photo(
+    db: sqlite3.Connection,
+    table_id: int,
+    filename: str,
+    width: int,
+    height: int,
+    tiles: list[dict],
+    analysis: dict,
+    elapsed_ms: float,
+    rendered: bool = False,
+) -> sqlite3.Row:
+    """Store a photo's row: its file name, size (px), tiles, reading and time taken (ms).
+
+    Call inside a transaction; the file itself is the caller's. Returns the new row.
+    """
+    cur = db.execute(
+        """INSERT INTO photos (table_id, filename, width, height, detections_json,
+                        analysis_json, elapsed_ms, rendered) VALUES (?,?,?,?,?,?,?,?)""",
+        (
+            table_id,
+            filename,
+            width,
+            height,
+            json.dumps(tiles),
+            json.dumps(analysis),
+            elapsed_ms,
+            int(rendered),
+        ),
+    )
+    row: sqlite3.Row = db.execute("SELECT * FROM photos WHERE id = ?", (cur.lastrowid,)).fetchone()
+    return row
+
+
+def set_photo_reading(
+    db: sqlite3.Connection, photo_id: int, tiles: list[dict], corrections: dict, analysis: dict
+) -> None:
+    """Replace a photo's tiles, corrections and table reading (after a tile was fixed or added)."""
+    db.execute(
+        "UPDATE photos SET detections_json = ?, corrections_json = ?, analysis_json = ? WHERE id = ?",
+        (json.dumps(tiles), json.dumps(corrections), json.dumps(analysis), photo_id),
+    )
+
+
+def photos(db: sqlite3.Connection, table_id: int, limit: int = 50) -> list[sqlite3.Row]:
+    """The table's latest ``limit`` photo rows, newest first."""
+    return db.execute(
+        "SELECT * FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT ?", (table_id, limit)
+    ).fetchall()
+
+
+def latest_photo(db: sqlite3.Connection, table_id: int) -> sqlite3.Row | None:
+    """The table's newest photo row, or None before any photo."""
+    rows = photos(db, table_id, 1)
+    return rows[0] if rows else None
+
+
+def photo_files(db: sqlite3.Connection, table_id: int | None = None) -> list[str]:
+    """The file names (in the photo folder) of every photo of the table, or of every table
+    when ``table_id`` is None."""
+    if table_id is None:
+        return [r["filename"] for r in db.execute("SELECT filename FROM photos")]
+    return [
+        r["filename"]
+        for r in db.execute("SELECT filename FROM photos WHERE table_id = ?", (table_id,))
+    ]
+
+
 def photo_row(db: sqlite3.Connection, table_id: int, photo_id: int) -> sqlite3.Row:
+    """The ``photos`` row. Raises ApiError(404) when the table has no such photo."""
     row = None
     if 0 < photo_id <= MAX_ID and 0 < table_id <= MAX_ID:
         row = db.execute(
@@ -461,14 +573,15 @@ def photo_json(row: sqlite3.Row, game: str, mine: dict | None = None) -> dict:
     corrections = json.loads(row["corrections_json"])
     analysis = json.loads(row["analysis_json"])
     suggestion = None
-    if game == "draw100":
+    sheet = score_sheet(get_game_type(game))
+    if sheet is not None and sheet.pips_in_view:
         suggestion = {
             "points": services.pips_in_view(tiles, corrections),
             "why": "pips of the face-up tiles in the photo (photograph the losers' hands)",
         }
-    # Tableaux: no suggestion. The hint's ranking values are turn points minus a threat
-    # penalty (engine/tableaux/hint.py), not the score of the turn; its explanation names the
-    # turn's points and players type them.
+    # No suggestion for a Tableaux turn: the hint's ranking values are turn points minus a
+    # threat penalty (engine/tableaux/hint.py), not the score of the turn; its explanation
+    # names the turn's points and players type them.
     return {
         "id": row["id"],
         "table_id": row["table_id"],
@@ -627,7 +740,7 @@ def sweep_photo_dir(db: sqlite3.Connection, photo_dir: str | Path) -> dict[str, 
     companion's (other names) are left alone. Returns ``{"completed": n, "removed": n}``.
     """
     folder = Path(photo_dir)
-    known = {r[0] for r in db.execute("SELECT filename FROM photos")}
+    known = set(photo_files(db))
     out = {"completed": 0, "removed": 0}
     for path in folder.iterdir() if folder.is_dir() else []:
         name = path.name

@@ -97,7 +97,7 @@ def run_game(game: str, n: int, mode: str, noise: float, seed: int, verbose: boo
             _match_stats(s.labels, dets, kinds)
         t0 = time.perf_counter()
         try:
-            r = read(dets, game, hand=s.hand, max_pip=s.max_pip, with_hint=False, seed=0)
+            r = read(dets, game, hand=s.hand, max_pip=s.max_pip, seed=0)
             good = read_matches(s, r)
             if not good:
                 kinds.update(p.kind for p in r.problems if p.blocking)

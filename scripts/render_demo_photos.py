@@ -26,6 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine import get_game_type  # noqa: E402
 from vision.layout import detect_options, read  # noqa: E402
 from vision.pipeline import detect  # noqa: E402
 from vision.render.layouts import make_layout, read_matches, render_layout  # noqa: E402
@@ -54,12 +55,13 @@ def keep(game: str, seed: int) -> tuple[bytes, dict] | None:
     dets = detect(image, **detect_options(game))
     hand = [str(t) for t in sample.hand] if sample.hand else None
     res = read(dets, game, hand=hand, **params)
+    hint = None  # asked from the engine, as the companion does
+    if res.state is not None and res.legal_moves:
+        hint = get_game_type(game).hint(res.state)
     ms = (time.perf_counter() - started) * 1000
-    if not read_matches(sample, res) or res.problems or res.hint is None or res.hint.action is None:
+    if not read_matches(sample, res) or res.problems or hint is None or hint.action is None:
         return None
-    if (
-        res.hint.win_chance is not None and res.hint.win_chance < 0.2
-    ):  # a demo the player can still win
+    if hint.win_chance is not None and hint.win_chance < 0.2:  # a demo the player can still win
         return None
     return buf.tobytes(), {"tiles": len(dets), "ms": ms, "hand": hand}
 

@@ -16,6 +16,8 @@ from pathlib import Path
 import segno
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory, url_for
 
+from engine import GAMES, get_game_type
+
 from .. import guard, services, store
 from ..db import get_db, transaction
 from .openapi import openapi_document
@@ -79,7 +81,7 @@ def openapi():
 
 @bp.get("/status")
 def status():
-    """Which parts of the pipeline are there right now."""
+    """Whether the tile detector can run, and whether the server has a laptop camera."""
     return jsonify(
         {
             "parts": services.availability(),
@@ -99,10 +101,10 @@ def games():
                 "min_players": g.min_players,
                 "max_players": g.max_players,
                 "sets": list(g.sets),
-                "default_target": services.default_target(g.name, g.sets[0]),
+                "default_target": g.default_target(),
                 "variants": [v for v in g.variants if v],
             }
-            for g in services.GAMES.values()
+            for g in GAMES.values()
         ]
     )
 
@@ -193,10 +195,8 @@ def history(table_id: int):
 
 def table_hand(row, raw) -> list[str]:
     """The hand sent with a request, checked against the table's set (400 when bad)."""
-    params = json.loads(row["params_json"])
-    max_pip = params.get("max_pip", max(services.GAMES[row["game"]].sets))
     try:
-        return services.parse_hand(raw, max_pip)
+        return services.parse_hand(raw, store.table_set(row))
     except ValueError as exc:
         raise store.ApiError(400, str(exc)) from None
 
@@ -212,9 +212,10 @@ def request_player(row) -> int:
 
 
 def player_reading(db, row, prow, player_id: int) -> dict | None:
-    """``{"player_id", "hand", "analysis"}``: the photo read with the player's own hand (draw to
-    100, Tableaux; kept in ``hands`` until the hand, the photo or a tile changes), else None."""
-    if row["game"] not in services.HAND_GAMES:
+    """``{"player_id", "hand", "analysis"}``: the photo read with the player's own tiles (the
+    games that take them, ``GameType.takes_hand``; kept in ``hands`` until the hand, the photo or
+    a tile changes), else None."""
+    if not GAMES[row["game"]].takes_hand:
         return None
     hand = store.player_hand(db, player_id)
     public = json.loads(prow["analysis_json"])
@@ -229,18 +230,17 @@ def player_reading(db, row, prow, player_id: int) -> dict | None:
             read_params(row),
             hand,
         )
-        latest = db.execute(
-            "SELECT MAX(id) FROM photos WHERE table_id = ?", (row["id"],)
-        ).fetchone()[0]
-        if latest == prow["id"]:
+        latest = store.latest_photo(db, row["id"])
+        if latest is not None and latest["id"] == prow["id"]:
             store.keep_reading(db, row["id"], player_id, prow["id"], analysis)
     return {"player_id": player_id, "hand": hand, "analysis": analysis}
 
 
 def read_params(row) -> dict:
-    """The table's engine parameters for the layout reader, plus the player count for draw100."""
-    params = json.loads(row["params_json"])
-    if row["game"] == "draw100":
+    """The table's engine parameters for the layout reader, plus the player count for a reader
+    that takes it (:func:`companion.services.reader_takes`)."""
+    params: dict = json.loads(row["params_json"])
+    if services.reader_takes(row["game"], "players"):
         params["players"] = len(store.players(get_db(), row["id"]))
     return params
 
@@ -267,12 +267,13 @@ def add_photo(
     Raises:
         ImageError (-> 400): not an image, corrupt or truncated, too many pixels.
         Busy (-> 503): every decode slot is taken.
+        ParameterError (-> 400): the table's parameters hold one its game's reader does not take.
     """
     if key is not None:
         first = store.stored_answer(get_db(), row["id"], key, "photos")
         if first is not None:
             return first[1], first[0]
-    image = services.load_image(data)
+    image = services.decode_upload(data)
     h, w = image.shape[:2]
     params = read_params(row)
     try:
@@ -300,21 +301,7 @@ def add_photo(
             if first is not None:  # a retry finished first: keep its photo, drop this one
                 part.unlink(missing_ok=True)
                 return first[1], first[0]
-            cur = db.execute(
-                """INSERT INTO photos (table_id, filename, width, height, detections_json,
-                                analysis_json, elapsed_ms, rendered) VALUES (?,?,?,?,?,?,?,?)""",
-                (
-                    row["id"],
-                    name,
-                    w,
-                    h,
-                    json.dumps(tiles),
-                    json.dumps(analysis),
-                    elapsed_ms,
-                    int(rendered),
-                ),
-            )
-            prow = db.execute("SELECT * FROM photos WHERE id = ?", (cur.lastrowid,)).fetchone()
+            prow = store.add_photo(db, row["id"], name, w, h, tiles, analysis, elapsed_ms, rendered)
             mine = None
             if player_id is not None:
                 if hand:
@@ -363,10 +350,7 @@ def grab_camera(table_id: int):
 def list_photos(table_id: int):
     db = get_db()
     row = store.table_row(db, table_id)
-    rows = db.execute(
-        "SELECT * FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 50", (table_id,)
-    )
-    return jsonify([store.photo_json(r, row["game"]) for r in rows])
+    return jsonify([store.photo_json(r, row["game"]) for r in store.photos(db, table_id)])
 
 
 @bp.get("/tables/<int:table_id>/photos/<int:photo_id>")
@@ -396,10 +380,7 @@ def _reread(db, row, prow, tiles: list[dict], corrections: dict) -> dict:
     """Store new tiles/corrections of a photo, read the table again (every player's reading is
     made again on their next look) and answer the photo with this phone's own reading."""
     analysis = services.read_table(tiles, corrections, row["game"], read_params(row), [])
-    db.execute(
-        "UPDATE photos SET detections_json = ?, corrections_json = ?, analysis_json = ? WHERE id = ?",
-        (json.dumps(tiles), json.dumps(corrections), json.dumps(analysis), prow["id"]),
-    )
+    store.set_photo_reading(db, prow["id"], tiles, corrections, analysis)
     store.forget_readings(db, row["id"])
     prow = store.photo_row(db, row["id"], prow["id"])
     return store.photo_json(prow, row["game"], player_reading(db, row, prow, request_player(row)))
@@ -417,8 +398,7 @@ def correct_tile(table_id: int, photo_id: int, index: int):
     so two phones fixing two tiles of one photo at once both keep their fix.
     """
     row = editable_table(table_id)
-    params = json.loads(row["params_json"])
-    max_pip = params.get("max_pip", max(services.GAMES[row["game"]].sets))
+    max_pip = store.table_set(row)
     fix = None
     if request.method == "PUT":
         body = json_body()
@@ -467,8 +447,7 @@ def add_tile(table_id: int, photo_id: int):
     is the size and turn of the photo's tile nearest to the spot (a 2:1 upright box on a photo
     without tiles). Re-reads the table; the new tile is the last of ``tiles``."""
     row = editable_table(table_id)
-    params = json.loads(row["params_json"])
-    max_pip = params.get("max_pip", max(services.GAMES[row["game"]].sets))
+    max_pip = store.table_set(row)
     body = json_body()
     at, pips = body.get("at"), body.get("pips")
     if not isinstance(pips, list) or len(pips) != 2:
@@ -514,9 +493,7 @@ def store_player_hand(row, hand: list[str]) -> tuple[int, dict | None]:
     with transaction() as db:
         pid = request_player(row)
         store.set_hand(db, row["id"], pid, hand)
-        latest = db.execute(
-            "SELECT * FROM photos WHERE table_id = ? ORDER BY id DESC LIMIT 1", (row["id"],)
-        ).fetchone()
+        latest = store.latest_photo(db, row["id"])
         photo = (
             store.photo_json(latest, row["game"], player_reading(db, row, latest, pid))
             if latest
@@ -546,9 +523,8 @@ def get_hand(table_id: int):
 def photo_tiles(row, upload) -> tuple[list[str], int]:
     """The face-up tiles read on an uploaded photo of tiles in a hand: ``(tile texts, number of
     tiles not read)``; nothing is stored. Raises ImageError (400), Unavailable (503)."""
-    tiles = services.detect_hand(services.load_image(upload.read()))
-    params = json.loads(row["params_json"])
-    max_pip = params.get("max_pip", max(services.GAMES[row["game"]].sets))
+    tiles = services.detect_hand(services.decode_upload(upload.read()))
+    max_pip = store.table_set(row)
     names, unread = [], 0
     for t in tiles:
         p = t.get("pips")
@@ -580,8 +556,9 @@ def hand_photo(table_id: int):
     player's hand; the table's photo and reading stay as they are. Answers ``{"player_id",
     "hand", "photo", "message"}`` (``message`` names tiles that could not be read)."""
     row = editable_table(table_id)
-    if row["game"] not in services.HAND_GAMES:
-        raise store.ApiError(400, f"{services.GAMES[row['game']].label} has no hand to photograph")
+    game = get_game_type(row["game"])
+    if not game.takes_hand:
+        raise store.ApiError(400, f"{game.label} has no hand to photograph")
     upload = request.files.get("photo")
     if upload is None:
         raise store.ApiError(400, "send the photo as the multipart form field 'photo'")
@@ -623,10 +600,7 @@ def delete_table(table_id: int):
     """Delete a table with its players, photos (files too), hands and score sheet (needs the code)."""
     editable_table(table_id)
     with transaction() as db:
-        names = [
-            r["filename"]
-            for r in db.execute("SELECT filename FROM photos WHERE table_id = ?", (table_id,))
-        ]
+        names = store.photo_files(db, table_id)
         store.delete_table(db, table_id)
     for name in names:
         (Path(current_app.config["PHOTO_DIR"]) / name).unlink(missing_ok=True)

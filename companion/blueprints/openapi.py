@@ -165,7 +165,7 @@ def openapi_document() -> dict[str, Any]:
         "paths": {
             "/api/status": {
                 "get": {
-                    "summary": "Which pipeline parts (detector, layout reader, engines) are available",
+                    "summary": "Whether the tile detector runs, and whether there is a laptop camera",
                     "responses": {"200": {"description": "ok"}},
                 }
             },
@@ -642,8 +642,8 @@ def openapi_document() -> dict[str, Any]:
                             "type": "object",
                             "description": "vision.layout ReadResult.to_json(): layout, problems "
                             "(message in players' words, tiles named), legal_moves "
-                            "(text, words, json: an Action), hint (action_json: an Action; "
-                            "plan: Actions); plus ok, message (why not) and "
+                            "(text, words, json: an Action); the engine's hint (action_json: "
+                            "an Action; plan: Actions); plus ok, message (why not) and "
                             "advice (companion.hints.present: text, details, tiles, "
                             "outline, pairs, ghost, anchor)",
                         },

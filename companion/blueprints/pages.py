@@ -57,9 +57,9 @@ def start_page(form: dict | None = None, error: str | None = None):
     """The start page; ``form`` (the values sent) and ``error`` when the start form was refused."""
     return render_template(
         "index.html",
-        games=list(services.GAMES.values()),
+        games=list(GAMES.values()),
         tables=store.list_tables(get_db()),
-        targets=services.TABLEAUX_TARGETS,
+        targets={g.name: {str(k): v for k, v in g.targets.items()} for g in GAMES.values()},
         form=form or {},
         error=error,
     )
@@ -79,7 +79,7 @@ def create_table():
     """
     f = request.form
     guard.check_csrf()
-    info = services.GAMES.get(f.get("game", ""))
+    info = GAMES.get(f.get("game", ""))
     names = [n.strip() for n in f.get("players", "").replace(",", "\n").splitlines() if n.strip()]
     # the form shows only what the chosen game takes: values of hidden fields are not its own
     variant = f.get("variant") if info and [v for v in info.variants if v] else None
@@ -141,13 +141,8 @@ def table(table_id: int):
         photo = store.photo_json(
             store.photo_row(db, table_id, data["latest_photo_id"]), row["game"]
         )
-    info = services.GAMES[row["game"]]
-    max_pip = data["params"].get("max_pip", max(info.sets))
-    missing = [
-        v["message"]
-        for k, v in services.availability().items()
-        if not v["ok"] and (k in ("detector", "layout") or k == f"engine:{row['game']}")
-    ]
+    max_pip = store.table_set(row)
+    missing = [v["message"] for v in services.availability().values() if not v["ok"]]
     game = GAMES[row["game"]]
     boot = {
         "table": data,

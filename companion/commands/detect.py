@@ -41,12 +41,13 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     from vision.pipeline import annotate, detect, load_image
+    from vision.types import TileDetection
 
     if not 0.0 < args.conf < 1.0:
         raise ValueError(f"--conf must be between 0 and 1, got {args.conf}")
     img = load_image(args.image)
     t0 = time.perf_counter()
-    dropped: list | None = [] if args.debug else None
+    dropped: list[TileDetection] | None = [] if args.debug else None
     tiles = detect(img, model=args.model, conf_threshold=args.conf, dropped=dropped)
     elapsed = (time.perf_counter() - t0) * 1000
     if args.annotate:

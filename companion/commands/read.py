@@ -88,10 +88,13 @@ def run(args: argparse.Namespace) -> int:
                 f"--players must be {g.min_players}-{g.max_players}, got {args.players}"
             )
         params["players"] = args.players
-    result = read(
-        table, args.game, hand=hand, max_pip=args.max_pip, with_hint=not args.no_hint, **params
-    )
+    result = read(table, args.game, hand=hand, max_pip=args.max_pip, **params)
     out = result.to_json()
+    out["hint"] = None
+    if result.state is not None and result.legal_moves and not args.no_hint:
+        from engine import get_game_type
+
+        out["hint"] = get_game_type(args.game).hint(result.state).to_json(result.state)
     out["tiles_seen"] = len(table)
     if args.json:
         print(json.dumps(out, indent=1))

@@ -229,7 +229,7 @@ def create_demo_tables(app, log=print) -> int:
 
     made = 0
     with app.test_request_context("/"):
-        if get_db().execute("SELECT 1 FROM tables WHERE demo = 1").fetchone():
+        if store.has_demo_table(get_db()):
             return 0
         for game, names, sample, max_pip, hand in DEMOS:
             with transaction() as db:

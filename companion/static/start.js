@@ -12,7 +12,7 @@
     variantRow.hidden = !o.dataset.variants;
     const scored = o.dataset.scored === '1';
     targetRow.hidden = !scored;
-    if (scored && !keepTarget) target.value = game.value === 'tableaux' ? (TABLEAUX_TARGETS[set.value] || 121) : o.dataset.target;
+    if (scored && !keepTarget) target.value = (TARGETS[game.value] || {})[set.value] || o.dataset.target;
     keepTarget = false;
     const min = +o.dataset.min, max = +o.dataset.max;
     playersRow.hidden = max === 1;

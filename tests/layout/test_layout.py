@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import vintage_fixture  # noqa: E402
 
+from engine import GAMES as GAME_TYPES  # noqa: E402
 from engine.tiles import Tile  # noqa: E402
 from vision.layout import read  # noqa: E402
 from vision.render.layouts import GAMES, make_layout, project_layout, read_matches, render_layout  # noqa: E402
@@ -65,7 +66,7 @@ def _check_vintage(result):
 
 
 def test_vintage_line_of_play_from_hand_entered_boxes():
-    r = read(vintage_fixture.detections(), "draw100", with_hint=False)
+    r = read(vintage_fixture.detections(), "draw100")
     _check_vintage(r)
     assert r.state is None and any(p.kind == "no_hand" for p in r.problems)
 
@@ -75,7 +76,7 @@ def test_vintage_line_of_play_through_the_detector():
     from vision.pipeline import detect, load_image
 
     tiles = detect(load_image(ROOT / "sample_images" / "vintage-games-game-night.jpg"))
-    r = read(tiles, "draw100", with_hint=False)
+    r = read(tiles, "draw100")
     _check_vintage(r)
 
 
@@ -85,7 +86,6 @@ def test_vintage_rotated_and_in_perspective_with_a_hand():
         _warp(vintage_fixture.detections(), H),
         "draw100",
         hand=["1-1", "2-2", "5-6"],
-        with_hint=False,
         seed=3,
     )
     _check_vintage(r)
@@ -97,14 +97,9 @@ def test_vintage_rotated_and_in_perspective_with_a_hand():
 
 
 def test_vintage_hint_is_a_legal_move():
-    r = read(
-        vintage_fixture.detections(),
-        "draw100",
-        hand=["1-1", "2-2", "5-6"],
-        seed=1,
-        hint_kwargs={"samples": 4},
-    )
-    assert r.hint is not None and r.hint.action in r.state.legal_actions()
+    r = read(vintage_fixture.detections(), "draw100", hand=["1-1", "2-2", "5-6"], seed=1)
+    hint = GAME_TYPES["draw100"].hint(r.state, samples=4)
+    assert hint.action in r.state.legal_actions()
     json.dumps(r.to_json())
 
 
@@ -115,7 +110,7 @@ def test_rebuild_rotated_perspective(game):
     for seed in range(12):
         rot = float(np.random.default_rng(seed).uniform(-rot_range, rot_range))
         s = _sample(game, seed, rot=rot, tilt=0.15)
-        r = read(s.labels, game, hand=s.hand, max_pip=s.max_pip, with_hint=False)
+        r = read(s.labels, game, hand=s.hand, max_pip=s.max_pip)
         assert read_matches(s, r), (game, seed, [p.message for p in r.problems])
         json.dumps(r.to_json())
 
@@ -124,14 +119,14 @@ def test_rebuild_fails_when_a_value_is_wrong():
     s = _sample("good-neighbors", 5, rot=10.0, max_pip=12)
     d = s.labels[3]
     d.pips = (d.pips[0], (d.pips[1] + 1) % 13)
-    r = read(s.labels, "good-neighbors", max_pip=12, with_hint=False)
+    r = read(s.labels, "good-neighbors", max_pip=12)
     assert not read_matches(s, r)
 
 
 def test_good_neighbors_infers_the_set_from_the_grid():
     for n in (12, 9, 6):
         s = _sample("good-neighbors", 11, rot=0.0, tilt=0.05, max_pip=n)
-        r = read(s.labels, "good-neighbors", with_hint=False)
+        r = read(s.labels, "good-neighbors")
         if len([c for row in s.truth["grid"] for c in row if c]) == len(s.labels):
             assert r.layout["max_pip"] == n
 
@@ -182,7 +177,7 @@ def test_good_neighbors_rows_from_centres_when_box_angles_are_noisy():
         np.array(centres), np.array([np.cos(slope - 0.09), np.sin(slope - 0.09)]), L
     )
     assert abs(np.degrees(np.arctan2(got[1], got[0])) - 1.5) < 0.5
-    r = read(dets, "good-neighbors", max_pip=6, with_hint=False)
+    r = read(dets, "good-neighbors", max_pip=6)
     assert r.layout["grid"] == [tiles[:6], tiles[6:]]
     assert not [p for p in r.problems if p.blocking]
 
@@ -288,7 +283,7 @@ def test_draw100_three_tiles_on_a_double_is_a_problem_not_a_crash():
         TileDetection(np.array(c, np.float32), 0.9, pips=v, pip_confidence=0.9)
         for c, v in CRASH_129
     ]
-    r = read(dets, "draw100", max_pip=6, with_hint=False)
+    r = read(dets, "draw100", max_pip=6)
     assert not r.ok and any(p.kind == "duplicate" for p in r.problems)
 
 
@@ -296,13 +291,13 @@ def test_good_neighbors_gap_is_reported_with_its_cell():
     s = _sample("good-neighbors", 2, rot=0.0, tilt=0.0, max_pip=12)
     assert len(s.labels) == 12
     dets = s.labels[:5] + s.labels[6:]  # row 1, column 1 removed, not closed up
-    r = read(dets, "good-neighbors", max_pip=12, with_hint=False)
+    r = read(dets, "good-neighbors", max_pip=12)
     gaps = [p for p in r.problems if p.kind == "gap"]
     assert gaps and "(1, 1)" in gaps[0].message
     assert r.layout["gaps"] == [[1, 1]]
     assert r.state is None  # mid-turn: the grid must be closed up and refilled first
     assert any(p.kind == "mid_turn" and p.blocking for p in r.problems)
-    r = read(dets, "good-neighbors", max_pip=12, with_hint=False, stock=[])
+    r = read(dets, "good-neighbors", max_pip=12, stock=[])
     assert r.ok  # the deck is out: the grid is closed up in reading order
     flat = list(r.state.grid)  # reading order
     assert str(flat[4]) == s.truth["grid"][1][0] and str(flat[5]) == s.truth["grid"][1][2]
@@ -311,7 +306,7 @@ def test_good_neighbors_gap_is_reported_with_its_cell():
 def test_big_clock_home_and_trouble_flags():
     for seed in range(20):
         s = _sample("big-clock", seed, rot=15.0, tilt=0.1, max_pip=12)
-        r = read(s.labels, "big-clock", max_pip=12, with_hint=False)
+        r = read(s.labels, "big-clock", max_pip=12)
         for k, v in r.layout["slots"].items():
             t = s.truth["tops"][k]
             if t is None:
@@ -326,14 +321,16 @@ def test_big_clock_home_and_trouble_flags():
 def test_solitaire_state_gives_moves_and_hint():
     s = _sample("big-clock", 4, rot=0.0, max_pip=9)
     # without the drawn tile: a note (not blocking) and no advice, the hint asks for it
-    r = read(s.labels, "big-clock", max_pip=9, hint_kwargs={"samples": 2})
+    r = read(s.labels, "big-clock", max_pip=9)
     assert r.ok and [p.kind for p in r.problems] == ["no_drawn"]
-    assert r.hint is not None and r.hint.action is None and "draw" in r.hint.explanation
+    hint = GAME_TYPES["big-clock"].hint(r.state, samples=2)
+    assert hint.action is None and "draw" in hint.explanation
     drawn = str(r.state.stock[0])  # a tile that is on no pile
     for kw in ({"drawn": drawn}, {"hand": [drawn]}):
-        r = read(s.labels, "big-clock", max_pip=9, hint_kwargs={"samples": 2}, **kw)
+        r = read(s.labels, "big-clock", max_pip=9, **kw)
         assert r.ok and r.legal_moves and not r.problems and str(r.state.drawn) == drawn
-        assert r.hint is not None and r.hint.action in r.state.legal_actions()
+        hint = GAME_TYPES["big-clock"].hint(r.state, samples=2)
+        assert hint.action in r.state.legal_actions()
     with pytest.raises(ValueError, match="one tile you drew"):
         read(s.labels, "big-clock", max_pip=9, hand=[drawn, str(r.state.stock[1])])
 
@@ -366,7 +363,7 @@ def test_unreadable_tile_is_named_not_guessed():
         fits = _luzon_fits(s, k)
         s.labels[k].pips = None
         s.labels[k].note = "glare on the tile"
-        r = read(s.labels, "luzon", with_hint=False)
+        r = read(s.labels, "luzon")
         if len(fits) > 1:
             bad = [p for p in r.problems if p.kind == "unreadable"]
             assert [p.tile_index for p in bad] == [k] and "glare" in bad[0].message
@@ -387,7 +384,7 @@ def test_unreadable_tile_is_named_not_guessed():
 def test_doubtful_reading_is_not_used():
     s = _sample("tableaux", 3, rot=30.0)
     s.labels[0].pip_confidence = 0.2
-    r = read(s.labels, "tableaux", hand=s.hand, max_pip=s.max_pip, with_hint=False)
+    r = read(s.labels, "tableaux", hand=s.hand, max_pip=s.max_pip)
     assert [p.tile_index for p in r.problems if p.kind == "doubtful"] == [0]
     assert r.state is None
 
@@ -395,7 +392,7 @@ def test_doubtful_reading_is_not_used():
 def test_duplicate_tile_is_reported():
     s = _sample("draw100", 6, rot=0.0)
     s.labels[1].pips = s.labels[0].pips
-    r = read(s.labels, "draw100", hand=s.hand, with_hint=False)
+    r = read(s.labels, "draw100", hand=s.hand)
     assert any(p.kind == "duplicate" and p.tile_index == 1 for p in r.problems)
     assert r.state is None
 
@@ -403,7 +400,7 @@ def test_duplicate_tile_is_reported():
 def test_tile_in_hand_and_on_table_is_a_duplicate():
     s = _sample("draw100", 8, rot=0.0)
     on_table = str(Tile(*s.labels[0].pips))
-    r = read(s.labels, "draw100", hand=[on_table], with_hint=False)
+    r = read(s.labels, "draw100", hand=[on_table])
     assert any(p.kind == "duplicate" and p.source == "hand" for p in r.problems)
     assert r.state is None
 
@@ -421,22 +418,24 @@ def test_too_many_tiles_for_the_clock():
                 pips=(spare.low, spare.high) if k == 0 else d.pips,
             )
         )
-    r = read(s.labels + extra[:1], "big-clock", max_pip=6, with_hint=False)
+    r = read(s.labels + extra[:1], "big-clock", max_pip=6)
     assert any(p.kind == "too_many" for p in r.problems) and r.state is None
 
 
 def test_outside_set_and_bad_arguments():
     s = _sample("luzon", 2, rot=0.0)
     s.labels[0].pips = (7, 2)
-    r = read(s.labels, "luzon", with_hint=False)
+    r = read(s.labels, "luzon")
     assert [p.tile_index for p in r.problems if p.kind == "outside_set"] == [0]
     with pytest.raises(ValueError, match="unknown game"):
         read([], "chess")
-    with pytest.raises(ValueError, match="double-six"):
+    with pytest.raises(ValueError, match="played with a double-6 set, not double-9"):
         read([], "draw100", max_pip=9)
+    with pytest.raises(ValueError, match="double-6/9 set, not double-12"):
+        read([], "tableaux", max_pip=12)
     with pytest.raises(ValueError, match="bad hand tile"):
         read(vintage_fixture.detections(), "draw100", hand=["x-y"])
-    r = read([], "good-neighbors", with_hint=False)
+    r = read([], "good-neighbors")
     assert r.state is None and r.problems[0].kind == "no_layout"
 
 
@@ -445,7 +444,7 @@ def test_render_layout_labels_every_tile():
     s = make_layout("luzon", random.Random(0))
     render_layout(s, np.random.default_rng(0), image_size=(480, 360), rotation_deg=20.0)
     assert s.image.shape == (360, 480, 3) and len(s.labels) == len(s.placements)
-    r = read(s.labels, "luzon", with_hint=False)
+    r = read(s.labels, "luzon")
     assert read_matches(s, r)
 
 
@@ -523,7 +522,7 @@ def _random_detections(draw):
 @settings(max_examples=int(__import__("os").environ.get("LAYOUT_FUZZ", 40)), deadline=None)
 @given(_random_detections(), st.sampled_from(GAMES))
 def test_any_detections_give_a_result_not_a_crash(dets, game):
-    r = read(dets, game, hand=["0-1"] if game in ("draw100", "tableaux") else None, with_hint=False)
+    r = read(dets, game, hand=["0-1"] if game in ("draw100", "tableaux") else None)
     json.dumps(r.to_json())
     if r.state is not None:
         assert not any(p.blocking for p in r.problems)
@@ -537,7 +536,7 @@ def test_hand_photo_detections_with_an_unreadable_tile():
         TileDetection(box + 100, 1.0, pips=None, note="blurred"),
         TileDetection(box + 200, 1.0, pips=(2, 5), pip_confidence=0.9),
     ]  # 2-5 is on the table
-    r = read(vintage_fixture.detections(), "draw100", hand=hand, with_hint=False)
+    r = read(vintage_fixture.detections(), "draw100", hand=hand)
     kinds = {(p.kind, p.tile_index, p.source) for p in r.problems}
     assert ("unreadable", 1, "hand") in kinds and ("duplicate", 2, "hand") in kinds
     assert r.hand == ["1-1", "2-5"] and r.state is None
@@ -554,7 +553,7 @@ def test_vintage_photo_hand_entered_boxes_read_by_the_pip_counter():
     for d in dets:
         d.pips, d.pip_confidence = None, None
     read_pips(image, dets)
-    _check_vintage(read(dets, "draw100", with_hint=False))
+    _check_vintage(read(dets, "draw100"))
 
 
 def test_big_clock_without_the_centre_tile_takes_the_top_slot():
@@ -563,7 +562,7 @@ def test_big_clock_without_the_centre_tile_takes_the_top_slot():
         s = _sample("big-clock", seed, rot=(-10.0, 10.0)[seed % 2], tilt=0.1, max_pip=12)
         dets = [d for d in s.labels if d.pips != (0, 0)]
         assert len(dets) == len(s.labels) - 1
-        r = read(dets, "big-clock", max_pip=12, with_hint=False)
+        r = read(dets, "big-clock", max_pip=12)
         assert r.layout["centre"] is None
         assert read_matches(s, r), [p.message for p in r.problems]
 
@@ -576,7 +575,7 @@ def test_luzon_upside_down_without_reserve_uses_the_aligned_tops():
         if s.truth["reserve"] or len(lengths) < 2:
             continue
         project_layout(s, np.random.default_rng(seed), rotation_deg=180.0, tilt=0.1)
-        r = read(s.labels, "luzon", with_hint=False)
+        r = read(s.labels, "luzon")
         assert read_matches(s, r)
         checked += 1
     assert checked >= 1
@@ -588,8 +587,8 @@ def test_good_neighbors_removed_tiles_shrink_the_stock():
     spare = [
         str(t) for t in __import__("engine.tiles").tiles.DominoSet(9).tiles if str(t) not in grid
     ][:4]
-    r0 = read(s.labels, "good-neighbors", max_pip=9, with_hint=False)
-    r1 = read(s.labels, "good-neighbors", max_pip=9, with_hint=False, removed=spare)
+    r0 = read(s.labels, "good-neighbors", max_pip=9)
+    r1 = read(s.labels, "good-neighbors", max_pip=9, removed=spare)
     assert len(r0.state.stock) == 55 - len(grid)
     assert len(r1.state.stock) == 55 - len(grid) - 4
     assert not set(spare) & {str(t) for t in r1.state.stock}
@@ -599,7 +598,7 @@ def test_to_json_says_when_the_position_is_over():
     seen = set()
     for seed in range(40):
         s = _sample("luzon", seed, rot=0.0)
-        r = read(s.labels, "luzon", with_hint=False)
+        r = read(s.labels, "luzon")
         js = r.to_json()
         assert js["terminal"] == r.state.is_terminal()
         if js["terminal"]:
@@ -608,14 +607,14 @@ def test_to_json_says_when_the_position_is_over():
             assert js["returns"] is None and js["legal_moves"]
         seen.add(js["terminal"])
     assert seen == {True, False}
-    none = read([], "luzon", with_hint=False).to_json()
+    none = read([], "luzon").to_json()
     assert none["terminal"] is None and none["ok"] is False
 
 
 def test_draw100_missing_tile_breaks_the_line_and_is_reported():
     dets = vintage_fixture.detections()
     del dets[8]  # 4-0 between 4-4 and 0-0: 0-0, 0-6, 6-1 are cut off
-    r = read(dets, "draw100", hand=["1-1"], with_hint=False)
+    r = read(dets, "draw100", hand=["1-1"])
     loose = sorted(p.tile_index for p in r.problems if p.kind == "not_joined")
     assert loose == [8, 9, 10]  # indices in the shortened list: 0-0, 0-6, 6-1
     assert r.state is None and len(r.layout["line"]) == 8
@@ -632,11 +631,11 @@ def _shifted_copy(d: TileDetection, along: float, pips, confidence: float) -> Ti
 @pytest.mark.parametrize("game", ["good-neighbors", "tableaux", "draw100"])
 def test_shifted_second_box_is_dropped_and_reported(game):
     s = _sample(game, 21, rot=30.0)
-    clean = read(s.labels, game, hand=s.hand, max_pip=s.max_pip, with_hint=False)
+    clean = read(s.labels, game, hand=s.hand, max_pip=s.max_pip)
     assert read_matches(s, clean)
     # the detector's typical duplicate: a less confident box shifted a quarter of a tile, misread
     dets = list(s.labels) + [_shifted_copy(s.labels[2], 0.25, (5, 5), 0.3)]
-    r = read(dets, game, hand=s.hand, max_pip=s.max_pip, with_hint=False)
+    r = read(dets, game, hand=s.hand, max_pip=s.max_pip)
     dropped = [p for p in r.problems if p.kind == "overlapping_box"]
     assert [p.tile_index for p in dropped] == [len(dets) - 1] and not dropped[0].blocking
     assert read_matches(s, r)
@@ -644,12 +643,12 @@ def test_shifted_second_box_is_dropped_and_reported(game):
 
 def test_boxes_that_only_touch_are_both_kept():
     s = _sample("good-neighbors", 4, rot=0.0, tilt=0.0, noise=0.0)
-    r = read(s.labels, "good-neighbors", max_pip=s.max_pip, with_hint=False)
+    r = read(s.labels, "good-neighbors", max_pip=s.max_pip)
     assert not any(p.kind == "overlapping_box" for p in r.problems) and read_matches(s, r)
     # more than the threshold on a *less* confident box drops that one, not the other
     a = s.labels[0]
     twin = _shifted_copy(a, 0.2, a.pips, a.confidence + 0.05)
-    r2 = read([twin] + list(s.labels), "good-neighbors", max_pip=s.max_pip, with_hint=False)
+    r2 = read([twin] + list(s.labels), "good-neighbors", max_pip=s.max_pip)
     assert [p.tile_index for p in r2.problems if p.kind == "overlapping_box"] == [1]
 
 
@@ -662,12 +661,12 @@ def test_small_doubtful_box_is_not_a_tile():
         pips=(6, 6),
         pip_confidence=0.6,
     )  # a third as long, detector unsure
-    r = read(dets + [small], "draw100", with_hint=False)
+    r = read(dets + [small], "draw100")
     assert [p.tile_index for p in r.problems if p.kind == "stray_box"] == [len(dets)]
     _check_vintage(r)
     # the same box with a confident detector stays a tile (and breaks the line: reported)
     small.confidence = 0.9
-    r2 = read(dets + [small], "draw100", with_hint=False)
+    r2 = read(dets + [small], "draw100")
     assert not any(p.kind == "stray_box" for p in r2.problems)
     assert any(p.blocking and p.tile_index == len(dets) for p in r2.problems)
 
@@ -679,11 +678,11 @@ def test_big_clock_centre_seen_face_down_still_points_to_12():
         dets = list(s.labels)
         k = next(i for i, d in enumerate(dets) if d.pips is not None and tuple(d.pips) == (0, 0))
         dets[k] = TileDetection(dets[k].corners, 0.8, face_down=True)
-        r = read(dets, "big-clock", max_pip=12, with_hint=False)
+        r = read(dets, "big-clock", max_pip=12)
         assert read_matches(s, r), seed
         assert [p.tile_index for p in r.problems if p.kind == "face_down"] == [k]
         # without that tile the 12 o'clock slot is a guess from the photo's top, wrong at this roll
-        r2 = read(dets[:k] + dets[k + 1 :], "big-clock", max_pip=12, with_hint=False)
+        r2 = read(dets[:k] + dets[k + 1 :], "big-clock", max_pip=12)
         assert not read_matches(s, r2), seed
 
 
@@ -706,14 +705,11 @@ def test_lone_bare_face_down_box_is_taken_as_the_blank_double(game):
             game,
             hand=s.hand,
             max_pip=s.max_pip,
-            with_hint=False,
         )
         assert not [
             p for p in r.problems if p.kind == "assumed_blank"
         ]  # a doubtful box: not guessed
-        r = read(
-            dets[:k] + [bare] + dets[k + 1 :], game, hand=s.hand, max_pip=s.max_pip, with_hint=False
-        )
+        r = read(dets[:k] + [bare] + dets[k + 1 :], game, hand=s.hand, max_pip=s.max_pip)
         assert read_matches(s, r), (game, seed, [p.message for p in r.problems])
         assert [(p.tile_index, p.blocking) for p in r.problems if p.kind == "assumed_blank"] == [
             (k, False)
@@ -725,7 +721,6 @@ def test_lone_bare_face_down_box_is_taken_as_the_blank_double(game):
             game,
             hand=s.hand,
             max_pip=s.max_pip,
-            with_hint=False,
         )
         assert not [p for p in r.problems if p.kind == "assumed_blank"]
         if game == "luzon" and len(_luzon_fits(s, k)) == 1:  # the set says which tile it is
@@ -743,7 +738,6 @@ def test_lone_bare_face_down_box_is_taken_as_the_blank_double(game):
             game,
             hand=s.hand,
             max_pip=s.max_pip,
-            with_hint=False,
         )
         assert not [p for p in r.problems if p.kind == "assumed_blank"]
         checked += 1
@@ -759,22 +753,56 @@ def test_bare_box_is_not_taken_as_the_blank_double_when_the_0_0_is_seen():
             break
     box = s.labels[0].corners + np.float32([0, 3000])
     dets = list(s.labels) + [TileDetection(box, 0.7, face_down=True, note=BLANK_OR_BACK_NOTE)]
-    r = read(dets, "luzon", with_hint=False)
+    r = read(dets, "luzon")
     assert not [p for p in r.problems if p.kind == "assumed_blank"]
     assert [p.tile_index for p in r.problems if p.kind == "face_down"] == [len(dets) - 1]
 
 
 def test_detect_options_per_game():
-    from vision.layout import KEEP_COVERED_GAMES, READ_BACKS_GAMES, READERS, detect_options
+    from vision.layout import detect_options
 
-    assert KEEP_COVERED_GAMES == frozenset(READERS)
-    for game in READERS:
-        assert detect_options(game) == {
-            "read_backs": game in READ_BACKS_GAMES,
-            "keep_covered": True,
-        }
+    # the draw game's boneyard lies face down beside the line: its backs are not read
+    for game in GAME_TYPES:
+        assert detect_options(game) == {"read_backs": game != "draw100", "keep_covered": True}
     assert detect_options(None) == {"read_backs": False, "keep_covered": False}
     assert detect_options("chess") == {"read_backs": False, "keep_covered": False}
+
+
+def test_game_sets_of_the_reader_come_from_the_catalog_traits():
+    import vision.layout as layout
+
+    assert set(layout.READERS) == set(GAME_TYPES)
+    assert layout.FACE_UP_GAMES == {"good-neighbors", "luzon", "tableaux"}
+    assert layout.READ_BACKS_GAMES == {"good-neighbors", "luzon", "tableaux", "big-clock"}
+    assert layout.KEEP_COVERED_GAMES == set(GAME_TYPES)
+    assert layout.REREAD_WHEN == {
+        "draw100": {"not_joined"},
+        "luzon": {"duplicate", "impossible"},
+        "tableaux": {"duplicate", "impossible"},
+    }
+    assert layout.DEDUCE_GAMES == {"luzon", "draw100"}
+    assert layout.ONE_HALF_GAMES == {"draw100"}
+    assert layout.DROP_GAMES == layout.TWIN_GAMES == {"luzon"}
+    assert layout.COVER_GAMES == {"tableaux", "draw100"}
+
+
+@pytest.mark.parametrize(
+    "game,params,known",
+    [
+        ("luzon", {"varient": "sixes"}, "variant"),
+        ("draw100", {"player": 3}, "players"),
+        ("good-neighbors", {"variant": "sixes"}, "stock"),
+        ("tableaux", {"with_hint": False}, "opponent_hand_count"),
+    ],
+)
+def test_a_parameter_the_reader_does_not_take_is_refused_by_name(game, params, known):
+    from vision.layout import ParameterError, reader_params
+
+    assert known in reader_params(game) and not set(params) & set(reader_params(game))
+    s = _sample(game, 3)
+    with pytest.raises(ParameterError, match=f"no parameter '{next(iter(params))}'.*{known}"):
+        read(s.labels, game, hand=s.hand, **params)
+    assert read(s.labels, game, hand=s.hand, **{known: None} if known == "variant" else {}).ok
 
 
 @pytest.mark.parametrize("seed", [100003 + 116])
@@ -783,8 +811,7 @@ def test_tableaux_keeps_the_covered_true_box_of_a_tile(seed):
     coverage rule drops the true box of a tile and keeps a box across the halves of two touching
     tiles: read with ``keep_covered`` (as ``detect_options`` asks) it comes out exact; the layout
     reader's overlapping-box rule drops the doubtful box instead. (Depends on the committed
-    detector: with round 6 it was positions 91 and 141; round 8 reads those right either way,
-    and of the seed's 200 positions only 116 shows the problem.)"""
+    detector: of the seed's 200 positions it is the one that shows the problem.)"""
     from vision.layout import detect_options
     from vision.pipeline import detect
     from vision.render.layouts import ROTATION_RANGE
@@ -799,11 +826,8 @@ def test_tableaux_keeps_the_covered_true_box_of_a_tile(seed):
         "tableaux",
         hand=s.hand,
         max_pip=s.max_pip,
-        with_hint=False,
     )
-    after = read(
-        detect(s.image, **opts), "tableaux", hand=s.hand, max_pip=s.max_pip, with_hint=False
-    )
+    after = read(detect(s.image, **opts), "tableaux", hand=s.hand, max_pip=s.max_pip)
     assert not read_matches(s, before)
     assert read_matches(s, after)
     assert "overlapping_box" in {p.kind for p in after.problems}
@@ -824,14 +848,14 @@ def test_draw100_broken_line_takes_the_one_second_reading_that_joins_it():
     dets[2] = _misread(
         dets[2], (5, 3), (5, 2)
     )  # another tile with a second reading that fits nothing
-    r = read(dets, "draw100", hand=["1-1"], with_hint=False)
+    r = read(dets, "draw100", hand=["1-1"])
     _check_vintage(r)
     assert [(p.kind, p.tile_index) for p in r.problems if p.kind == "reread"] == [("reread", 8)]
     assert r.state is not None
     # without the second reading the line still names the tile: 4-4 before it, 0-0 after it;
     # of the one-half changes of every tile only 3-0 -> 4-0 joins the line (``corrected``)
     dets[8] = _misread(dets[8], (3, 0), None)
-    r = read(dets, "draw100", hand=["1-1"], with_hint=False)
+    r = read(dets, "draw100", hand=["1-1"])
     _check_vintage(r)
     got = [p for p in r.problems if p.kind == "corrected"]
     assert [(p.tile_index, p.blocking) for p in got] == [(8, False)] and "only 4-0" in got[
@@ -839,7 +863,7 @@ def test_draw100_broken_line_takes_the_one_second_reading_that_joins_it():
     ].message
     # misread on both halves (3-1): no one-half change joins the line; the break stays reported
     dets[8] = _misread(dets[8], (3, 1), None)
-    r = read(dets, "draw100", hand=["1-1"], with_hint=False)
+    r = read(dets, "draw100", hand=["1-1"])
     assert sorted(p.tile_index for p in r.problems if p.kind == "not_joined") == [8, 9, 10, 11]
     assert r.state is None and not [p for p in r.problems if p.kind in ("reread", "corrected")]
 
@@ -851,16 +875,16 @@ def test_draw100_second_readings_are_not_guessed_between_two_tiles_or_for_two_mi
     not mended either (one tile's second reading at a time)."""
     dets = vintage_fixture.detections()
     dets[11] = _misread(dets[11], (2, 1), (6, 1))
-    r = read(dets, "draw100", hand=["1-1"], with_hint=False)
+    r = read(dets, "draw100", hand=["1-1"])
     assert [p.tile_index for p in r.problems if p.kind == "reread"] == [11]
     dets[10] = _misread(dets[10], (0, 6), (0, 2))
-    r = read(dets, "draw100", hand=["1-1"], with_hint=False)
+    r = read(dets, "draw100", hand=["1-1"])
     assert not [p for p in r.problems if p.kind == "reread"]
     assert [p.tile_index for p in r.problems if p.kind == "not_joined"] == [11] and r.state is None
     dets = vintage_fixture.detections()
     dets[8] = _misread(dets[8], (3, 0), (4, 0))
     dets[11] = _misread(dets[11], (2, 1), (6, 1))
-    r = read(dets, "draw100", hand=["1-1"], with_hint=False)
+    r = read(dets, "draw100", hand=["1-1"])
     assert not [p for p in r.problems if p.kind == "reread"] and r.state is None
 
 
@@ -876,7 +900,7 @@ def test_luzon_tile_seen_twice_takes_the_second_reading_the_set_allows():
         k, j = 5, 11
         truth, other = tuple(s.labels[k].pips), tuple(s.labels[j].pips)
         s.labels[k] = _misread(s.labels[k], other, truth)
-        r = read(s.labels, "luzon", with_hint=False)
+        r = read(s.labels, "luzon")
         assert read_matches(s, r), [p.message for p in r.problems]
         assert [(p.tile_index, p.blocking) for p in r.problems if p.kind == "reread"] == [
             (k, False)
@@ -887,7 +911,7 @@ def test_luzon_tile_seen_twice_takes_the_second_reading_the_set_allows():
         s.labels[k] = replace(
             _misread(s.labels[k], other, wrong), pip_confidence=s.labels[j].pip_confidence
         )
-        r = read(s.labels, "luzon", with_hint=False)
+        r = read(s.labels, "luzon")
         dup = [p.message for p in r.problems if p.kind == "duplicate"]
         assert r.state is None and len(dup) == 1 and f"table tile {k} and table tile {j}" in dup[0]
         assert not [p for p in r.problems if p.kind == "reread"]
@@ -911,7 +935,7 @@ def test_luzon_less_sure_of_two_same_readings_is_deduced_when_the_set_names_it()
         s.labels[k] = replace(
             s.labels[k], pips=tuple(s.labels[j].pips), pip_confidence=0.6, alt_pips=None
         )
-        r = read(s.labels, "luzon", with_hint=False)
+        r = read(s.labels, "luzon")
         if fits == [Tile(*truth)]:
             assert read_matches(s, r), [p.message for p in r.problems]
             got = [p for p in r.problems if p.kind == "deduced"]
@@ -923,7 +947,7 @@ def test_luzon_less_sure_of_two_same_readings_is_deduced_when_the_set_names_it()
             assert r.state is None and "duplicate" in {p.kind for p in r.problems}
             seen["kept"] += 1
         s.labels[k] = replace(s.labels[k], pip_confidence=0.95)  # equally sure: not guessed
-        r = read(s.labels, "luzon", with_hint=False)
+        r = read(s.labels, "luzon")
         assert r.state is None and not [p for p in r.problems if p.kind == "deduced"]
     assert min(seen.values()) >= 3, seen
 
@@ -935,13 +959,13 @@ def test_luzon_unsure_extra_box_is_dropped_when_only_that_fits():
     extra = TileDetection(
         s.labels[3].corners + np.float32([0, 2000]), 0.35, pips=s.labels[3].pips, pip_confidence=0.9
     )
-    r = read(list(s.labels) + [extra], "luzon", with_hint=False)
+    r = read(list(s.labels) + [extra], "luzon")
     assert read_matches(s, r), [p.message for p in r.problems]
     assert [(p.tile_index, p.blocking) for p in r.problems if p.kind == "dropped"] == [
         (len(s.labels), False)
     ]
     sure = TileDetection(extra.corners, 0.8, pips=extra.pips, pip_confidence=0.9)
-    r = read(list(s.labels) + [sure], "luzon", with_hint=False)
+    r = read(list(s.labels) + [sure], "luzon")
     assert r.state is None and not [p for p in r.problems if p.kind == "dropped"]
     assert "duplicate" in {p.kind for p in r.problems}
 
@@ -955,7 +979,7 @@ def test_draw100_tile_of_the_line_seen_as_a_back_is_named_by_its_neighbours():
 
     dets = vintage_fixture.detections()
     dets[8] = replace(dets[8], face_down=True, pips=None, pip_confidence=None)
-    r = read(dets, "draw100", hand=["1-1"], with_hint=False)
+    r = read(dets, "draw100", hand=["1-1"])
     _check_vintage(r)
     got = [p for p in r.problems if p.kind == "deduced"]
     assert [(p.tile_index, p.blocking) for p in got] == [(8, False)] and "only 4-0" in got[
@@ -963,7 +987,7 @@ def test_draw100_tile_of_the_line_seen_as_a_back_is_named_by_its_neighbours():
     ].message
     dets = vintage_fixture.detections()
     dets[11] = replace(dets[11], face_down=True, pips=None, pip_confidence=None)
-    r = read(dets, "draw100", hand=["1-1"], with_hint=False)
+    r = read(dets, "draw100", hand=["1-1"])
     assert not [p for p in r.problems if p.kind == "deduced"]
     assert "1-6" not in {o["tile"] for o in r.layout["open_ends"]}
 
@@ -976,7 +1000,7 @@ def test_draw100_arms_on_the_short_ends_of_a_spinner_join_across_a_gap():
     s = make_layout("draw100", random.Random(seed))
     nrng = np.random.default_rng(seed)
     render_layout(s, nrng, rotation_deg=float(nrng.uniform(0, 360)))
-    r = read(s.labels, "draw100", hand=s.hand, with_hint=False)
+    r = read(s.labels, "draw100", hand=s.hand)
     assert read_matches(s, r), [p.message for p in r.problems]
     assert sorted(o["number"] for o in r.layout["open_ends"]) == s.truth["open"] == [0, 0, 5, 6]
 
@@ -1011,7 +1035,7 @@ def test_tableaux_sure_box_across_two_tiles_is_dropped_when_only_that_fits():
     dets = [replace(d, confidence=0.6) for d in s.labels]
     # a third of a tile along tile 2, surer than it, read as tile 0: a duplicate
     across = _shifted_copy(dets[2], 0.3, dets[0].pips, 0.9)
-    r = read(dets + [across], "tableaux", hand=s.hand, with_hint=False)
+    r = read(dets + [across], "tableaux", hand=s.hand)
     assert read_matches(s, r), [p.message for p in r.problems]
     assert [(p.tile_index, p.blocking) for p in r.problems if p.kind == "dropped"] == [
         (len(dets), False)
@@ -1019,6 +1043,6 @@ def test_tableaux_sure_box_across_two_tiles_is_dropped_when_only_that_fits():
     assert not [p for p in r.problems if p.kind == "overlapping_box"]
     # the same without the rule's way out: two such boxes, each leaving the other's duplicate
     second = _shifted_copy(dets[4], 0.3, dets[1].pips, 0.9)
-    r = read(dets + [across, second], "tableaux", hand=s.hand, with_hint=False)
+    r = read(dets + [across, second], "tableaux", hand=s.hand)
     assert r.state is None and not [p for p in r.problems if p.kind == "dropped"]
     assert sorted(p.tile_index for p in r.problems if p.kind == "overlapping_box") == [2, 4]

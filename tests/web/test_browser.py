@@ -129,7 +129,6 @@ def test_phone_starts_a_table_reads_a_photo_fixes_a_tile_and_keeps_score(server,
     detector is replaced by fixed boxes (conftest.fake_detector) so the tile drawing and the
     correction are still driven through the browser, and the test says so."""
     detector_ok = services.availability()["detector"]["ok"]
-    layout_ok = services.availability()["layout"]["ok"]
     if not detector_ok:
         request.getfixturevalue("fake_detector")
         print("vision.pipeline missing: tiles come from conftest.fake_detector")
@@ -155,8 +154,6 @@ def test_phone_starts_a_table_reads_a_photo_fixes_a_tile_and_keeps_score(server,
     assert page.locator("#overlay text.tile-label").count() == n
     # without a hand typed in, draw100 has no moves: the page says what to do (or what is wrong)
     assert page.text_content("#analysis").strip() != ""
-    if not layout_ok:
-        assert "not available" in page.text_content("#analysis")
     shot(page, "03-photo")
     assert no_sideways_scroll(page)
 
@@ -199,11 +196,6 @@ def test_phone_starts_a_table_reads_a_photo_fixes_a_tile_and_keeps_score(server,
 def test_phone_sees_legal_moves_and_the_hint_drawn_on_the_photo(server, page, lead_double_detector):
     """The lead 6-6 on the photo (detector output fixed by the fixture; layout reader and
     engine real) and a hand typed in: the legal moves, the hint, and where to play it."""
-    if not services.availability()["layout"]["ok"]:
-        pytest.fail(
-            "vision.layout is missing: " + services.availability()["layout"]["message"],
-            pytrace=False,
-        )
     draw_table_with_hand_and_photo(page, server, "4-6 1-2 0-0 3-5 2-6", "IMG_0350.jpg")
     moves = page.locator("#moves li").all_text_contents()
     assert any("4-6" in m for m in moves) and any("2-6" in m for m in moves)
@@ -227,7 +219,7 @@ def test_phone_sees_legal_moves_and_the_hint_drawn_on_the_photo(server, page, le
 def test_phone_reads_the_real_line_of_play_with_the_real_detector(server, page):
     """No stand-in: the committed detector reads the vintage photo's line of play (open ends 0, 0,
     1, 1, 2, 3, 3, 4, 5, 6) and, with a hand typed in, the page lists its moves and the hint."""
-    if not (services.availability()["detector"]["ok"] and services.availability()["layout"]["ok"]):
+    if not services.availability()["detector"]["ok"]:
         pytest.fail("vision pipeline missing: " + str(services.availability()), pytrace=False)
     draw_table_with_hand_and_photo(page, server, "1-1 2-2 5-6 6-6", "vintage-games-game-night.jpg")
     assert page.locator("#overlay polygon.tile").count() == 12

@@ -1,4 +1,4 @@
-"""Photo decoding (vision.image_io via companion.services.load_image): limits checked on the
+"""Photo decoding (vision.image_io via companion.services.decode_upload): limits checked on the
 declared size before anything is decoded, formats, orientation, alpha, 16-bit, decode slots."""
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def test_bombs_are_refused_from_their_header_without_decoding(make, needle, no_d
     assert len(data) < 2000
     started = time.perf_counter()
     with pytest.raises(services.ImageError, match=needle):
-        services.load_image(data)
+        services.decode_upload(data)
     assert time.perf_counter() - started < 0.5 and not no_decoding
 
 
@@ -99,7 +99,7 @@ def test_bombs_are_refused_from_their_header_without_decoding(make, needle, no_d
 )
 def test_other_formats_are_refused_without_decoding(data, no_decoding):
     with pytest.raises(services.ImageError, match="only JPEG and PNG"):
-        services.load_image(data)
+        services.decode_upload(data)
 
 
 @pytest.mark.parametrize(
@@ -111,7 +111,7 @@ def test_other_formats_are_refused_without_decoding(data, no_decoding):
 )
 def test_damaged_headers_are_refused(data, needle, no_decoding):
     with pytest.raises(services.ImageError, match=needle):
-        services.load_image(data)
+        services.decode_upload(data)
 
 
 @pytest.mark.parametrize("first", ["companion", "vision.pipeline"])
@@ -138,19 +138,19 @@ def test_opencv_itself_refuses_a_bomb_when_the_project_is_imported_first(first):
 def test_jpeg_exif_orientation_is_applied():
     img = np.zeros((20, 40, 3), np.uint8)
     img[:, :20] = 255  # left half white
-    out = services.load_image(
+    out = services.decode_upload(
         jpeg_with_orientation(img, 6)
     )  # 6: rotate 90 degrees clockwise to view
     assert out.shape == (40, 20, 3)
     assert out[:20].mean() > 200 and out[20:].mean() < 50  # the white half is now on top
-    assert services.load_image(jpeg_with_orientation(img, 1)).shape == (20, 40, 3)
+    assert services.decode_upload(jpeg_with_orientation(img, 1)).shape == (20, 40, 3)
 
 
 def test_transparent_png_is_composited_on_neutral_grey():
     rgba = np.zeros((10, 12, 4), np.uint8)
     rgba[:, :6] = (255, 255, 255, 255)  # opaque white left half
     rgba[:, 6:] = (0, 0, 0, 0)  # fully transparent right half (black underneath)
-    out = services.load_image(cv2.imencode(".png", rgba)[1].tobytes())
+    out = services.decode_upload(cv2.imencode(".png", rgba)[1].tobytes())
     assert out.shape == (10, 12, 3) and out.dtype == np.uint8
     assert (out[:, :6] == 255).all() and (out[:, 6:] == image_io.BACKGROUND).all()
 
@@ -167,7 +167,7 @@ def test_transparent_png_is_composited_on_neutral_grey():
 def test_grey_and_16_bit_pngs_become_8_bit_bgr(array):
     if array.ndim == 3 and array.shape[2] == 4:
         array[:, :, 3] = 65535
-    out = services.load_image(cv2.imencode(".png", array)[1].tobytes())
+    out = services.decode_upload(cv2.imencode(".png", array)[1].tobytes())
     assert out.shape == (9, 11, 3) and out.dtype == np.uint8
     assert (out == 156).all()  # 40000 >> 8 == 156
 
@@ -193,7 +193,7 @@ def test_at_most_two_decodes_run_at_once(monkeypatch):
 
     monkeypatch.setattr(image_io.cv2, "imdecode", slow_decode)
     data = (SAMPLES / "IMG_0350.jpg").read_bytes()
-    threads = [threading.Thread(target=services.load_image, args=(data,)) for _ in range(6)]
+    threads = [threading.Thread(target=services.decode_upload, args=(data,)) for _ in range(6)]
     for t in threads:
         t.start()
     for t in threads:
@@ -207,7 +207,7 @@ def test_no_free_decode_slot_is_busy_not_a_hang(monkeypatch):
     monkeypatch.setattr(image_io, "_slots", slots)
     monkeypatch.setattr(services, "DECODE_WAIT_S", 0.05)
     with pytest.raises(services.Busy):
-        services.load_image((SAMPLES / "IMG_0350.jpg").read_bytes())
+        services.decode_upload((SAMPLES / "IMG_0350.jpg").read_bytes())
 
 
 def test_an_upload_with_every_decode_slot_busy_is_503_with_retry_after(client, app, monkeypatch):

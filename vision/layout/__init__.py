@@ -1,43 +1,105 @@
-"""From detected tiles to game state, for all five games (issue 6).
+"""From detected tiles to game state, for all five games.
 
 One entry point::
 
     from vision.layout import read
     result = read(detections, "draw100", hand=hand_detections)
     result.state        # engine State, or None when the photo leaves a blocking problem
-    result.to_json()    # {game, layout, problems, legal_moves, hint, state_ok}
+    result.legal_moves  # [{"text", "json"}] of the state
+    result.to_json()    # {game, ok, terminal, returns, layout, hand, problems, legal_moves, state_text}
 
 ``detections`` are ``vision.types.TileDetection`` (from ``vision.pipeline.detect`` or the
-renderer's labels). One module per game reads the layout (see docs/layout.md for the layout
-conventions): :mod:`.good_neighbors`, :mod:`.big_clock`, :mod:`.luzon`, :mod:`.draw100`,
-:mod:`.tableaux`; :mod:`.common` holds the shared geometry and the checks.
+renderer's labels). The game's record in ``engine.GAMES`` says what its table shows and which
+reader rebuilds it: one module per layout shape (see docs/layout.md for the layout
+conventions): :mod:`.draw100` (a line of play), :mod:`.tableaux` (a tableau of cells),
+:mod:`.good_neighbors` (a grid), :mod:`.big_clock` (a ring), :mod:`.luzon` (columns);
+:mod:`.common` holds the shared geometry and the checks. The reader asks the engine for no
+hint: the caller does (``engine.GAMES[game].hint(result.state)``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import inspect
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from functools import partial
+from typing import Any, TypedDict
 
-from engine.game import Hint
+from engine import GAMES, GameType, Hand, Shape, State, Table, games_where, get_game_type
 from engine.tiles import Tile
 from vision.types import TileDetection, boxes_on_better_boxes
 
 from .big_clock import read_big_clock
-from .common import MAX_OVERLAP, GameReading, Problem, assume_blank_double, check_set, to_seen
+from .common import (
+    MAX_OVERLAP,
+    GameReading,
+    Problem,
+    Seen,
+    assume_blank_double,
+    check_set,
+    to_seen,
+)
 from .draw100 import read_draw100
 from .good_neighbors import read_good_neighbors
 from .luzon import read_luzon
 from .tableaux import read_tableaux
 
-#: Game names (as in ``engine.make_game``) -> (reader, default max_pip or None = inferred).
-READERS = {
-    "draw100": (read_draw100, 6),
-    "tableaux": (read_tableaux, 6),
-    "good-neighbors": (read_good_neighbors, None),
-    "big-clock": (read_big_clock, None),
-    "luzon": (read_luzon, 6),
+
+class ParameterError(ValueError):
+    """A parameter the game's reader does not take (a misspelt name, or another game's)."""
+
+
+@dataclass(frozen=True)
+class ShapeReader:
+    """How one layout shape (``engine.Shape``) is read, and which repairs :func:`read` tries
+    when a reading is blocked.
+
+    Attributes:
+        read: the per-shape reader ``(seen, problems, **params) -> GameReading``.
+        infers_set: with no ``max_pip`` given, the reader infers the set from the photo
+            (otherwise the game's default set is used).
+        reread_when: problem kinds after which a tile's second reading is tried
+            (:func:`_second_readings`).
+        deduce: a table box without a value may be deduced from the layout
+            (:func:`_deduce_unknown`): the line of play names the tile where it breaks.
+        one_half: :func:`_deduce_unknown` also tries one other number on one half of each read
+            tile, and each tile both ways round (the line cares which half is where).
+        drop_covering: :func:`_drop_covering_box` runs (tight layouts where a box across two
+            touching tiles can push out the true box of a tile).
+    """
+
+    read: Callable[..., GameReading]
+    infers_set: bool = False
+    reread_when: frozenset[str] = frozenset()
+    deduce: bool = False
+    one_half: bool = False
+    drop_covering: bool = False
+
+
+#: The reader of each layout shape. The repairs per shape were chosen on the rendered layouts
+#: of ``scripts/bench_layout.py`` (docs/layout.md): a repair that settled no position of a shape,
+#: or took wrong tiles there, is not run for it. The draw game's line breaks where one tile was
+#: misread, and the joins say which reading fits; in a tableau (and in Luzon's columns) a misread
+#: tile shows as a tile seen twice or as a layout that no order of legal plays builds
+#: (``engine.tableaux.board.can_be_built``, ``engine.luzon.removable_in_pairs``).
+SHAPE_READERS: dict[Shape, ShapeReader] = {
+    Shape.LINE: ShapeReader(
+        read_draw100,
+        reread_when=frozenset({"not_joined"}),
+        deduce=True,
+        one_half=True,
+        drop_covering=True,
+    ),
+    Shape.TABLEAU: ShapeReader(
+        read_tableaux, reread_when=frozenset({"duplicate", "impossible"}), drop_covering=True
+    ),
+    Shape.GRID: ShapeReader(read_good_neighbors, infers_set=True),
+    Shape.RING: ShapeReader(read_big_clock, infers_set=True),
+    Shape.COLUMNS: ShapeReader(read_luzon, reread_when=frozenset({"duplicate", "impossible"})),
 }
+
+#: Game name -> its shape's reader (every game of ``engine.GAMES``).
+READERS: dict[str, ShapeReader] = {name: SHAPE_READERS[g.shape] for name, g in GAMES.items()}
 
 
 @dataclass
@@ -45,22 +107,21 @@ class ReadResult:
     """What a photo says about a game.
 
     Attributes:
-        game: the game name (a key of :data:`READERS`).
+        game: the game name (a key of ``engine.GAMES``).
         state: the engine State rebuilt from the photo, or None when a blocking problem stands
-            (or, for draw100/tableaux, when no hand was given).
+            (or, for a game that needs the player's hand, when no hand was given).
         layout: JSON-ready description of the layout (per game, see docs/layout.md).
         problems: every problem found (:class:`Problem`: tile index, kind, message).
-        legal_moves: ``[{"text": ..., "json": ...}, ...]`` of the state (empty without state).
-        hint: the engine's :class:`engine.game.Hint`, or None.
+        legal_moves: ``[{"text": ..., "json": ...}, ...]`` of the state (empty without state or
+            when the position is over).
         hand: the tiles of the player's hand as text (when a hand was given).
     """
 
     game: str
-    state: Any
+    state: State | None
     layout: dict
     problems: list[Problem] = field(default_factory=list)
     legal_moves: list[dict] = field(default_factory=list)
-    hint: Hint | None = None
     hand: list[str] | None = None
 
     @property
@@ -71,79 +132,110 @@ class ReadResult:
     def to_json(self) -> dict:
         """JSON-ready dict: game, ok, terminal (the position is over: no moves; None without
         state), returns (the engine's returns when over, e.g. ``[1.0]`` a won solitaire),
-        layout, hand, problems, legal_moves, hint, state_text."""
-        hint = None
-        if self.hint is not None:
-            h = self.hint
-            hint = {
-                "action": None if h.action is None else self.state.action_to_string(h.action),
-                "action_json": None if h.action is None else self.state.action_to_json(h.action),
-                "value_unit": h.value_unit,
-                "win_chance": h.win_chance,
-                "explanation": h.explanation,
-                "elapsed_ms": h.elapsed_ms,
-                "ranking": [
-                    {"action": self.state.action_to_string(a), "value": v}
-                    for a, v in (h.ranking or [])[:10]
-                ],
-            }
-        over = None if self.state is None else bool(self.state.is_terminal())
+        layout, hand, problems, legal_moves, state_text."""
+        st = self.state
+        over = None if st is None else bool(st.is_terminal())
         return {
             "game": self.game,
             "ok": self.ok,
             "terminal": over,
-            "returns": list(self.state.returns()) if over else None,
+            "returns": list(st.returns()) if st is not None and over else None,
             "layout": self.layout,
             "hand": self.hand,
             "problems": [p.to_json() for p in self.problems],
             "legal_moves": self.legal_moves,
-            "hint": hint,
-            "state_text": None if self.state is None else str(self.state),
+            "state_text": None if st is None else str(st),
         }
 
 
-#: Games whose table shows face-up tiles only (a stock aside may lie face down): a lone bare
-#: face-down box may be their 0-0 (:func:`.common.assume_blank_double`).
-FACE_UP_GAMES = frozenset({"good-neighbors", "luzon", "tableaux"})
+#: Games whose table shows face-up tiles only: a lone bare face-down box may be their 0-0
+#: (:func:`.common.assume_blank_double`).
+FACE_UP_GAMES = games_where(lambda g: g.table is Table.FACE_UP)
 
-#: Games whose table photos the callers of ``vision.pipeline.detect`` read with
-#: ``read_backs=True`` (every box the detector calls face down is read, and turned face up when
-#: it reads clearly): the face-up games and The Big Clock, whose ring is face up too (its stock
-#: aside stays face down). On the rendered layouts (round-5 detector, 200 positions) this took
-#: Big Clock from 96.5% to 98.0%; for the draw game, whose boneyard lies face down beside the
-#: line, it cost 93.5% -> 93.0%, so the draw game is read without it.
-READ_BACKS_GAMES = FACE_UP_GAMES | {"big-clock"}
+#: Games whose table photos are detected with ``read_backs=True`` (every box the detector calls
+#: face down is read, and turned face up when it reads clearly): those whose layout is face up
+#: (a stock aside stays face down). The draw game's boneyard lies face down beside the line, so
+#: its photos are detected without it (docs/layout.md gives the benchmark numbers).
+READ_BACKS_GAMES = games_where(lambda g: g.table.layout_face_up)
 
-#: Games whose table photos are detected with ``keep_covered=True`` (all five): boxes lying
+#: Games whose table photos are detected with ``keep_covered=True`` (all of them): boxes lying
 #: mostly on other boxes are kept for :func:`read`, whose ``overlapping_box`` rule
 #: (``common.to_seen``) drops the less confident of two face-up boxes sharing more than
 #: ``common.MAX_OVERLAP`` of the smaller one. In tight layouts the detector's own coverage rule
 #: (``vision.detector.suppress_covered``) could drop the true box of a tile and keep a box across
-#: the halves of two touching tiles. On 2 x 1 000 rendered positions (round-6 detector) this took
-#: Luzon 186 -> 187 and 178 -> 181 of 200, the draw game 187 -> 188 and 185 -> 186, Tableaux
-#: 186 -> 189 and 189 -> 191, Good Neighbors and the Big Clock unchanged (docs/layout.md).
-KEEP_COVERED_GAMES = frozenset(READERS)
+#: the halves of two touching tiles.
+KEEP_COVERED_GAMES = frozenset(GAMES)
+
+#: Problems after which :func:`read` tries the second reading of each tile (``alt_pips``), per
+#: game (:attr:`ShapeReader.reread_when`).
+REREAD_WHEN: dict[str, frozenset[str]] = {
+    name: r.reread_when for name, r in READERS.items() if r.reread_when
+}
+
+#: Games where the table says enough to deduce one unread tile (:func:`_deduce_unknown`): those
+#: whose whole set is on the table (Luzon's missing tiles must pair off in 12s,
+#: ``engine.luzon.removable_in_pairs``) and those whose layout names it (the draw game's line,
+#: where it breaks).
+DEDUCE_GAMES = games_where(lambda g: g.whole_set_on_table or SHAPE_READERS[g.shape].deduce)
+#: Games where :func:`_deduce_unknown` also tries one other number on one half of each read
+#: tile: the draw game, whose line names the tile at a break from both sides.
+ONE_HALF_GAMES = games_where(lambda g: SHAPE_READERS[g.shape].one_half)
+#: Games where :func:`_drop_unsure_box` runs: those whose whole set is accounted for (a real
+#: tile left out breaks the pairs); in the draw game leaving out the last tile of a line would
+#: also make it join.
+DROP_GAMES = games_where(lambda g: g.whole_set_on_table)
+#: Games where :func:`_drop_covering_box` runs (:attr:`ShapeReader.drop_covering`).
+COVER_GAMES = games_where(lambda g: SHAPE_READERS[g.shape].drop_covering)
+#: Games where :func:`_deduce_unknown` also tries the less sure box of two read as the same
+#: tile: those whose whole set is on the table (a tile can be there once only).
+TWIN_GAMES = games_where(lambda g: g.whole_set_on_table)
 
 
-def detect_options(game: str | None) -> dict:
+class DetectOptions(TypedDict):
+    """Keyword arguments of ``vision.pipeline.detect`` that depend on the game photographed."""
+
+    read_backs: bool
+    keep_covered: bool
+
+
+def detect_options(game: str | None) -> DetectOptions:
     """Keyword arguments for ``vision.pipeline.detect`` on a table photo of ``game``:
     ``read_backs`` (:data:`READ_BACKS_GAMES`) and ``keep_covered`` (:data:`KEEP_COVERED_GAMES`);
     for None or an unknown game, neither. A hand photo is read with ``read_backs=True`` alone."""
     return {"read_backs": game in READ_BACKS_GAMES, "keep_covered": game in KEEP_COVERED_GAMES}
 
 
-def _hint_fn(game: str):
-    if game == "draw100":
-        from engine.draw100 import hint
-    elif game == "tableaux":
-        from engine.tableaux.hint import hint
-    elif game == "good-neighbors":
-        from engine.good_neighbors import hint
-    elif game == "big-clock":
-        from engine.big_clock import hint
-    else:
-        from engine.luzon import hint
-    return hint
+#: Parameters :func:`read` fills itself from its own arguments (never passed through
+#: ``**params``).
+_OWN_PARAMS = frozenset({"seen", "problems", "hand", "max_pip"})
+
+
+def reader_params(game: str) -> list[str]:
+    """The names of the extra parameters :func:`read` takes for ``game`` (``**params``): the
+    game reader's keyword parameters, e.g. ``["variant", "seed"]`` for Luzon.
+
+    Raises:
+        ValueError: unknown game.
+    """
+    fn = READERS[get_game_type(game).name].read
+    return [n for n in inspect.signature(fn).parameters if n not in _OWN_PARAMS]
+
+
+def check_params(game: str, params: Iterable[str]) -> None:
+    """Refuse a parameter ``game``'s reader does not take.
+
+    Raises:
+        ParameterError: a name that is not one of :func:`reader_params` (the message names the
+            ones it takes).
+        ValueError: unknown game.
+    """
+    known = reader_params(game)
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise ParameterError(
+            f"{get_game_type(game).label} takes no parameter "
+            f"{', '.join(repr(n) for n in unknown)}; it takes {', '.join(known)}"
+        )
 
 
 def _read_hand(
@@ -155,9 +247,9 @@ def _read_hand(
     the hand was given as tiles). Unreadable hand tiles are reported, not guessed."""
     if all(isinstance(h, TileDetection) for h in hand):
         seen = to_seen(hand, max_pip, problems, min_pip_confidence, source="hand")
-        usable = [s for s in seen if s.tile is not None]
-        return [s.tile for s in usable], usable
-    tiles = []
+        usable = [s for s in seen if s.value is not None]
+        return [s.known for s in usable], usable
+    tiles: list[Tile] = []
     for h in hand:
         try:
             tiles.append(h if isinstance(h, Tile) else Tile.parse(str(h)))
@@ -179,22 +271,15 @@ def _blank_in_hand(hand: Sequence | None) -> list[Tile]:
     return []
 
 
-#: Problems after which :func:`read` tries the second reading of each tile (``alt_pips``), per
-#: game: the draw game's line breaks where one tile was misread, and the joins say which reading
-#: fits; in Luzon a misread tile shows as a tile seen twice or as missing tiles that cannot have
-#: been removed in pairs of 12 pips (``engine.luzon.removable_in_pairs``), and that check says
-#: which reading fits; in Tableaux as a tile seen twice or a tableau that no order of legal plays
-#: builds (``engine.tableaux.board.can_be_built``).
-REREAD_WHEN = {
-    "draw100": frozenset({"not_joined"}),
-    "luzon": frozenset({"duplicate", "impossible"}),
-    "tableaux": frozenset({"duplicate", "impossible"}),
-}
 #: A second reading is taken only when it leaves none of these (nor any blocking problem).
 CONFLICTS = frozenset({"not_joined", "duplicate", "ambiguous", "outside_set"})
 
 
-def _only_fit(trials) -> tuple | None:
+#: Builds the table's reading from (changed) detections, leaving out the indices in ``skip``.
+Build = Callable[..., GameReading]
+
+
+def _only_fit(trials: Iterable[tuple[Any, Any, Callable[[], GameReading]]]) -> tuple | None:
     """The one trial that settles the table, for the rules that try changes one at a time
     (:func:`_second_readings`, :func:`_deduce_unknown`, :func:`_drop_unsure_box`).
 
@@ -218,25 +303,22 @@ def _only_fit(trials) -> tuple | None:
     return found
 
 
-def _second_readings(detections: list[TileDetection], build, first: GameReading) -> GameReading:
+def _second_readings(
+    detections: list[TileDetection], build: Build, first: GameReading
+) -> GameReading:
     """Try each table tile's other reading (``TileDetection.alt_pips``: the pip counter and the
     half classifier disagreed) in place of the one that won. When exactly one tile's other
     reading leaves no blocking problem and none of :data:`CONFLICTS`, that reading is taken and
-    reported (``reread``, not blocking); otherwise the first reading stands with its problems.
-    On the rendered draw-game positions (2 x 200) this settled 3 broken lines, all right. In
-    Luzon it is tried only since the engine checks that the missing tiles pair off into 12s
-    (before that check, duplicates as the trigger took wrong tiles there; docs/layout.md)."""
+    reported (``reread``, not blocking); otherwise the first reading stands with its problems."""
 
-    def make(k: int):
+    def make(k: int) -> GameReading:
         d = detections[k]
         return build(
-            detections[:k]
-            + [replace(d, pips=tuple(d.alt_pips), alt_pips=tuple(d.pips))]
-            + detections[k + 1 :]
+            detections[:k] + [replace(d, pips=d.alt_pips, alt_pips=d.pips)] + detections[k + 1 :]
         )
 
     fit = _only_fit(
-        (k, None, lambda k=k: make(k))
+        (k, None, partial(make, k))
         for k, d in enumerate(detections)
         if not (
             d.face_down
@@ -262,13 +344,6 @@ def _second_readings(detections: list[TileDetection], build, first: GameReading)
     return got
 
 
-#: Games where the table says enough to deduce one unread tile: Luzon's missing tiles must pair
-#: off in 12s (``engine.luzon.removable_in_pairs``); the draw game's line names a tile where it
-#: breaks.
-DEDUCE_GAMES = frozenset({"luzon", "draw100"})
-#: Games where :func:`_deduce_unknown` also tries one other number on one half of each read
-#: tile: the draw game, whose line names the tile at a break from both sides.
-ONE_HALF_GAMES = frozenset({"draw100"})
 #: At most this many boxes without a value are tried by :func:`_deduce_unknown` (each costs one
 #: reading per tile of the set).
 MAX_UNKNOWN_TRIED = 6
@@ -276,7 +351,7 @@ MAX_UNKNOWN_TRIED = 6
 
 def _deduce_unknown(
     detections: list[TileDetection],
-    build,
+    build: Build,
     first: GameReading,
     max_pip: int,
     min_pip_confidence: float,
@@ -316,7 +391,7 @@ def _deduce_unknown(
                 ]
     if one_half:
         for k, d in enumerate(detections):
-            if k in unknown:
+            if k in unknown or d.pips is None:  # every box without pips is in ``unknown``
                 continue
             x, y = (int(v) for v in d.pips)
             trials += [(k, (x, v)) for v in range(max_pip + 1) if v != y]
@@ -329,7 +404,7 @@ def _deduce_unknown(
             + detections[k + 1 :]
         )
 
-    fit = _only_fit(((k, Tile(*ab)), ab, lambda k=k, ab=ab: make(k, ab)) for k, ab in trials)
+    fit = _only_fit(((k, Tile(*ab)), ab, partial(make, k, ab)) for k, ab in trials)
     if fit is None:
         return first
     (k, _), (a, b), got = fit
@@ -367,17 +442,15 @@ def _deduce_unknown(
     return got
 
 
-#: :func:`_less_sure_twins` needs the two pip confidences this far apart. Chosen on the Luzon
-#: benchmark positions themselves (docs/layout.md): the misread twin was 0.025-0.40 less sure in
-#: the five pairs this settled, 0.009 *more* sure in the one it got wrong.
+#: :func:`_less_sure_twins` needs the two pip confidences this far apart (chosen on the Luzon
+#: positions of ``scripts/bench_layout.py``; docs/layout.md).
 TWIN_MARGIN = 0.02
 
 
 def _less_sure_twins(detections: list[TileDetection]) -> list[int]:
     """Of each two face-up boxes read as the same tile, the one read with the lower pip
-    confidence, by at least :data:`TWIN_MARGIN` (none otherwise): on the rendered layouts of the
-    benchmark (seed 1, all games) the less sure reading of such a pair was the misread one in 12
-    of 13 pairs."""
+    confidence, by at least :data:`TWIN_MARGIN` (none otherwise): of two readings of one tile
+    the less sure one is more often the misread one."""
     by_tile: dict[Tile, list[int]] = {}
     for k, d in enumerate(detections):
         if not d.face_down and d.pips is not None:
@@ -393,22 +466,19 @@ def _less_sure_twins(detections: list[TileDetection]) -> list[int]:
 
 
 #: Detector confidence under which :func:`_drop_unsure_box` may take a box for a false find (the
-#: detector's sure boxes, >= 0.5, are left alone; on the rendered Luzon layouts the false finds
-#: that broke a position had 0.34-0.36).
+#: detector's sure boxes are left alone).
 UNSURE_BOX = 0.5
-#: Games where :func:`_drop_unsure_box` runs: Luzon, where the whole set is accounted for (a real
-#: tile left out breaks the pairs); in the draw game leaving out the last tile of a line would
-#: also make it join.
-DROP_GAMES = frozenset({"luzon"})
 
 
-def _drop_unsure_box(detections: list[TileDetection], build, first: GameReading) -> GameReading:
+def _drop_unsure_box(
+    detections: list[TileDetection], build: Build, first: GameReading
+) -> GameReading:
     """Try leaving out each box the detector is unsure of (confidence < :data:`UNSURE_BOX`).
     When exactly one such box, left out, leaves no blocking problem and none of
     :data:`CONFLICTS`, it is taken for a false find (a patch of table or a box across two
     tiles) and reported (``dropped``, not blocking); otherwise the first reading stands."""
     fit = _only_fit(
-        (k, None, lambda k=k: build(detections, skip=frozenset({k})))
+        (k, None, partial(build, detections, skip=frozenset({k})))
         for k, d in enumerate(detections)
         if d.confidence < UNSURE_BOX
     )
@@ -428,14 +498,9 @@ def _drop_unsure_box(detections: list[TileDetection], build, first: GameReading)
     return got
 
 
-#: Games where :func:`_drop_covering_box` runs. Tried in every game on the benchmark positions
-#: (2 x 200 each, round-6 detector, docs/layout.md "seventh session"): Tableaux +2 / +1 (one taken wrong:
-#: a misread tile's box left out for a less sure box that fitted), draw game +1 / +1; Luzon, Good
-#: Neighbors and the Big Clock unchanged, so it is not run there.
-COVER_GAMES = frozenset({"tableaux", "draw100"})
-
-
-def _drop_covering_box(detections: list[TileDetection], build, first: GameReading) -> GameReading:
+def _drop_covering_box(
+    detections: list[TileDetection], build: Build, first: GameReading
+) -> GameReading:
     """Try leaving out each box that made another box be taken for a tile found twice (the
     ``overlapping_box`` rule keeps the more confident of two boxes on one place, but a box
     shifted across two touching tiles can be the surer one and push out the true box of a
@@ -444,7 +509,7 @@ def _drop_covering_box(detections: list[TileDetection], build, first: GameReadin
     reported (``dropped``, not blocking); otherwise the first reading stands."""
     pushed_out = boxes_on_better_boxes(detections, MAX_OVERLAP)  # as common.to_seen judges them
     covering = sorted({j for j, _ in pushed_out.values()})
-    fit = _only_fit((k, None, lambda k=k: build(detections, skip=frozenset({k}))) for k in covering)
+    fit = _only_fit((k, None, partial(build, detections, skip=frozenset({k}))) for k in covering)
     if fit is None:
         return first
     k, _, got = fit
@@ -469,78 +534,74 @@ def read(
     *,
     max_pip: int | None = None,
     min_pip_confidence: float = 0.5,
-    with_hint: bool = True,
-    hint_kwargs: dict | None = None,
     **params: Any,
 ) -> ReadResult:
     """Rebuild the game on the table from a photo's detections.
 
     Args:
         detections: the table photo's tiles (``TileDetection``: pixel corners, pips).
-        game: "draw100", "tableaux", "good-neighbors", "big-clock" or "luzon" ("_" for "-"
-            accepted).
-        hand: the player's own hand, photographed apart (its detections), or its tiles
-            (``Tile`` or "3-5" strings); needed for a draw100 / tableaux state; for the Big
-            Clock the one tile drawn (the hint needs it).
-        max_pip: the set (6, 9, 12); None: the game's default or inferred from the photo.
+        game: a name of ``engine.GAMES`` ("_" for "-" and any case accepted).
+        hand: the player's own tiles (``engine.GameType.hand``), photographed apart (their
+            detections) or as tiles (``Tile`` or "3-5" strings): the hand a draw game or
+            Tableaux state needs; for the Big Clock the one tile drawn (the hint needs it).
+        max_pip: the set (a value of the game's ``sets``); None: the game's default set, or
+            inferred from the photo by the readers that can (Good Neighbors, the Big Clock).
         min_pip_confidence: pip readings below this are reported ``doubtful`` and not used.
-        with_hint: compute the engine's hint (can take a second or more).
-        hint_kwargs: extra arguments for the engine's hint function (e.g. ``samples``).
-        **params: per-game extras passed to the reader: ``seed``; draw100: ``players``,
-            ``opponent_hand_counts``, ``boneyard_count``, ``scores``; tableaux: ``scores``,
-            ``player``, ``opponent_hand_count``, ``continuing``; good-neighbors: ``stock`` or
-            ``removed`` (tile texts); big-clock: ``drawn`` (the drawn tile; ``hand`` with one
-            tile gives it too);
-            luzon: ``variant``.
+        **params: the game reader's own parameters (:func:`reader_params`): ``seed``; draw
+            game: ``players``, ``opponent_hand_counts``, ``boneyard_count``, ``scores``;
+            Tableaux: ``scores``, ``player``, ``opponent_hand_count``, ``continuing``; Good
+            Neighbors: ``stock`` or ``removed`` (tile texts); the Big Clock: ``drawn`` (the
+            drawn tile; ``hand`` with one tile gives it too); Luzon: ``variant``.
     Returns:
-        :class:`ReadResult`.
+        :class:`ReadResult` (state, layout, problems, legal moves; the hint is the engine's to
+        give: ``engine.GAMES[game].hint(result.state)``).
     Raises:
+        ParameterError: a parameter the game's reader does not take (a misspelt name).
         ValueError: unknown game, a detection that is not a TileDetection, a bad hand tile,
-            or a max_pip the game does not use.
+            or a max_pip the game is not played with.
 
     In a game whose tiles all lie face up (:data:`FACE_UP_GAMES`) a lone bare face-down box is
-    taken as the 0-0 and reported (:func:`.common.assume_blank_double`). When the draw game's
-    line breaks (``not_joined``), or Luzon shows a tile twice or missing tiles that cannot have
-    been removed in pairs, a tile's second reading may be taken (:func:`_second_readings`,
-    reported ``reread``); in Luzon one unread tile may be deduced from the set
-    (:func:`_deduce_unknown`, reported ``deduced``) or one unsure box left out
-    (:func:`_drop_unsure_box`, reported ``dropped``). In Tableaux and the draw game a blocked
-    position may leave out the one sure box that pushed out the true box of a tile
-    (:func:`_drop_covering_box`, reported ``dropped``).
+    taken as the 0-0 and reported (:func:`.common.assume_blank_double`). When a reading is
+    blocked, the repairs of the game's shape (:class:`ShapeReader`) are tried in turn: a tile's
+    second reading (:func:`_second_readings`, reported ``reread``), one unread tile deduced from
+    the set (:func:`_deduce_unknown`, reported ``deduced`` or ``corrected``), one unsure box
+    left out (:func:`_drop_unsure_box`, reported ``dropped``) and one sure box that pushed out
+    the true box of a tile left out (:func:`_drop_covering_box`, reported ``dropped``).
     """
-    name = str(game).strip().lower().replace("_", "-")
-    if name not in READERS:
-        raise ValueError(f"unknown game {game!r}; one of {sorted(READERS)}")
-    reader, default_pip = READERS[name]
-    if name in ("draw100", "luzon") and max_pip not in (None, 6):
-        raise ValueError(f"{name} is played with a double-six set, not double-{max_pip}")
-    if name == "tableaux" and max_pip not in (None, 6, 9):
-        raise ValueError("tableaux is played with double-6 or double-9")
-    if max_pip is not None and max_pip not in (6, 9, 12):
-        raise ValueError(f"max_pip must be 6, 9 or 12, got {max_pip!r}")
-    pip_limit = max_pip or default_pip or 12
+    gt: GameType = get_game_type(game)
+    name = gt.name
+    check_params(name, params)
+    shape = READERS[name]
+    if max_pip is not None and max_pip not in gt.sets:
+        raise ValueError(
+            f"{gt.label} is played with a double-{'/'.join(map(str, gt.sets))} set, "
+            f"not double-{max_pip}"
+        )
+    pip_limit = max_pip or (max(gt.sets) if shape.infers_set else gt.default_set)
     detections = list(detections)
 
     # the hand does not change between the table's readings (:func:`_second_readings`): read it
     # once; its problems keep their place after the table's
-    hand_tiles, hand_seen, hand_problems, hand_set_problems = None, [], [], []
+    hand_tiles: list[Tile] | None = None
+    hand_seen: list[Seen] = []
+    hand_problems: list[Problem] = []
+    hand_set_problems: list[Problem] = []
     if hand is not None:
         hand_tiles, hand_seen = _read_hand(list(hand), pip_limit, hand_problems, min_pip_confidence)
-        check_set([("hand", hand_seen)], pip_limit, hand_set_problems) if hand_seen else None
+        if hand_seen:
+            check_set([("hand", hand_seen)], pip_limit, hand_set_problems)
     blank_elsewhere = _blank_in_hand(hand)
     kwargs = dict(params)
-    if name in ("draw100", "tableaux"):
+    if gt.hand is Hand.HAND:
         kwargs["hand"] = hand_tiles
-    if name == "big-clock" and hand_tiles is not None:  # the tile drawn, photographed or typed
+    if gt.hand is Hand.DRAWN and hand_tiles is not None:  # the tile drawn, photographed or typed
         if len(hand_tiles) != 1:
             raise ValueError(
-                f"the Big Clock's hand is the one tile you drew; {len(hand_tiles)} tiles were read"
+                f"{gt.label}: the hand is the one tile you drew; {len(hand_tiles)} tiles were read"
             )
         kwargs["drawn"] = hand_tiles[0]
-    if name in ("good-neighbors", "big-clock"):
-        kwargs["max_pip"] = max_pip
-    elif name == "tableaux":
-        kwargs["max_pip"] = max_pip or 6
+    if len(gt.sets) > 1:
+        kwargs["max_pip"] = max_pip if shape.infers_set else pip_limit
 
     def build(dets: list[TileDetection], skip: frozenset[int] = frozenset()) -> GameReading:
         problems: list[Problem] = []
@@ -551,7 +612,7 @@ def read(
             pip_limit,
             problems,
             min_pip_confidence,
-            face_down_ok=(name in ("big-clock", "draw100")),
+            face_down_ok=gt.table.face_down,
             skip=skip,
         )
         if hand_tiles is not None:
@@ -570,7 +631,7 @@ def read(
                         )
                     )
             problems += hand_set_problems
-        return reader(seen, problems, **kwargs)
+        return shape.read(seen, problems, **kwargs)
 
     got = build(detections)
     if any(p.kind in REREAD_WHEN.get(name, ()) and p.source == "table" for p in got.problems):
@@ -582,9 +643,9 @@ def read(
             got,
             pip_limit,
             min_pip_confidence,
-            both_ways=(name == "draw100"),
-            one_half=(name in ONE_HALF_GAMES),
-            less_sure_twin=(name == "luzon"),
+            both_ways=name in ONE_HALF_GAMES,
+            one_half=name in ONE_HALF_GAMES,
+            less_sure_twin=name in TWIN_GAMES,
         )
     if name in DROP_GAMES and any(p.blocking for p in got.problems):
         got = _drop_unsure_box(detections, build, got)
@@ -603,18 +664,22 @@ def read(
             {"text": st.action_to_string(a), "json": st.action_to_json(a)}
             for a in st.legal_actions()
         ]
-        if with_hint and result.legal_moves:
-            result.hint = _hint_fn(name)(st, **(hint_kwargs or {}))
     return result
 
 
 __all__ = [
     "read",
+    "reader_params",
+    "check_params",
+    "ParameterError",
     "ReadResult",
     "Problem",
     "READERS",
+    "SHAPE_READERS",
+    "ShapeReader",
     "FACE_UP_GAMES",
     "READ_BACKS_GAMES",
     "KEEP_COVERED_GAMES",
     "detect_options",
+    "DetectOptions",
 ]

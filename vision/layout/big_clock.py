@@ -72,7 +72,6 @@ def read_big_clock(
     max_pip: int | None = None,
     seed: int | None = None,
     drawn: str | Tile | None = None,
-    **_: object,
 ) -> GameReading:
     """Rebuild a Big Clock position from the top tiles of the piles.
 
@@ -156,14 +155,14 @@ def read_big_clock(
             by_slot[k_] = s
     slot_json = {}
     for k_ in range(1, n + 1):
-        s = by_slot.get(k_)
-        if s is None:
+        pile = by_slot.get(k_)
+        if pile is None:
             slot_json[str(k_)] = {"top": None, "blank": True}
             continue
-        radial = (s.centre - c) / max(float(np.linalg.norm(s.centre - c)), 1e-6)
-        rec = tile_json(s)
-        rec.update(blank=False, radial=bool(abs(float(s.axis @ radial)) > 0.707))
-        t = s.tile
+        radial = (pile.centre - c) / max(float(np.linalg.norm(pile.centre - c)), 1e-6)
+        rec = tile_json(pile)
+        rec.update(blank=False, radial=bool(abs(float(pile.axis @ radial)) > 0.707))
+        t = pile.tile
         rec["home"] = bool(t is not None and t == Tile(k_, k_))
         rec["double_in_trouble"] = bool(t is not None and t.is_double and t != Tile(k_, k_))
         slot_json[str(k_)] = rec

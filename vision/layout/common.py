@@ -122,6 +122,17 @@ class Seen:
         return None if self.value is None else Tile(*self.value)
 
     @property
+    def known(self) -> Tile:
+        """The canonical tile of a tile read with a usable value (callers keep only those).
+
+        Raises:
+            ValueError: the value is unknown.
+        """
+        if self.value is None:
+            raise ValueError(f"tile {self.index} has no usable value")
+        return Tile(*self.value)
+
+    @property
     def halves(self) -> np.ndarray:
         """``(2, 2) float64`` pixel centres of the halves."""
         return np.asarray(self.det.halves, np.float64)
@@ -406,7 +417,7 @@ def polygon_gap(a: np.ndarray, b: np.ndarray) -> tuple[float, np.ndarray]:
     Returns:
         ``(distance, (2,) midpoint)``; distance 0 when the boxes overlap.
     """
-    best = (math.inf, None)
+    best: tuple[float, np.ndarray] = (math.inf, np.zeros(2))
     for p_set, q_set in ((a, b), (b, a)):
         for p in p_set:
             for k in range(4):

@@ -111,7 +111,7 @@ def build_line(
     node_of = [-1] * len(tiles)
     used: dict[int, set[str]] = {k: set() for k in range(len(tiles))}
     errors: list[str] = []
-    node_of[root] = line.place_first(tiles[root].tile)
+    node_of[root] = line.place_first(tiles[root].known)
     queue = deque([root])
     while queue:
         p = queue.popleft()
@@ -145,7 +145,7 @@ def build_line(
                 )
                 continue
             try:
-                node_of[q] = line.attach_at(tiles[q].tile, node_of[p], direction)
+                node_of[q] = line.attach_at(tiles[q].known, node_of[p], direction)
             except ValueError as e:
                 errors.append(f"tile {tiles[q].index}: {e}")
                 continue
@@ -164,7 +164,6 @@ def read_draw100(
     boneyard_count: int | None = None,
     scores: Sequence[int] | None = None,
     seed: int | None = None,
-    **_: object,
 ) -> GameReading:
     """Rebuild the line of play (and, with the player's hand, a ``Draw100State``).
 
@@ -190,7 +189,7 @@ def read_draw100(
         return GameReading(None, layout, problems)
     edges = joins(tiles)
     doubles = sorted(
-        (k for k, s in enumerate(tiles) if s.is_double), key=lambda k: -tiles[k].value[0]
+        (k for k, s in enumerate(tiles) if s.is_double), key=lambda k: -tiles[k].known.high
     )
     if not doubles:
         problems.append(
@@ -202,7 +201,7 @@ def read_draw100(
             )
         )
         return GameReading(None, layout, problems)
-    best = None
+    best: tuple[tuple[int, int], LineOfPlay, list[int], list[str]] | None = None
     for r in doubles:
         line, node_of, errors = build_line(tiles, r, edges)
         key = (sum(x >= 0 for x in node_of), -len(errors))
@@ -210,6 +209,7 @@ def read_draw100(
             best = (key, line, node_of, errors)
         if not errors and all(x >= 0 for x in node_of):
             break
+    assert best is not None  # ``doubles`` is not empty
     _, line, node_of, errors = best
     for e in errors:
         problems.append(Problem(None, "ambiguous", e))

@@ -15,7 +15,7 @@ order, tiles lie along the rows and "up" is nearest the photo's top.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -82,7 +82,7 @@ def row_direction(centres: np.ndarray, u0: np.ndarray, length: float) -> np.ndar
     return m / np.linalg.norm(m)
 
 
-def grid_cells(seen: Sequence[Seen]) -> tuple[np.ndarray, np.ndarray]:
+def grid_cells(seen: Sequence[Seen]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Lattice coordinates of the tiles in the frame of their dominant axis.
 
     Args:
@@ -116,7 +116,9 @@ def grid_cells(seen: Sequence[Seen]) -> tuple[np.ndarray, np.ndarray]:
     return cols, rows, u
 
 
-def _frames(cols: np.ndarray, rows: np.ndarray, u: np.ndarray):
+def _frames(
+    cols: np.ndarray, rows: np.ndarray, u: np.ndarray
+) -> Iterator[tuple[str, np.ndarray, np.ndarray, np.ndarray, bool]]:
     """The four quarter turns: (name, col, row, up vector in the image, tiles along rows)."""
     v = perp(u)
     yield "0", cols, rows, -v, True
@@ -132,7 +134,6 @@ def read_good_neighbors(
     stock: Sequence[str] | None = None,
     removed: Sequence[str] | None = None,
     seed: int | None = None,
-    **_: object,
 ) -> GameReading:
     """Rebuild a Good Neighbors grid.
 
@@ -157,7 +158,7 @@ def read_good_neighbors(
     cols, rows, u = grid_cells(tiles)
     top = max((max(s.value) for s in tiles if s.value is not None), default=0)
     sets = [max_pip] if max_pip else [n for n in (6, 9, 12) if n >= top]
-    best = None
+    best: tuple[tuple, int, str, np.ndarray, np.ndarray] | None = None
     for n in sets:
         R, Cn = SHAPES[n]
         for name, c, r, up, along in _frames(cols, rows, u):
@@ -176,6 +177,7 @@ def read_good_neighbors(
             )
             if best is None or score > best[0]:
                 best = (score, n, name, c, r)
+    assert best is not None  # ``sets`` is never empty: to_seen keeps pips within double-12
     score, n, name, c, r = best
     R, Cn = SHAPES[n]
     if not score[0]:
@@ -187,7 +189,7 @@ def read_good_neighbors(
             )
         )
     check_set([("table", tiles)], n, problems, limit=R * Cn)
-    grid: list[list[object]] = [[None] * Cn for _ in range(R)]
+    grid: list[list[Seen | None]] = [[None] * Cn for _ in range(R)]
     cells = []
     for s, cc, rr in zip(tiles, c, r):
         if rr < R and cc < Cn:

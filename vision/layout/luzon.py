@@ -50,7 +50,6 @@ def read_luzon(
     problems: list[Problem],
     variant: str | None = None,
     seed: int | None = None,
-    **_: object,
 ) -> GameReading:
     """Rebuild a Luzon position (double-6).
 
@@ -116,7 +115,7 @@ def read_luzon(
     if not any(p.blocking for p in problems):
         try:
             state = LuzonGame(variant=variant).state_from_position(
-                [[s.tile for s in col] for col in columns], [s.tile for s in reserve], seed=seed
+                [[s.known for s in col] for col in columns], [s.known for s in reserve], seed=seed
             )
         except ValueError as e:
             problems.append(Problem(None, "impossible", str(e)))

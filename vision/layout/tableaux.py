@@ -68,13 +68,15 @@ def tableau_cells(tiles: Sequence[Seen]) -> list[tuple[Cell, Cell]]:
         except np.linalg.LinAlgError:  # a degenerate box: fall back to the tile width
             w = max(tiles[p].width, 1e-6)
             x = np.array([(hq[0] - hp[kp]) @ u, (hq[0] - hp[kp]) @ v]) / w
-        r0, c0 = cells[p][kp]
+        placed = cells[p]
+        assert placed is not None  # ``p`` is in ``done``: placed
+        r0, c0 = placed[kp]
         c1 = (r0 + int(round(x[1])), c0 + int(round(x[0])))
         sq = bases[q][2]
         cells[q] = (c1, (c1[0] + sq[0], c1[1] + sq[1]))
         done.append(q)
         todo.discard(q)
-    return cells  # type: ignore[return-value]
+    return [c for c in cells if c is not None]  # all of them: every tile is placed by now
 
 
 def read_tableaux(
@@ -87,7 +89,6 @@ def read_tableaux(
     opponent_hand_count: int | None = None,
     continuing: bool = False,
     seed: int | None = None,
-    **_: object,
 ) -> GameReading:
     """Rebuild a Tableaux position.
 
@@ -120,7 +121,7 @@ def read_tableaux(
             owner[c] = s.index
     r0 = min(c[0] for cs in cells for c in cs)
     c0 = min(c[1] for cs in cells for c in cs)
-    cells = [tuple((c[0] - r0, c[1] - c0) for c in cs) for cs in cells]
+    cells = [((a[0] - r0, a[1] - c0), (b[0] - r0, b[1] - c0)) for a, b in cells]
     layout = {
         "set": f"double-{max_pip}",
         "placed": [
