@@ -203,6 +203,9 @@ def test_phone_sees_legal_moves_and_the_hint_drawn_on_the_photo(server, page, le
     hint = page.text_content("#hint-text")
     assert re.match(r"Play (4-6|2-6) on the 6 at the (top|bottom|left|right) end", hint), hint
     page.wait_for_selector("#overlay polygon.tile.hinted")
+    # the tile to play is outlined in the hand; the photo outlines the 6-6 it goes on
+    assert page.locator("#hand-tiles .hand-tile.hinted").all_text_contents() == [hint.split()[1]]
+    assert hinted_on_photo(page) == ["6-6"]
     page.wait_for_selector("#overlay #ghost")
     assert "here" in page.text_content("#hint-where")
     shot(page, "09-moves-hint")
