@@ -417,7 +417,7 @@
     const box = $('analysis'); box.innerHTML = '';
     const adv = a.advice;
     if (adv) {
-      const hb = el('div', { class: 'hint-box', id: 'hint' });
+      const hb = el('div', { class: 'hint-box', id: 'hint', 'data-tiles': (adv.tiles || []).join(' ') });
       hb.append(el('div', { class: 'what', id: 'hint-text' }, adv.text));
       if (adv.details && adv.details.length) {
         const d = el('details', { id: 'hint-details' });

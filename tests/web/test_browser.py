@@ -365,6 +365,10 @@ def test_demo_table_of_every_game_shows_the_hint_drawn_on_the_photo(demo_server,
     else:
         assert page.locator("#overlay line.pair-line").count() >= 1
         assert page.locator("#overlay polygon.tile.hinted").count() >= 2
+    # every tile the hint handles is outlined: on the photo or in the player's hand
+    tiles = page.get_attribute("#hint", "data-tiles").split()
+    in_hand = page.locator("#hand-tiles .hand-tile.hinted").all_text_contents()
+    assert tiles and set(tiles) <= set(hinted_on_photo(page)) | set(in_hand), (text, tiles)
     label = page.locator("#hint-label-bg").bounding_box()
     assert inside(label, page.locator("#overlay").bounding_box()), "the hint label leaves the photo"
     covered = page.evaluate("""(() => { const r = document.getElementById('hint-label-bg');
