@@ -193,8 +193,49 @@ def suppress_covered(
     b = np.asarray(xywhr, np.float64).reshape(-1, 5)
     sc = np.asarray(scores, np.float64).reshape(-1)
     order = np.argsort(-sc, kind="stable")
-    if len(b) < 2:
-        return order
+    alive = np.ones(len(b), bool)
+    for group in _touching_groups(b):
+        if len(group) >= 2:
+            alive[group] = _uncovered(b[group], sc[group], max_covered)
+    return order[alive[order]]
+
+
+def _touching_groups(b: np.ndarray) -> list[np.ndarray]:
+    """Groups of boxes that may share area (connected through pairs whose centres lie closer
+    than half their summed lengths); boxes of different groups share none.
+
+    Args:
+        b: ``(M, 5)`` boxes (pixels, radians).
+    Returns:
+        index arrays, one per group.
+    """
+    n = len(b)
+    near = _near(b)
+    parent = np.arange(n)
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = int(parent[i])
+        return i
+
+    for i, j in zip(*np.nonzero(np.triu(near, 1))):
+        ri, rj = root(int(i)), root(int(j))
+        if ri != rj:
+            parent[max(ri, rj)] = min(ri, rj)
+    roots = np.array([root(i) for i in range(n)], int)
+    return [np.flatnonzero(roots == r) for r in np.unique(roots)]
+
+
+def _near(b: np.ndarray) -> np.ndarray:
+    """``(M, M) bool``: boxes whose centres lie closer than half their summed lengths (only
+    those can share area; the diagonal is True)."""
+    d = np.hypot(b[:, None, 0] - b[None, :, 0], b[:, None, 1] - b[None, :, 1])
+    return d < (b[:, None, 2] + b[None, :, 2]) / 2
+
+
+def _uncovered(b: np.ndarray, sc: np.ndarray, max_covered: float) -> np.ndarray:
+    """:func:`suppress_covered` on one group of boxes, on a raster: ``(M,) bool``, True = kept."""
     pts = obb_corners(b).astype(np.float64).reshape(-1, 2)
     lo = pts.min(0)
     # raster scale: the smallest box side is about 12 cells (enough for area fractions)
@@ -206,27 +247,28 @@ def suppress_covered(
     polys = np.round((pts.reshape(-1, 4, 2) - lo) * scale).astype(np.int32)
     masks = []
     count = np.zeros((h, w), np.int32)
-    one = np.zeros((h, w), np.uint8)  # one scratch raster, cleared after each box
-    for poly in polys:  # pixel lists of each box on the common raster
-        cv2.fillConvexPoly(one, poly, 1)
-        idx = np.flatnonzero(one)
-        one.flat[idx] = 0
+    for poly in polys:  # cell lists of each box on the common raster, drawn in its bounding box
+        x0, y0 = poly.min(0)
+        x1, y1 = poly.max(0) + 1
+        one = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(one, poly - (x0, y0), 1)
+        ys, xs = np.nonzero(one)
+        idx = (ys + y0) * w + (xs + x0)
         masks.append(idx)
         count.flat[idx] += 1
     alive = np.ones(len(b), bool)
-    while True:
-        cov = np.array(
-            [
-                (count.flat[m] >= 2).mean() if alive[i] and len(m) else -1.0
-                for i, m in enumerate(masks)
-            ]
-        )
+    near = _near(b)
+    cov = np.array([(count.flat[m] >= 2).mean() if len(m) else -1.0 for m in masks])
+    while alive.any():
         worst = max(np.flatnonzero(alive), key=lambda i: (cov[i], -sc[i]))
         if cov[worst] <= max_covered:
             break
         alive[worst] = False
         count.flat[masks[worst]] -= 1
-    return order[alive[order]]
+        cov[worst] = -1.0
+        for i in np.flatnonzero(alive & near[worst]):  # only its neighbours' coverage changes
+            cov[i] = (count.flat[masks[i]] >= 2).mean() if len(masks[i]) else -1.0
+    return alive
 
 
 def _metadata(session) -> tuple[tuple[int, int] | None, dict[int, str]]:
@@ -252,6 +294,30 @@ def _metadata(session) -> tuple[tuple[int, int] | None, dict[int, str]]:
 #: tiles whose median width is under SMALL_TILE_PX network pixels, run again at FINE_IMGSZ.
 SMALL_TILE_PX = 28.0
 FINE_IMGSZ = 640
+
+
+#: Dynamic models are run on a rectangular input (:func:`rect_size`) instead of a square one.
+RECT_INPUT = False
+
+
+def rect_size(shape: tuple[int, ...], side: int, stride: int = 32) -> tuple[int, int]:
+    """Network input ``(height, width)`` for a photo of ``shape`` at ``side`` px on the long side:
+    the short side only as long as the photo needs, rounded up to a multiple of ``stride``
+    (ultralytics' rectangular letterbox), so a 4:3 or 16:9 photo costs 3/4 or 9/16 of a square
+    pass.
+
+    Args:
+        shape: the photo's ``(H, W, ...)``.
+        side: long side of the network input in pixels (a multiple of ``stride``).
+    Returns:
+        ``(height, width)`` in pixels, multiples of ``stride``.
+    """
+    h, w = int(shape[0]), int(shape[1])
+    r = side / max(h, w)
+    return (
+        min(side, int(np.ceil(h * r / stride)) * stride),
+        min(side, int(np.ceil(w * r / stride)) * stride),
+    )
 
 
 class TileDetector:
@@ -343,17 +409,16 @@ class TileDetector:
             return self._run(
                 image, (imgsz, imgsz), conf_threshold, iou_threshold, max_det, max_covered
             )[0]
-        det, width = self._run(
-            image, self.imgsz, conf_threshold, iou_threshold, max_det, max_covered
-        )
+        rect = self.dynamic and RECT_INPUT
+        first = rect_size(image.shape, max(self.imgsz)) if rect else self.imgsz
+        det, width = self._run(image, first, conf_threshold, iou_threshold, max_det, max_covered)
         if (
             self.dynamic
             and FINE_IMGSZ > max(self.imgsz)
             and (width is None or width < SMALL_TILE_PX)
         ):
-            det = self._run(
-                image, (FINE_IMGSZ, FINE_IMGSZ), conf_threshold, iou_threshold, max_det, max_covered
-            )[0]
+            fine = rect_size(image.shape, FINE_IMGSZ) if rect else (FINE_IMGSZ, FINE_IMGSZ)
+            det = self._run(image, fine, conf_threshold, iou_threshold, max_det, max_covered)[0]
         return det
 
     def _run(
