@@ -341,7 +341,7 @@ def _to_detections(tiles: list[dict], corrections: dict[str, Any]) -> list:
 
 def _detections_and_index(tiles: list[dict], corrections: dict[str, Any]) -> tuple[list, list[int]]:
     """:func:`_to_detections` and the photo index of each detection."""
-    from vision.types import TileDetection
+    from vision.types import TileDetection, TileFlag
 
     out, index = [], []
     for i, t in enumerate(tiles):
@@ -350,9 +350,12 @@ def _detections_and_index(tiles: list[dict], corrections: dict[str, Any]) -> tup
         pip_conf = t.get("pip_confidence")
         note = t.get("note", "")
         alt = t.get("alt_pips")
+        flag = TileFlag.parse(t.get("flag"))
         fix = corrections.get(str(i))
         if fix == NOT_A_TILE:
             continue
+        if fix is not None:
+            flag = TileFlag.NONE
         if fix == FACE_DOWN:
             pips, face_down, pip_conf, note, alt = (
                 None,
@@ -378,6 +381,7 @@ def _detections_and_index(tiles: list[dict], corrections: dict[str, Any]) -> tup
                 pip_conf,
                 note,
                 tuple(int(x) for x in alt) if alt is not None else None,
+                flag=flag,
             )
         )
         index.append(i)

@@ -195,7 +195,7 @@ def test_logo_backs_in_face_up_boxes_become_face_down():
             TileDetection(_box_corners(s, 640, 640) - np.array([0, dy * 640], np.float32), 0.9)
             for s in lines
         ]
-        read_pips(img, backs, [0.0] * len(backs))
+        backs = read_pips(img, backs, [0.0] * len(backs))
         # 4-5 of 7 with only the "0-0 with marks" rule; the "marks and a doubtful count" rule adds 2
         assert sum(d.face_down for d in backs) >= 6, dy
         assert all(d.pips is None for d in backs if d.face_down)
@@ -283,14 +283,14 @@ def test_tiny_tiles_called_face_down_are_read_anyway():
     up = [g for g, v in zip(scene.labels, scene.visible) if not g.face_down and v >= 0.98]
     assert len(up) >= 10 and all(min(g.size) < 20 for g in up)
     dets = [TileDetection(g.corners.copy(), 0.8, face_down=True) for g in up]
-    read_pips(scene.image, dets, [100.0] * len(dets))
+    dets = read_pips(scene.image, dets, [100.0] * len(dets))
     right = sum(not d.face_down and sorted(d.pips) == sorted(g.pips) for d, g in zip(dets, up))
     wrong = sum(not d.face_down and sorted(d.pips) != sorted(g.pips) for d, g in zip(dets, up))
     assert right >= len(up) // 2 and wrong <= 1, (right, wrong, len(up))
     # the same tiles scaled up past the limit: the detector's sure face-down call stands
     big = cv2.resize(scene.image, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC)
     dets = [TileDetection(g.corners * 2.0, 0.8, face_down=True) for g in up]
-    read_pips(big, dets, [100.0] * len(dets))
+    dets = read_pips(big, dets, [100.0] * len(dets))
     assert all(d.face_down for d in dets)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.filters import MAX_COVERED, suppress_covered
 from vision.types import TileDetection
 
 #: The committed detector; ``DOMINO_DETECTOR_MODEL`` (environment) overrides it.
@@ -165,110 +166,6 @@ def rotated_nms(
     idx = np.asarray(idx, int).reshape(-1)
     order = np.argsort(-np.asarray(scores)[idx], kind="stable")
     return idx[order][:max_det]
-
-
-#: :func:`suppress_covered`'s threshold in :meth:`TileDetector.raw` (chosen on the real photos).
-MAX_COVERED = 0.8
-
-
-def suppress_covered(
-    xywhr: np.ndarray, scores: np.ndarray, max_covered: float = MAX_COVERED
-) -> np.ndarray:
-    """Drop boxes mostly covered by other boxes (after NMS).
-
-    Tiles lie side by side, never inside each other, so a box whose area is mostly (more than
-    ``max_covered``) inside the union of the other boxes is a duplicate: typically a tilted box
-    across the halves of two neighbouring tiles, which pairwise IoU-based NMS lets through. The
-    most covered box goes first (the less confident one on a tie), then coverage is counted again
-    without it, until no box is covered more than ``max_covered``. The threshold was chosen on
-    the real photos (docs/vision.md).
-
-    Args:
-        xywhr: ``(M, 5)`` boxes (pixels, radians), any order.
-        scores: ``(M,)`` confidences.
-        max_covered: largest covered fraction of a kept box's area, in [0, 1].
-    Returns:
-        ``(K,) int`` indices of kept boxes, best first.
-    """
-    b = np.asarray(xywhr, np.float64).reshape(-1, 5)
-    sc = np.asarray(scores, np.float64).reshape(-1)
-    order = np.argsort(-sc, kind="stable")
-    alive = np.ones(len(b), bool)
-    for group in _touching_groups(b):
-        if len(group) >= 2:
-            alive[group] = _uncovered(b[group], sc[group], max_covered)
-    return order[alive[order]]
-
-
-def _touching_groups(b: np.ndarray) -> list[np.ndarray]:
-    """Groups of boxes that may share area (connected through pairs whose centres lie closer
-    than half their summed lengths); boxes of different groups share none.
-
-    Args:
-        b: ``(M, 5)`` boxes (pixels, radians).
-    Returns:
-        index arrays, one per group.
-    """
-    n = len(b)
-    near = _near(b)
-    parent = np.arange(n)
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = int(parent[i])
-        return i
-
-    for i, j in zip(*np.nonzero(np.triu(near, 1))):
-        ri, rj = root(int(i)), root(int(j))
-        if ri != rj:
-            parent[max(ri, rj)] = min(ri, rj)
-    roots = np.array([root(i) for i in range(n)], int)
-    return [np.flatnonzero(roots == r) for r in np.unique(roots)]
-
-
-def _near(b: np.ndarray) -> np.ndarray:
-    """``(M, M) bool``: boxes whose centres lie closer than half their summed lengths (only
-    those can share area; the diagonal is True)."""
-    d = np.hypot(b[:, None, 0] - b[None, :, 0], b[:, None, 1] - b[None, :, 1])
-    return d < (b[:, None, 2] + b[None, :, 2]) / 2
-
-
-def _uncovered(b: np.ndarray, sc: np.ndarray, max_covered: float) -> np.ndarray:
-    """:func:`suppress_covered` on one group of boxes, on a raster: ``(M,) bool``, True = kept."""
-    pts = obb_corners(b).astype(np.float64).reshape(-1, 2)
-    lo = pts.min(0)
-    # raster scale: the smallest box side is about 12 cells (enough for area fractions)
-    scale = 12.0 / max(float(np.min(b[:, 3])), 1.0)
-    span = pts.max(0) - lo
-    if span[0] * span[1] * scale * scale > 4_000_000:  # huge spread of box sizes: coarser raster
-        scale = np.sqrt(4_000_000 / max(span[0] * span[1], 1.0))
-    w, h = (np.ceil(span * scale).astype(int) + 2).tolist()
-    polys = np.round((pts.reshape(-1, 4, 2) - lo) * scale).astype(np.int32)
-    masks = []
-    count = np.zeros((h, w), np.int32)
-    for poly in polys:  # cell lists of each box on the common raster, drawn in its bounding box
-        x0, y0 = poly.min(0)
-        x1, y1 = poly.max(0) + 1
-        one = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        cv2.fillConvexPoly(one, poly - (x0, y0), 1)
-        ys, xs = np.nonzero(one)
-        idx = (ys + y0) * w + (xs + x0)
-        masks.append(idx)
-        count.flat[idx] += 1
-    alive = np.ones(len(b), bool)
-    near = _near(b)
-    cov = np.array([(count.flat[m] >= 2).mean() if len(m) else -1.0 for m in masks])
-    while alive.any():
-        worst = max(np.flatnonzero(alive), key=lambda i: (cov[i], -sc[i]))
-        if cov[worst] <= max_covered:
-            break
-        alive[worst] = False
-        count.flat[masks[worst]] -= 1
-        cov[worst] = -1.0
-        for i in np.flatnonzero(alive & near[worst]):  # only its neighbours' coverage changes
-            cov[i] = (count.flat[masks[i]] >= 2).mean() if len(masks[i]) else -1.0
-    return alive
 
 
 def _metadata(session) -> tuple[tuple[int, int] | None, dict[int, str]]:
