@@ -163,9 +163,9 @@ def rotated_nms(
         for x, y, w, h, a in xywhr
     ]
     idx = cv2.dnn.NMSBoxesRotated(rects, [float(s) for s in scores], 0.0, float(iou_threshold))
-    idx = np.asarray(idx, int).reshape(-1)
-    order = np.argsort(-np.asarray(scores)[idx], kind="stable")
-    return idx[order][:max_det]
+    kept = np.asarray(idx, int).reshape(-1)
+    order = np.argsort(-np.asarray(scores)[kept], kind="stable")
+    return kept[order][:max_det]
 
 
 def _metadata(session) -> tuple[tuple[int, int] | None, dict[int, str]]:

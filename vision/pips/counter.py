@@ -100,6 +100,12 @@ class TileReading:
         """True when both halves were read."""
         return self.pips[0] is not None and self.pips[1] is not None
 
+    @property
+    def value(self) -> tuple[int, int] | None:
+        """``pips`` as two ints when both halves were read, else None."""
+        a, b = self.pips
+        return None if a is None or b is None else (int(a), int(b))
+
     def classifier_agrees(self, min_confidence: float = 0.0) -> bool:
         """True when the tile was read and the half classifier read the same ``pips`` with a
         probability of at least ``min_confidence``."""
@@ -158,7 +164,7 @@ def read_tile(
         :class:`TileReading` (``pips[i]`` belongs to ``halves[i]`` of the detection).
     """
     # read the detector's box and the box snapped to the body colour; keep the surer reading
-    best = None
+    best: TileReading | None = None
     snapped = snap_box(image, corners, width)
     boxes = [np.asarray(corners, np.float32)]
     if not np.allclose(snapped, boxes[0], atol=0.5):
@@ -169,6 +175,8 @@ def read_tile(
             r.readable and (not best.readable or r.confidence > best.confidence + 0.05)
         ):
             best = r
+    if best is None:  # never: at least the detector's box is read
+        raise RuntimeError("no box read")
     return best
 
 
@@ -181,6 +189,8 @@ def _read_combined(
     from .classifier import classifier_available, classify_halves, half_inputs
 
     if not classifier_available():
+        return r
+    if r.rect is None:
         return r
     prob = classify_halves(half_inputs(r.rect, r.divider_pos))
     cls = (int(prob[0].argmax()), int(prob[1].argmax()))
@@ -205,9 +215,10 @@ def _read_combined(
         r.alt_pips = cls
     else:
         was, was_readable = r.pips, r.readable
+        was_value = r.value
         r.pips, r.confidence, r.by_classifier = cls, pc, True
-        if was_readable and was != cls:
-            r.alt_pips = (int(was[0]), int(was[1]))
+        if was_readable and was_value is not None and was_value != cls:
+            r.alt_pips = was_value
         said = (
             f"pip counter says {was[0]}-{was[1]}" if was_readable else "read by the half classifier"
         )
@@ -244,6 +255,8 @@ def half_images(reading: TileReading, size: int = 32) -> np.ndarray:
     """
     from .classifier import half_inputs
 
+    if reading.rect is None:
+        raise ValueError("the reading has no rectified tile")
     return half_inputs(reading.rect, reading.divider_pos, size)[:, -1]
 
 
@@ -485,7 +498,8 @@ def read_rectified(rect: np.ndarray) -> TileReading:
             conf *= 0.5
             note.append("pip at the middle and no divider")
     for i in range(2):
-        if halves[i] is not None and halves[i] > MAX_PIPS:
+        n = halves[i]
+        if n is not None and n > MAX_PIPS:
             halves[i] = None
             note.append(f"half {i}: more than {MAX_PIPS} marks")
     if conf < 0.3:
@@ -544,16 +558,17 @@ def _read_unsure_back(
         or (min(d.size) < SMALL_BACK_READ_PX and r.classifier_agrees())
         or (read_backs and r.classifier_agrees(MARKED_BLANK_SURE))
     )
+    value = r.value if r.readable else None
     if (
-        r.readable
+        value is not None
         and clean
         and r.confidence >= UNSURE_BACK_MIN_CONFIDENCE
-        and (r.divider or r.pips != (0, 0))
+        and (r.divider or value != (0, 0))
     ):
         return replace(
             d,
             face_down=False,
-            pips=(int(r.pips[0]), int(r.pips[1])),
+            pips=value,
             pip_confidence=r.confidence,
             note="the detector was unsure it is face down; the pips read clearly",
             flag=TileFlag.BACK_READ_FACE_UP,
@@ -577,7 +592,8 @@ def read_one(image: np.ndarray, d: TileDetection, read_backs: bool = False) -> T
             return _read_unsure_back(image, d, read_backs)
         return d
     r = read_tile(image, d.corners)
-    if not r.readable:
+    pips = r.value if r.readable else None
+    if pips is None:
         return replace(
             d,
             pips=None,
@@ -585,7 +601,6 @@ def read_one(image: np.ndarray, d: TileDetection, read_backs: bool = False) -> T
             note=r.note or "unreadable",
             flag=TileFlag.UNREADABLE,
         )
-    pips = (int(r.pips[0]), int(r.pips[1]))
     blank_sure = r.classifier_agrees(MARKED_BLANK_SURE)  # with pips == (0, 0) below
     if pips == (0, 0) and r.marks > 0 and not (blank_sure and (r.by_classifier or read_backs)):
         return _face_down(
