@@ -12,7 +12,7 @@ import pytest
 from engine.tiles import Tile
 from vision.pips import read_pips, read_tile, rectify_tile
 from vision.render import Placement, preset_style, render_scene
-from vision.types import BLANK_OR_BACK_NOTE, TileDetection
+from vision.types import BLANK_OR_BACK_NOTE, TileDetection, TileFlag
 
 ROOT = Path(__file__).resolve().parents[2]
 PHOTOS = ROOT / "sample_images"
@@ -115,16 +115,26 @@ def test_real_photos_tile_values_on_labelled_boxes(use_classifier):
 def test_blank_box_without_divider_follows_detector_face_down_score():
     img = np.full((200, 300, 3), (200, 235, 245), np.uint8)  # plain ivory: no pips, no divider
     corners = np.array([[50, 50], [250, 50], [250, 150], [50, 150]], np.float32)
-    a = read_pips(img, [TileDetection(corners, 0.9)], [0.1])[0]
+    given = TileDetection(corners, 0.9)
+    a = read_pips(img, [given], [0.1])[0]
     assert (
         a.pips == (0, 0) and not a.face_down and a.pip_confidence <= 0.5 and "no divider" in a.note
     )
+    assert a.flag is TileFlag.BLANK_NO_DIVIDER
+    # a new record: the detector's box is left as it was
+    assert a is not given and given.pips is None and given.flag is TileFlag.NONE
     b = read_pips(img, [TileDetection(corners, 0.9)], [0.8])[0]
     assert b.face_down and b.pips is None and b.note == BLANK_OR_BACK_NOTE
+    assert b.flag is TileFlag.BLANK_OR_BACK
+    # the same from the detector's own class scores (face up 0.5, face down 0.4: ratio 0.8)
+    b2 = read_pips(img, [TileDetection(corners, 0.5, scores=(0.5, 0.4))])[0]
+    assert b2.flag is TileFlag.BLANK_OR_BACK and b2.scores == (0.5, 0.4)
     # the same bare face in a box the detector called face down, read because the photo should
-    # show face-up tiles only: it stays face down, with the note the layout reader looks for
-    c = read_pips(img, [TileDetection(corners, 0.9, face_down=True)], [30.0], read_backs=True)[0]
-    assert c.face_down and c.pips is None and c.note == BLANK_OR_BACK_NOTE
+    # show face-up tiles only: it stays face down, with the flag the layout reader looks for
+    down = TileDetection(corners, 0.9, face_down=True)
+    c = read_pips(img, [down], [30.0], read_backs=True)[0]
+    assert c.face_down and c.pips is None and c.flag is TileFlag.BLANK_OR_BACK
+    assert down.flag is TileFlag.NONE
 
 
 def test_face_down_detection_is_not_read():
