@@ -2,9 +2,10 @@
 """Benchmark of the vision pipeline (detector + pip counter): accuracy and speed.
 
     nice -n 10 .venv/bin/python scripts/bench_vision.py [--n 30] [--timing 30] [--scale 1|2] [--seed0 S] [--model M] [--json OUT]
-        [--real-only] [--without FILTER ...]
+        [--real-only] [--without FILTER ...] [--with FILTER ...]
 
-``--without`` switches box filters of ``vision.filters.BOX_FILTERS`` off (ablations).
+``--without`` / ``--with`` switch box filters of ``vision.filters.BOX_FILTERS`` off / on
+(ablations).
 
 Parts:
 
@@ -491,19 +492,28 @@ def main(argv: list[str] | None = None) -> int:
         metavar="FILTER",
         help="switch these box filters off (names in vision.filters.BOX_FILTERS): ablations",
     )
+    ap.add_argument(
+        "--with",
+        dest="with_",
+        nargs="+",
+        default=[],
+        metavar="FILTER",
+        help="switch these box filters on (those the table has off): ablations",
+    )
     args = ap.parse_args(argv)
     from vision import filters
 
-    for name in args.without:
+    for name in args.without + args.with_:
         filters.enabled(name)  # KeyError for an unknown name
-        filters.DISABLED.add(name)
+    filters.DISABLED.update(args.without)
+    filters.DISABLED.difference_update(args.with_)
     import onnxruntime
 
     result = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "onnxruntime": onnxruntime.__version__,
         "conf": args.conf,
-        "without": args.without,
+        "filters_off": sorted(filters.DISABLED),
     }
     scorer = args.scorer or args.photos.parent / "tools" / "score_real_photos.py"
     if scorer.is_file() and (args.photos / "labels.json").is_file():

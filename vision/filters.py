@@ -3,8 +3,9 @@
 :data:`BOX_FILTERS` is the table of which stage runs which filter, in the order
 ``vision.pipeline.detect`` runs them; :func:`apply` runs the record filters of one stage and
 returns the boxes kept and the boxes dropped (new records, flagged with the filter's
-:class:`vision.types.TileFlag`, the reason in ``note``). :data:`DISABLED` switches filters off
-by name (``scripts/bench_vision.py --without``: the ablations of docs/vision.md).
+:class:`vision.types.TileFlag`, the reason in ``note``). :data:`DISABLED` holds the names of
+the filters switched off (those not ``on`` in the table; ``scripts/bench_vision.py --without`` and
+``--with`` change it for the ablations of docs/vision.md).
 
 Public API:
 
@@ -229,6 +230,8 @@ class BoxFilter:
             debug output).
         reason: the ``note`` of a dropped box.
         run: the record filter (kept boxes of a list), None for the detector stage.
+        on: whether ``detect`` runs it (a filter the ablations showed to cost more than it
+            gives is kept in the table, off, so the ablation can be repeated with ``--with``).
     """
 
     name: str
@@ -236,14 +239,15 @@ class BoxFilter:
     flag: TileFlag | None
     reason: str
     run: Callable[[list[TileDetection]], list[TileDetection]] | None
+    on: bool = True
 
 
 #: Which stage runs which filter, in the order ``vision.pipeline.detect`` runs them (rotated NMS
 #: itself is part of the detector: ``vision.detector.rotated_nms``).
 BOX_FILTERS: tuple[BoxFilter, ...] = (
-    BoxFilter(
-        "suppress_covered", "detector", None, "mostly inside other boxes", None
-    ),  # keep_covered=True (layout photos) skips it
+    # off: with the verifier it drops no false box on the real photos and costs two true tiles
+    # (docs/vision.md, "Hand rules")
+    BoxFilter("suppress_covered", "detector", None, "mostly inside other boxes", None, on=False),
     BoxFilter(
         "drop_not_tiles", "verifier", TileFlag.DROPPED_NOT_A_TILE, "not a tile", drop_not_tiles
     ),
@@ -263,8 +267,9 @@ BOX_FILTERS: tuple[BoxFilter, ...] = (
     ),
 )
 
-#: Names of filters switched off (for ablations; empty in use).
-DISABLED: set[str] = set()
+#: Names of the filters switched off: those of :data:`BOX_FILTERS` that are not ``on``
+#: (ablations add or remove names: ``scripts/bench_vision.py --without / --with``).
+DISABLED: set[str] = {f.name for f in BOX_FILTERS if not f.on}
 
 
 def enabled(name: str) -> bool:

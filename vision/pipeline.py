@@ -122,9 +122,10 @@ def detect(
             box the detector calls face down is read too and turned face up when its pips read
             clearly (a tile with few pips can look like a back to the detector); plain and
             printed backs stay face down.
-        keep_covered: keep boxes that lie mostly on other boxes (the detector drops them by
-            default: ``vision.detector.suppress_covered``), for a caller that sorts out
-            overlapping boxes itself (``vision.layout``'s ``overlapping_box`` rule; which games:
+        keep_covered: keep boxes that lie mostly on other boxes even when
+            ``vision.filters.suppress_covered`` is switched on (it is off in
+            ``vision.filters.BOX_FILTERS``), for a caller that sorts out overlapping boxes
+            itself (``vision.layout``'s ``overlapping_box`` rule; which games:
             ``vision.layout.detect_options``).
         dropped: when a list is given, the boxes dropped after detection are appended to it
             (``flag`` says which filter dropped them, ``note`` says why in words), for debugging
