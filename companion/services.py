@@ -23,7 +23,7 @@ from vision import image_io
 from vision.detector import load_detector
 from vision.layout import DetectOptions, ParameterError, detect_options, read, reader_params
 from vision.pipeline import detect as detect_tiles
-from vision.types import TileDetection
+from vision.types import TileDetection, TileFlag
 
 from . import hints
 
@@ -220,9 +220,12 @@ def _detections_and_index(
         pip_conf = t.get("pip_confidence")
         note = t.get("note", "")
         alt = t.get("alt_pips")
+        flag = TileFlag.parse(t.get("flag"))
         fix = corrections.get(str(i))
         if fix == NOT_A_TILE:
             continue
+        if fix is not None:
+            flag = TileFlag.NONE
         if fix == FACE_DOWN:
             pips, face_down, pip_conf, note, alt = (
                 None,
@@ -248,6 +251,7 @@ def _detections_and_index(
                 pip_conf,
                 note,
                 _pair(alt),
+                flag=flag,
             )
         )
         index.append(i)

@@ -84,7 +84,7 @@ def run_game(game: str, n: int, mode: str, noise: float, seed: int, verbose: boo
             render_layout(s, nrng, rotation_deg=rot)
             truth_values = [d.pips for d in s.labels]
             dets = [TileDetection(d.corners, 1.0) for d in s.labels]
-            read_pips(s.image, dets)
+            dets = read_pips(s.image, dets)
             kinds["_tiles"] += len(dets)
             kinds["_found"] += len(dets)
             kinds["_value_right"] += sum(

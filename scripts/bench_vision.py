@@ -2,6 +2,10 @@
 """Benchmark of the vision pipeline (detector + pip counter): accuracy and speed.
 
     nice -n 10 .venv/bin/python scripts/bench_vision.py [--n 30] [--timing 30] [--scale 1|2] [--seed0 S] [--model M] [--json OUT]
+        [--real-only] [--without FILTER ...] [--with FILTER ...]
+
+``--without`` / ``--with`` switch box filters of ``vision.filters.BOX_FILTERS`` off / on
+(ablations).
 
 Parts:
 
@@ -26,6 +30,9 @@ Parts:
 3. Time per photo: ``detect()`` in-process, models loaded once, on the real photos scaled to
    1280 px on the long side (and four rendered 1280x960 scenes), and on the real photos at full
    size; median and p95 ms over ``--timing`` calls each.
+   Also the median CPU time of the process per call (less sensitive to other jobs than the
+   wall time) and the load average before and after (``os.getloadavg``): a figure taken with a
+   load average above the core count is pessimistic.
 4. (``--turned``) the real photos turned by 0, 37, 90, 180 and 233 degrees at 640, 1280 and 1600
    px on the long side: values read, values read that the photo does not hold, extra backs.
 """
@@ -34,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -418,20 +426,23 @@ def bench_timing(photos: Path, calls: int, model: str | None, conf: float) -> di
         for k in range(4)
     ]
     detect(scaled[0], model=model, conf_threshold=conf)  # load + warm up
-    out = {}
+    out: dict = {"load_average_before": round(os.getloadavg()[0], 2)}
     for label, imgs in (("1280px", scaled), ("full_size", full)):
-        times = []
+        times, cpu = [], []
         for k in range(calls):
             img = imgs[k % len(imgs)]
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             detect(img, model=model, conf_threshold=conf)
             times.append((time.perf_counter() - t0) * 1000)
+            cpu.append((time.process_time() - c0) * 1000)
         out[label] = {
             "calls": calls,
             "images": len(imgs),
             "median_ms": round(float(np.median(times)), 1),
             "p95_ms": round(float(np.percentile(times, 95)), 1),
+            "cpu_median_ms": round(float(np.median(cpu)), 1),
         }
+    out["load_average_after"] = round(os.getloadavg()[0], 2)
     out["full_size"]["long_sides_px"] = sorted(int(max(im.shape[:2])) for im in full)
     print(f"timing: {out}", flush=True)
     return out
@@ -474,13 +485,35 @@ def main(argv: list[str] | None = None) -> int:
         help="also the real photos turned by 0/37/90/180/233 degrees at 640/1280/1600 px",
     )
     ap.add_argument("--json", type=Path, default=None, help="write the results as JSON here")
+    ap.add_argument(
+        "--without",
+        nargs="+",
+        default=[],
+        metavar="FILTER",
+        help="switch these box filters off (names in vision.filters.BOX_FILTERS): ablations",
+    )
+    ap.add_argument(
+        "--with",
+        dest="with_",
+        nargs="+",
+        default=[],
+        metavar="FILTER",
+        help="switch these box filters on (those the table has off): ablations",
+    )
     args = ap.parse_args(argv)
+    from vision import filters
+
+    for name in args.without + args.with_:
+        filters.enabled(name)  # KeyError for an unknown name
+    filters.DISABLED.update(args.without)
+    filters.DISABLED.difference_update(args.with_)
     import onnxruntime
 
     result = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "onnxruntime": onnxruntime.__version__,
         "conf": args.conf,
+        "filters_off": sorted(filters.DISABLED),
     }
     scorer = args.scorer or args.photos.parent / "tools" / "score_real_photos.py"
     if scorer.is_file() and (args.photos / "labels.json").is_file():

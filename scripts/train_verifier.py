@@ -195,8 +195,21 @@ def random_boxes(rng, W: int, H: int, n: int) -> list[np.ndarray]:
     return out
 
 
-def make_shard(shard: int, n_scenes: int, backgrounds: Path, out: Path, holdout: bool) -> dict:
-    """Render one shard of crops (see the module docstring) to ``out``."""
+#: Default shares of the four scene kinds of a shard: rendered scene on a procedural table,
+#: rendered tiles pasted on a background photo, procedural hard surface, background photo alone.
+DEFAULT_MIX = (0.35, 0.25, 0.2, 0.2)
+
+
+def make_shard(
+    shard: int,
+    n_scenes: int,
+    backgrounds: Path,
+    out: Path,
+    holdout: bool,
+    mix: tuple[float, float, float, float] = DEFAULT_MIX,
+) -> dict:
+    """Render one shard of crops (see the module docstring) to ``out``; ``mix`` gives the shares
+    of the four scene kinds (:data:`DEFAULT_MIX`, normalised to sum 1)."""
     from vision.detector import load_detector
     from vision.render import random_scene, random_style, render_scene
     from vision.render.augment import photo_effects
@@ -211,19 +224,20 @@ def make_shard(shard: int, n_scenes: int, backgrounds: Path, out: Path, holdout:
     bgs = {p.name: cv2.imread(str(p)) for p in use}
     names = sorted(bgs)
     seed0 = (HOLDOUT_SEED0 if holdout else SEED0) + 100_000 * shard
+    edges = np.cumsum(np.asarray(mix, np.float64) / float(np.sum(mix)))
     crops, cls, src = [], [], []
     t0 = time.time()
     for i in range(n_scenes):
         rng = np.random.default_rng(seed0 + i)
         r = rng.random()
-        if r < 0.35:  # rendered scene, procedural table (as the detector's training data)
+        if r < edges[0]:  # rendered scene, procedural table (as the detector's training data)
             if rng.random() < 0.15:
                 scene = random_layout_scene(rng, (640, 480) if rng.random() < 0.6 else (480, 640))
             else:
                 scene = random_scene(rng)
             c, k = scene_samples(rng, det, scene.image, scene.labels, scene.visible)
             kind = "render"
-        elif r < 0.6:  # rendered tiles on a background photo (cut-paste)
+        elif r < edges[1]:  # rendered tiles on a background photo (cut-paste)
             name = names[int(rng.integers(len(names)))]
             W, H = [(640, 640), (640, 480), (480, 640), (1024, 768)][int(rng.integers(4))]
             style = random_style(rng)
@@ -246,7 +260,7 @@ def make_shard(shard: int, n_scenes: int, backgrounds: Path, out: Path, holdout:
             )
             c, k = scene_samples(rng, det, scene.image, scene.labels, scene.visible)
             kind = f"paste:{name}"
-        elif r < 0.8:  # procedural hard surface with tile-like objects, with or without tiles
+        elif r < edges[2]:  # procedural hard surface with tile-like objects, with or without tiles
             W, H = [(640, 640), (640, 480), (480, 640)][int(rng.integers(3))]
             table = hard_surface(rng, H, W)
             objs = add_tile_like_objects(table, rng, size_px=rng.uniform(10, 70))
@@ -336,6 +350,44 @@ def build_model():
     )
 
 
+def load_onnx_weights(model, path: Path) -> None:
+    """Load an exported verifier (``export``: batch norm folded into each convolution, which
+    then has a bias) into :func:`build_model`'s network: each convolution takes the folded
+    weight, its batch norm becomes the identity plus the folded bias (mean 0, variance 1 - eps,
+    scale 1). Kept in eval mode, the network computes what the ONNX file does.
+
+    Raises:
+        ValueError: the file's convolutions do not match the network's.
+    """
+    import onnx
+    import torch
+    import torch.nn as nn
+    from onnx import numpy_helper
+
+    g = onnx.load(str(path)).graph
+    init = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+    convs = [n for n in g.node if n.op_type == "Conv"]
+    gemm = next(n for n in g.node if n.op_type == "Gemm")
+    mods = list(model.modules())
+    conv_mods = [m for m in mods if isinstance(m, nn.Conv2d)]
+    bn_mods = [m for m in mods if isinstance(m, nn.BatchNorm2d)]
+    lin = next(m for m in mods if isinstance(m, nn.Linear))
+    if len(convs) != len(conv_mods):
+        raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(conv_mods)}")
+    with torch.no_grad():
+        for node, conv, bn in zip(convs, conv_mods, bn_mods):
+            w, b = init[node.input[1]], init[node.input[2]]
+            if tuple(w.shape) != tuple(conv.weight.shape):
+                raise ValueError(f"{path}: weight {w.shape} for {tuple(conv.weight.shape)}")
+            conv.weight.copy_(torch.from_numpy(np.array(w)))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(np.array(b)))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        lin.weight.copy_(torch.from_numpy(np.array(init[gemm.input[1]])))
+        lin.bias.copy_(torch.from_numpy(np.array(init[gemm.input[2]])))
+
+
 def load_shards(folder: Path, shards: list[int], holdout: bool = False):
     xs, ys, ss = [], [], []
     for s in shards:
@@ -390,7 +442,10 @@ def train(
     x, y, _src = load_shards(folder, shards)
     print(f"train: {len(x)} crops, classes {np.bincount(y, minlength=3).tolist()}", flush=True)
     model = build_model()
-    if init is not None:
+    freeze_bn = init is not None and init.suffix == ".onnx"
+    if freeze_bn:
+        load_onnx_weights(model, init)
+    elif init is not None:
         model.load_state_dict(torch.load(init))
     counts = np.bincount(y, minlength=3).astype(np.float64)
     weight = torch.tensor((counts.sum() / (3 * np.maximum(counts, 1))) ** 0.5, dtype=torch.float32)
@@ -402,6 +457,10 @@ def train(
     t0 = time.time()
     for ep in range(epochs):
         model.train()
+        if freeze_bn:  # batch norm stays the identity the ONNX weights were folded into
+            for m in model.modules():
+                if isinstance(m, nn.BatchNorm2d):
+                    m.eval()
         order = rng.permutation(len(x))
         tot, right, n = 0.0, 0, 0
         for k in range(0, len(order), batch):
@@ -494,13 +553,28 @@ def main(argv: list[str] | None = None) -> int:
     )
     d.add_argument("--backgrounds", type=Path, default=ROOT.parent / "shared" / "backgrounds")
     d.add_argument("--out", type=Path, default=ROOT / "data" / "verifier")
+    d.add_argument(
+        "--mix",
+        type=float,
+        nargs=4,
+        default=DEFAULT_MIX,
+        metavar=("RENDER", "PASTE", "HARD", "BG"),
+        help="shares of rendered scenes, tiles pasted on background photos, hard surfaces and "
+        "background photos alone (default %(default)s)",
+    )
     t = sub.add_parser("train", help="train and export")
     t.add_argument("--shards", type=int, nargs="+", required=True)
     t.add_argument("--epochs", type=int, default=8)
     t.add_argument("--lr", type=float, default=2e-3)
     t.add_argument("--threads", type=int, default=1)
     t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--init", type=Path, default=None, help="continue from these weights (.pt)")
+    t.add_argument(
+        "--init",
+        type=Path,
+        default=None,
+        help="continue from these weights: a .pt state dict, or an exported .onnx verifier "
+        "(batch norm folded into the convolutions: trained with batch norm frozen)",
+    )
     t.add_argument("--data", type=Path, default=ROOT / "data" / "verifier")
     t.add_argument("--model", type=Path, default=ROOT / "models" / "tile-verifier.onnx")
     h = sub.add_parser("threshold", help="rates on held-out shards")
@@ -515,7 +589,7 @@ def main(argv: list[str] | None = None) -> int:
         if out.exists():
             print(f"{out} exists; skipped")
             return 0
-        make_shard(a.shard, a.scenes, a.backgrounds, out, a.holdout)
+        make_shard(a.shard, a.scenes, a.backgrounds, out, a.holdout, tuple(a.mix))
     elif a.cmd == "train":
         train(a.data, a.shards, a.epochs, a.model, a.lr, a.threads, seed=a.seed, init=a.init)
     else:

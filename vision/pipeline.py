@@ -15,12 +15,16 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision import image_io  # noqa: I001 - first: it sets OpenCV's decode limit before cv2 is imported
+from vision import (
+    filters,
+    image_io,  # noqa: I001 - first: it sets OpenCV's decode limit before cv2 is imported
+)
 from vision.detector import load_detector, obb_corners
-from vision.detector.onnx_model import FACE_DOWN, FACE_UP, MAX_COVERED
+from vision.detector.onnx_model import FACE_DOWN, FACE_UP
+from vision.filters import MAX_COVERED
 from vision.pips import read_pips
-from vision.types import TileDetection, boxes_on_better_boxes
-from vision.verifier import NOT_TILE, not_a_tile, verify
+from vision.types import TileDetection
+from vision.verifier import NOT_TILE, verify
 
 #: Largest accepted file (bytes) and image (pixels); larger input is refused, not downscaled,
 #: so a phone never waits on a decompression bomb.
@@ -104,8 +108,8 @@ def detect(
     """Find the tiles in a photo and read their pips.
 
     Steps: the detector (on a copy at most :data:`DETECT_MAX_SIDE` px long), the tile verifier
-    (``vision.verifier``: a box that does not look like a tile is dropped), the pip reader on the
-    full-resolution photo, then the repeated-read rule (:func:`drop_repeated_reads`).
+    (``vision.verifier``), the pip reader on the full-resolution photo; the box filters of
+    ``vision.filters.BOX_FILTERS`` run between them (which stage runs which is in that table).
 
     Args:
         image: ``(H, W, 3) uint8`` BGR photo (greyscale or BGRA are converted).
@@ -118,13 +122,14 @@ def detect(
             box the detector calls face down is read too and turned face up when its pips read
             clearly (a tile with few pips can look like a back to the detector); plain and
             printed backs stay face down.
-        keep_covered: keep boxes that lie mostly on other boxes (the detector drops them by
-            default: ``vision.detector.suppress_covered``), for a caller that sorts out
-            overlapping boxes itself (``vision.layout``'s ``overlapping_box`` rule; which games:
+        keep_covered: keep boxes that lie mostly on other boxes even when
+            ``vision.filters.suppress_covered`` is switched on (it is off in
+            ``vision.filters.BOX_FILTERS``), for a caller that sorts out overlapping boxes
+            itself (``vision.layout``'s ``overlapping_box`` rule; which games:
             ``vision.layout.detect_options``).
         dropped: when a list is given, the boxes dropped after detection are appended to it
-            (``note`` says why: the verifier's "not a tile" probability, or the rule that took
-            them), for debugging (``detect --json --debug``).
+            (``flag`` says which filter dropped them, ``note`` says why in words), for debugging
+            (``detect --json --debug``).
     Returns:
         list of :class:`TileDetection` (best confidence first): ``corners`` (4, 2) float32 pixels,
         ``face_down``, ``pips`` (a, b) with ``pips[i]`` on ``halves[i]`` or None (face down or
@@ -144,118 +149,30 @@ def detect(
             img, (max(8, round(w * scale)), max(8, round(h * scale))), interpolation=cv2.INTER_AREA
         )
     )
-    raw = det.raw(
-        small, conf_threshold, iou_threshold, max_covered=None if keep_covered else MAX_COVERED
-    )
+    covered = None if keep_covered or not filters.enabled("suppress_covered") else MAX_COVERED
+    raw = det.raw(small, conf_threshold, iou_threshold, max_covered=covered)
     corners_small = obb_corners(raw.xywhr)
-    cls, conf = raw.cls, raw.confidence
-    sc = raw.scores
-    keep = np.ones(len(corners_small), bool)
-    not_tile = None
+    cls, conf, sc = raw.cls, raw.confidence, raw.scores
     probs = verify(small, corners_small)
-    if probs is not None and len(probs):
-        not_tile = probs[:, NOT_TILE]
-        keep = ~not_a_tile(not_tile, conf)
+    not_tile = probs[:, NOT_TILE] if probs is not None else None
     sx, sy = w / small.shape[1], h / small.shape[0]
     corners = corners_small * np.array([sx, sy], np.float32)
-    tiles, ratios = [], []
-    for i in range(len(corners)):
-        t = TileDetection(
-            corners=corners[i], confidence=float(conf[i]), face_down=bool(cls[i] == FACE_DOWN)
+    boxes = [
+        TileDetection(
+            corners=corners[i],
+            confidence=float(conf[i]),
+            face_down=bool(cls[i] == FACE_DOWN),
+            scores=(float(sc[i, FACE_UP]), float(sc[i, FACE_DOWN])) if sc.shape[1] > 1 else None,
+            not_tile=None if not_tile is None else float(not_tile[i]),
         )
-        if not keep[i]:
-            t.note = f"dropped: not a tile (verifier {not_tile[i]:.2f})"
-            if dropped is not None:
-                dropped.append(t)
-            continue
-        tiles.append(t)
-        ratios.append(
-            float(sc[i, FACE_DOWN] / max(sc[i, FACE_UP], 1e-6)) if sc.shape[1] > FACE_DOWN else 0.0
-        )
-    read = read_pips(img, tiles, ratios, read_backs=read_backs)
-    once = drop_repeated_reads(read)
-    kept = drop_tiny_unread(once)
+        for i in range(len(corners))
+    ]
+    tiles, gone = filters.apply("verifier", boxes)
+    read = read_pips(img, tiles, read_backs=read_backs)
+    kept, gone_read = filters.apply("reader", read)
     if dropped is not None:
-        for before, after, why in (
-            (read, once, "the same tile read twice"),
-            (once, kept, "a tiny unread box"),
-        ):
-            ids = {id(t) for t in after}
-            for t in before:
-                if id(t) not in ids:
-                    t.note = f"dropped: {why}" + (f" ({t.note})" if t.note else "")
-                    dropped.append(t)
+        dropped.extend(gone + gone_read)
     return kept
-
-
-#: A box shorter than this fraction of the photo's median box that cannot be read is not a tile
-#: (:func:`drop_tiny_unread`).
-TINY_BOX_FRACTION = 0.35
-#: ... "cannot be read": no value, or a pip confidence under this.
-TINY_BOX_MIN_PIP_CONFIDENCE = 0.6
-#: ... a detector confidence under this makes a tiny box unusable either side; boxes at or above
-#: it set the reference length.
-TINY_BOX_SURE = 0.5
-
-
-def drop_tiny_unread(tiles: list[TileDetection]) -> list[TileDetection]:
-    """Drop boxes far smaller than the photo's tiles that cannot be read: shorter than
-    :data:`TINY_BOX_FRACTION` of the median box length (of the boxes the detector is sure of,
-    confidence at least :data:`TINY_BOX_SURE`, when there are 4 or more; else of all boxes, at
-    least 4: a row of printed letters can give more doubtful small boxes than the photo has
-    tiles) and with a detector confidence under :data:`TINY_BOX_SURE` (either side: the reader
-    may have turned a tiny face-down box face up, ``SMALL_BACK_READ_PX``; the vintage photo's
-    game pieces, 9 px wide, read as 8-8 and 6-7 after a JPEG re-encode at quality 85), or face up without a value or with ``pip_confidence`` under
-    :data:`TINY_BOX_MIN_PIP_CONFIDENCE`. The tiles of one photo lie at about the same
-    distance from the camera (a steep phone angle makes the far ones perhaps 0.6 of the near
-    ones), so such a box is a pattern of the table or a small object (the vintage photo's game
-    pieces), not a tile.
-
-    Args:
-        tiles: detections with pips read.
-    Returns:
-        The kept detections, same order.
-    """
-    if len(tiles) < 4:
-        return tiles
-    lengths = np.array([t.size[0] for t in tiles], np.float64)
-    if not np.all(np.isfinite(lengths)):
-        return tiles
-    sure = np.array([t.confidence >= TINY_BOX_SURE for t in tiles])
-    limit = TINY_BOX_FRACTION * float(np.median(lengths[sure] if sure.sum() >= 4 else lengths))
-
-    def unusable(t: TileDetection) -> bool:
-        if t.confidence < TINY_BOX_SURE:
-            return True
-        if t.face_down:
-            return False
-        return t.pips is None or (t.pip_confidence or 0.0) < TINY_BOX_MIN_PIP_CONFIDENCE
-
-    return [t for t, n in zip(tiles, lengths) if not (n < limit and unusable(t))]
-
-
-#: Two face-up boxes read as the same tile that share more than this fraction of the smaller
-#: box are one tile found twice (:func:`drop_repeated_reads`).
-REPEAT_OVERLAP = 0.3
-
-
-def drop_repeated_reads(
-    tiles: list[TileDetection], max_overlap: float = REPEAT_OVERLAP
-) -> list[TileDetection]:
-    """Drop a second box on the same tile: a face-up detection read as the same tile (the same
-    two numbers, either way round) as a more confident one whose box it overlaps by more than
-    ``max_overlap`` of the smaller box. A set has one of each tile, so two overlapping readings
-    of one value are the detector finding the tile twice (a box shifted along a row of touching
-    tiles, which rotated NMS keeps when their IoU is under its threshold).
-
-    Args:
-        tiles: detections with pips read.
-        max_overlap: shared area as a fraction of the smaller box, in [0, 1].
-    Returns:
-        The kept detections, in their input order.
-    """
-    dropped = boxes_on_better_boxes(tiles, max_overlap, same_value=True)
-    return [t for i, t in enumerate(tiles) if i not in dropped]
 
 
 def annotate(image: np.ndarray, tiles: list[TileDetection]) -> np.ndarray:

@@ -5,8 +5,10 @@ Detector -> pip counter -> layout code all exchange ``list[TileDetection]``.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -15,6 +17,53 @@ import numpy as np
 #: that, and so does the blank double of a set without divider bars; the layout reader of a
 #: face-up game may take it as the 0-0 (``vision.layout.common.assume_blank_double``).
 BLANK_OR_BACK_NOTE = "no pips, no divider and no marks: a plain back or a blank double"
+
+
+class TileFlag(enum.Enum):
+    """What a stage decided about a box beyond its value (``TileDetection.flag``; JSON: the
+    value). Code compares flags; ``TileDetection.note`` is text for people."""
+
+    #: nothing to say
+    NONE = "none"
+    #: face up, the pips could not be read (``pips`` None)
+    UNREADABLE = "unreadable"
+    #: face down and its face shows nothing at all: no pip, no divider, no large mark; a plain
+    #: back, or the blank double of a set without divider bars (``vision.layout`` may take it
+    #: as the 0-0 of a face-up game)
+    BLANK_OR_BACK = "blank_or_back"
+    #: the detector said face up; large printed marks and no clear pips: taken as a back
+    PRINTED_BACK = "printed_back"
+    #: face up, read 0-0 with no divider: a blank double or a plain back (``pip_confidence``
+    #: at most 0.5)
+    BLANK_NO_DIVIDER = "blank_no_divider"
+    #: the detector said face down, unsure (or the photo holds face-up tiles only): the pips
+    #: read clearly, so it is face up
+    BACK_READ_FACE_UP = "back_read_face_up"
+    #: dropped: the tile verifier says it is not a tile (``vision.filters``)
+    DROPPED_NOT_A_TILE = "dropped_not_a_tile"
+    #: dropped: a second box on a tile already read (``vision.filters.drop_repeated_reads``)
+    DROPPED_READ_TWICE = "dropped_read_twice"
+    #: dropped: far smaller than the photo's tiles and unreadable
+    #: (``vision.filters.drop_tiny_unread``)
+    DROPPED_TINY_UNREAD = "dropped_tiny_unread"
+
+    @property
+    def dropped(self) -> bool:
+        """True for the flags of a box a filter removed."""
+        return self in _DROPPED_FLAGS
+
+    @classmethod
+    def parse(cls, value: Any) -> TileFlag:
+        """The flag of a JSON value (``TileFlag.value``); anything else is :attr:`NONE`."""
+        try:
+            return cls(value)
+        except ValueError:
+            return cls.NONE
+
+
+_DROPPED_FLAGS = frozenset(
+    {TileFlag.DROPPED_NOT_A_TILE, TileFlag.DROPPED_READ_TWICE, TileFlag.DROPPED_TINY_UNREAD}
+)
 
 
 @dataclass
@@ -35,6 +84,11 @@ class TileDetection:
         alt_pips: the other reading of the same box when the pip counter and the half
             classifier disagreed (``pips`` is the one that won), same half order, or None. The
             layout reader may take it when only it fits the layout (``vision.layout.read``).
+        flag: :class:`TileFlag`: what a stage decided beyond the value (compare this, not
+            ``note``).
+        scores: the detector's class scores ``(face up, face down)`` in [0, 1], or None (a box
+            not from the detector).
+        not_tile: the tile verifier's "not a tile" probability in [0, 1], or None (not run).
     """
 
     corners: np.ndarray
@@ -44,6 +98,9 @@ class TileDetection:
     pip_confidence: float | None = None
     note: str = ""
     alt_pips: tuple[int, int] | None = None
+    flag: TileFlag = TileFlag.NONE
+    scores: tuple[float, float] | None = None
+    not_tile: float | None = None
     halves: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
@@ -89,7 +146,14 @@ class TileDetection:
         inter, _ = cv2.intersectConvexConvex(a, b)
         return float(min(max(inter / smaller, 0.0), 1.0))
 
-    def to_json(self) -> dict:
+    @property
+    def face_down_ratio(self) -> float | None:
+        """The detector's face-down score over its face-up score (None without ``scores``)."""
+        if self.scores is None:
+            return None
+        return float(self.scores[1]) / max(float(self.scores[0]), 1e-6)
+
+    def to_json(self) -> dict[str, Any]:
         """The JSON form used by ``detect --json`` and the web API."""
         return {
             "pips": list(self.pips) if self.pips is not None else None,
@@ -102,6 +166,9 @@ class TileDetection:
             else round(float(self.pip_confidence), 4),
             "note": self.note,
             "alt_pips": list(self.alt_pips) if self.alt_pips is not None else None,
+            "flag": self.flag.value,
+            "scores": None if self.scores is None else [round(float(x), 4) for x in self.scores],
+            "not_tile": None if self.not_tile is None else round(float(self.not_tile), 4),
         }
 
 
@@ -140,8 +207,9 @@ def boxes_on_better_boxes(
         ``{dropped index: (index of the kept box it lies on, shared fraction)}``.
     """
 
-    def value(i: int):
-        return None if dets[i].pips is None else tuple(sorted(dets[i].pips))
+    def value(i: int) -> tuple[int, ...] | None:
+        p = dets[i].pips
+        return None if p is None else tuple(sorted(p))
 
     up = [
         i

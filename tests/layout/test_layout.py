@@ -552,7 +552,7 @@ def test_vintage_photo_hand_entered_boxes_read_by_the_pip_counter():
     dets = vintage_fixture.detections()
     for d in dets:
         d.pips, d.pip_confidence = None, None
-    read_pips(image, dets)
+    dets = read_pips(image, dets)
     _check_vintage(read(dets, "draw100"))
 
 
@@ -688,7 +688,9 @@ def test_big_clock_centre_seen_face_down_still_points_to_12():
 
 @pytest.mark.parametrize("game", ["luzon", "good-neighbors", "tableaux"])
 def test_lone_bare_face_down_box_is_taken_as_the_blank_double(game):
-    from vision.types import BLANK_OR_BACK_NOTE
+    import dataclasses
+
+    from vision.types import BLANK_OR_BACK_NOTE, TileFlag
 
     checked = 0
     for seed in range(40):
@@ -698,8 +700,14 @@ def test_lone_bare_face_down_box_is_taken_as_the_blank_double(game):
         if not ks:
             continue
         k = ks[0]
-        bare = TileDetection(dets[k].corners, 0.7, face_down=True, note=BLANK_OR_BACK_NOTE)
-        unsure = TileDetection(dets[k].corners, 0.4, face_down=True, note=BLANK_OR_BACK_NOTE)
+        bare = TileDetection(
+            dets[k].corners,
+            0.7,
+            face_down=True,
+            note=BLANK_OR_BACK_NOTE,
+            flag=TileFlag.BLANK_OR_BACK,
+        )
+        unsure = dataclasses.replace(bare, confidence=0.4)
         r = read(
             dets[:k] + [unsure] + dets[k + 1 :],
             game,
@@ -731,7 +739,11 @@ def test_lone_bare_face_down_box_is_taken_as_the_blank_double(game):
             assert not read_matches(s, r)
         # two bare boxes (a stock aside, say): neither is guessed
         far = TileDetection(
-            dets[k].corners + np.float32([5000, 5000]), 0.7, face_down=True, note=BLANK_OR_BACK_NOTE
+            dets[k].corners + np.float32([5000, 5000]),
+            0.7,
+            face_down=True,
+            note=BLANK_OR_BACK_NOTE,
+            flag=TileFlag.BLANK_OR_BACK,
         )
         r = read(
             dets[:k] + [bare] + dets[k + 1 :] + [far],
@@ -745,14 +757,18 @@ def test_lone_bare_face_down_box_is_taken_as_the_blank_double(game):
 
 
 def test_bare_box_is_not_taken_as_the_blank_double_when_the_0_0_is_seen():
-    from vision.types import BLANK_OR_BACK_NOTE
+    from vision.types import BLANK_OR_BACK_NOTE, TileFlag
 
     for seed in range(40):
         s = _sample("luzon", seed, rot=0.0, tilt=0.0)
         if any(d.pips is not None and tuple(d.pips) == (0, 0) for d in s.labels):
             break
     box = s.labels[0].corners + np.float32([0, 3000])
-    dets = list(s.labels) + [TileDetection(box, 0.7, face_down=True, note=BLANK_OR_BACK_NOTE)]
+    dets = list(s.labels) + [
+        TileDetection(
+            box, 0.7, face_down=True, note=BLANK_OR_BACK_NOTE, flag=TileFlag.BLANK_OR_BACK
+        )
+    ]
     r = read(dets, "luzon")
     assert not [p for p in r.problems if p.kind == "assumed_blank"]
     assert [p.tile_index for p in r.problems if p.kind == "face_down"] == [len(dets) - 1]

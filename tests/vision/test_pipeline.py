@@ -11,7 +11,7 @@ import pytest
 
 import vision.pipeline as pipeline
 from companion.cli import main
-from vision import detect
+from vision import detect, filters
 from vision.pipeline import annotate, load_image
 from vision.types import TileDetection
 
@@ -175,7 +175,7 @@ def test_repeated_reading_of_one_tile_is_dropped():
         _box(400, 100), 0.8, pips=(3, 5), pip_confidence=1.0
     )  # a real duplicate elsewhere
     down = TileDetection(_box(110, 100), 0.5, face_down=True)
-    kept = pipeline.drop_repeated_reads([shifted, best, other_value, far, down])
+    kept = filters.drop_repeated_reads([shifted, best, other_value, far, down])
     assert kept == [best, other_value, far, down]
 
 
@@ -191,12 +191,12 @@ def test_tiny_unreadable_boxes_are_dropped():
     )  # kept: it reads
     tiny_back = TileDetection(_box(450, 400, 25, 12), 0.3, face_down=True)
     small_unread = TileDetection(_box(500, 400, 60, 30), 0.6, pips=None)  # 0.6 of the others: kept
-    got = pipeline.drop_tiny_unread(
+    got = filters.drop_tiny_unread(
         tiles + [tiny_unread, tiny_doubtful, tiny_read, tiny_back, small_unread]
     )
     assert got == tiles + [tiny_read, small_unread]
     few = [tiles[0], tiny_unread]  # too few boxes to say what size a tile is
-    assert pipeline.drop_tiny_unread(few) == few
+    assert filters.drop_tiny_unread(few) == few
 
 
 def test_tiny_boxes_are_measured_against_the_boxes_the_detector_is_sure_of():
@@ -210,9 +210,9 @@ def test_tiny_boxes_are_measured_against_the_boxes_the_detector_is_sure_of():
         TileDetection(_box(100 + 30 * i, 400, 25, 14), 0.3, pips=(1, i), pip_confidence=0.9)
         for i in range(7)
     ]  # read, but doubtful boxes a quarter of a tile long
-    assert pipeline.drop_tiny_unread(tiles + letters) == tiles
+    assert filters.drop_tiny_unread(tiles + letters) == tiles
     # with fewer than 4 sure boxes the median of all boxes stays the reference (nothing is tiny)
-    assert pipeline.drop_tiny_unread(tiles[:3] + letters) == tiles[:3] + letters
+    assert filters.drop_tiny_unread(tiles[:3] + letters) == tiles[:3] + letters
 
 
 def test_vintage_photo_turned_keeps_its_12_tiles_and_no_letter_of_the_box():

@@ -12,7 +12,7 @@ import pytest
 from engine.tiles import Tile
 from vision.pips import read_pips, read_tile, rectify_tile
 from vision.render import Placement, preset_style, render_scene
-from vision.types import BLANK_OR_BACK_NOTE, TileDetection
+from vision.types import BLANK_OR_BACK_NOTE, TileDetection, TileFlag
 
 ROOT = Path(__file__).resolve().parents[2]
 PHOTOS = ROOT / "sample_images"
@@ -115,16 +115,26 @@ def test_real_photos_tile_values_on_labelled_boxes(use_classifier):
 def test_blank_box_without_divider_follows_detector_face_down_score():
     img = np.full((200, 300, 3), (200, 235, 245), np.uint8)  # plain ivory: no pips, no divider
     corners = np.array([[50, 50], [250, 50], [250, 150], [50, 150]], np.float32)
-    a = read_pips(img, [TileDetection(corners, 0.9)], [0.1])[0]
+    given = TileDetection(corners, 0.9)
+    a = read_pips(img, [given], [0.1])[0]
     assert (
         a.pips == (0, 0) and not a.face_down and a.pip_confidence <= 0.5 and "no divider" in a.note
     )
+    assert a.flag is TileFlag.BLANK_NO_DIVIDER
+    # a new record: the detector's box is left as it was
+    assert a is not given and given.pips is None and given.flag is TileFlag.NONE
     b = read_pips(img, [TileDetection(corners, 0.9)], [0.8])[0]
     assert b.face_down and b.pips is None and b.note == BLANK_OR_BACK_NOTE
+    assert b.flag is TileFlag.BLANK_OR_BACK
+    # the same from the detector's own class scores (face up 0.5, face down 0.4: ratio 0.8)
+    b2 = read_pips(img, [TileDetection(corners, 0.5, scores=(0.5, 0.4))])[0]
+    assert b2.flag is TileFlag.BLANK_OR_BACK and b2.scores == (0.5, 0.4)
     # the same bare face in a box the detector called face down, read because the photo should
-    # show face-up tiles only: it stays face down, with the note the layout reader looks for
-    c = read_pips(img, [TileDetection(corners, 0.9, face_down=True)], [30.0], read_backs=True)[0]
-    assert c.face_down and c.pips is None and c.note == BLANK_OR_BACK_NOTE
+    # show face-up tiles only: it stays face down, with the flag the layout reader looks for
+    down = TileDetection(corners, 0.9, face_down=True)
+    c = read_pips(img, [down], [30.0], read_backs=True)[0]
+    assert c.face_down and c.pips is None and c.flag is TileFlag.BLANK_OR_BACK
+    assert down.flag is TileFlag.NONE
 
 
 def test_face_down_detection_is_not_read():
@@ -195,7 +205,7 @@ def test_logo_backs_in_face_up_boxes_become_face_down():
             TileDetection(_box_corners(s, 640, 640) - np.array([0, dy * 640], np.float32), 0.9)
             for s in lines
         ]
-        read_pips(img, backs, [0.0] * len(backs))
+        backs = read_pips(img, backs, [0.0] * len(backs))
         # 4-5 of 7 with only the "0-0 with marks" rule; the "marks and a doubtful count" rule adds 2
         assert sum(d.face_down for d in backs) >= 6, dy
         assert all(d.pips is None for d in backs if d.face_down)
@@ -283,14 +293,14 @@ def test_tiny_tiles_called_face_down_are_read_anyway():
     up = [g for g, v in zip(scene.labels, scene.visible) if not g.face_down and v >= 0.98]
     assert len(up) >= 10 and all(min(g.size) < 20 for g in up)
     dets = [TileDetection(g.corners.copy(), 0.8, face_down=True) for g in up]
-    read_pips(scene.image, dets, [100.0] * len(dets))
+    dets = read_pips(scene.image, dets, [100.0] * len(dets))
     right = sum(not d.face_down and sorted(d.pips) == sorted(g.pips) for d, g in zip(dets, up))
     wrong = sum(not d.face_down and sorted(d.pips) != sorted(g.pips) for d, g in zip(dets, up))
     assert right >= len(up) // 2 and wrong <= 1, (right, wrong, len(up))
     # the same tiles scaled up past the limit: the detector's sure face-down call stands
     big = cv2.resize(scene.image, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC)
     dets = [TileDetection(g.corners * 2.0, 0.8, face_down=True) for g in up]
-    read_pips(big, dets, [100.0] * len(dets))
+    dets = read_pips(big, dets, [100.0] * len(dets))
     assert all(d.face_down for d in dets)
 
 

@@ -122,7 +122,7 @@ def test_photo_without_dominoes_gives_no_tile_and_dropped_boxes_keep_their_reaso
     tiles = detect(img, dropped=dropped)
     assert tiles == []
     for t in dropped:
-        assert t.note.startswith("dropped: ")
+        assert t.note.startswith("dropped: ") and t.flag.dropped
 
 
 @needs_model

@@ -16,6 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.filters import MAX_COVERED, suppress_covered
 from vision.types import TileDetection
 
 #: The committed detector; ``DOMINO_DETECTOR_MODEL`` (environment) overrides it.
@@ -162,71 +163,9 @@ def rotated_nms(
         for x, y, w, h, a in xywhr
     ]
     idx = cv2.dnn.NMSBoxesRotated(rects, [float(s) for s in scores], 0.0, float(iou_threshold))
-    idx = np.asarray(idx, int).reshape(-1)
-    order = np.argsort(-np.asarray(scores)[idx], kind="stable")
-    return idx[order][:max_det]
-
-
-#: :func:`suppress_covered`'s threshold in :meth:`TileDetector.raw` (chosen on the real photos).
-MAX_COVERED = 0.8
-
-
-def suppress_covered(
-    xywhr: np.ndarray, scores: np.ndarray, max_covered: float = MAX_COVERED
-) -> np.ndarray:
-    """Drop boxes mostly covered by other boxes (after NMS).
-
-    Tiles lie side by side, never inside each other, so a box whose area is mostly (more than
-    ``max_covered``) inside the union of the other boxes is a duplicate: typically a tilted box
-    across the halves of two neighbouring tiles, which pairwise IoU-based NMS lets through. The
-    most covered box goes first (the less confident one on a tie), then coverage is counted again
-    without it, until no box is covered more than ``max_covered``. The threshold was chosen on
-    the real photos (docs/vision.md).
-
-    Args:
-        xywhr: ``(M, 5)`` boxes (pixels, radians), any order.
-        scores: ``(M,)`` confidences.
-        max_covered: largest covered fraction of a kept box's area, in [0, 1].
-    Returns:
-        ``(K,) int`` indices of kept boxes, best first.
-    """
-    b = np.asarray(xywhr, np.float64).reshape(-1, 5)
-    sc = np.asarray(scores, np.float64).reshape(-1)
-    order = np.argsort(-sc, kind="stable")
-    if len(b) < 2:
-        return order
-    pts = obb_corners(b).astype(np.float64).reshape(-1, 2)
-    lo = pts.min(0)
-    # raster scale: the smallest box side is about 12 cells (enough for area fractions)
-    scale = 12.0 / max(float(np.min(b[:, 3])), 1.0)
-    span = pts.max(0) - lo
-    if span[0] * span[1] * scale * scale > 4_000_000:  # huge spread of box sizes: coarser raster
-        scale = np.sqrt(4_000_000 / max(span[0] * span[1], 1.0))
-    w, h = (np.ceil(span * scale).astype(int) + 2).tolist()
-    polys = np.round((pts.reshape(-1, 4, 2) - lo) * scale).astype(np.int32)
-    masks = []
-    count = np.zeros((h, w), np.int32)
-    one = np.zeros((h, w), np.uint8)  # one scratch raster, cleared after each box
-    for poly in polys:  # pixel lists of each box on the common raster
-        cv2.fillConvexPoly(one, poly, 1)
-        idx = np.flatnonzero(one)
-        one.flat[idx] = 0
-        masks.append(idx)
-        count.flat[idx] += 1
-    alive = np.ones(len(b), bool)
-    while True:
-        cov = np.array(
-            [
-                (count.flat[m] >= 2).mean() if alive[i] and len(m) else -1.0
-                for i, m in enumerate(masks)
-            ]
-        )
-        worst = max(np.flatnonzero(alive), key=lambda i: (cov[i], -sc[i]))
-        if cov[worst] <= max_covered:
-            break
-        alive[worst] = False
-        count.flat[masks[worst]] -= 1
-    return order[alive[order]]
+    kept = np.asarray(idx, int).reshape(-1)
+    order = np.argsort(-np.asarray(scores)[kept], kind="stable")
+    return kept[order][:max_det]
 
 
 def _metadata(session) -> tuple[tuple[int, int] | None, dict[int, str]]:
@@ -252,6 +191,30 @@ def _metadata(session) -> tuple[tuple[int, int] | None, dict[int, str]]:
 #: tiles whose median width is under SMALL_TILE_PX network pixels, run again at FINE_IMGSZ.
 SMALL_TILE_PX = 28.0
 FINE_IMGSZ = 640
+
+
+#: Dynamic models are run on a rectangular input (:func:`rect_size`) instead of a square one.
+RECT_INPUT = False
+
+
+def rect_size(shape: tuple[int, ...], side: int, stride: int = 32) -> tuple[int, int]:
+    """Network input ``(height, width)`` for a photo of ``shape`` at ``side`` px on the long side:
+    the short side only as long as the photo needs, rounded up to a multiple of ``stride``
+    (ultralytics' rectangular letterbox), so a 4:3 or 16:9 photo costs 3/4 or 9/16 of a square
+    pass.
+
+    Args:
+        shape: the photo's ``(H, W, ...)``.
+        side: long side of the network input in pixels (a multiple of ``stride``).
+    Returns:
+        ``(height, width)`` in pixels, multiples of ``stride``.
+    """
+    h, w = int(shape[0]), int(shape[1])
+    r = side / max(h, w)
+    return (
+        min(side, int(np.ceil(h * r / stride)) * stride),
+        min(side, int(np.ceil(w * r / stride)) * stride),
+    )
 
 
 class TileDetector:
@@ -343,17 +306,16 @@ class TileDetector:
             return self._run(
                 image, (imgsz, imgsz), conf_threshold, iou_threshold, max_det, max_covered
             )[0]
-        det, width = self._run(
-            image, self.imgsz, conf_threshold, iou_threshold, max_det, max_covered
-        )
+        rect = self.dynamic and RECT_INPUT
+        first = rect_size(image.shape, max(self.imgsz)) if rect else self.imgsz
+        det, width = self._run(image, first, conf_threshold, iou_threshold, max_det, max_covered)
         if (
             self.dynamic
             and FINE_IMGSZ > max(self.imgsz)
             and (width is None or width < SMALL_TILE_PX)
         ):
-            det = self._run(
-                image, (FINE_IMGSZ, FINE_IMGSZ), conf_threshold, iou_threshold, max_det, max_covered
-            )[0]
+            fine = rect_size(image.shape, FINE_IMGSZ) if rect else (FINE_IMGSZ, FINE_IMGSZ)
+            det = self._run(image, fine, conf_threshold, iou_threshold, max_det, max_covered)[0]
         return det
 
     def _run(

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from engine.tiles import DominoSet, Tile
-from vision.types import BLANK_OR_BACK_NOTE, TileDetection, boxes_on_better_boxes
+from vision.types import TileDetection, TileFlag, boxes_on_better_boxes
 
 #: Largest shared area of two face-up boxes (fraction of the smaller) taken as two tiles
 #: (:func:`to_seen`); the rendered layouts of every game stay under 0.02.
@@ -481,9 +481,9 @@ def assume_blank_double(
     3, 5 deal every tile face up), take a lone plain face-down box as the 0-0.
 
     A blank double of a set without divider bars shows a bare face, like a plain back; the pip
-    reader leaves such a box face down with the note
-    :data:`vision.types.BLANK_OR_BACK_NOTE`. When exactly one box of the photo has that
-    note, the detector is fairly sure of it (:data:`ASSUMED_BLANK_MIN_DETECTOR_CONFIDENCE`: a
+    reader leaves such a box face down with the flag
+    :attr:`vision.types.TileFlag.BLANK_OR_BACK`. When exactly one box of the photo has that
+    flag, the detector is fairly sure of it (:data:`ASSUMED_BLANK_MIN_DETECTOR_CONFIDENCE`: a
     doubtful bare box is more often a patch of the table) and no 0-0 is seen face up (in
     ``dets`` with ``pip_confidence >= min_pip_confidence``, or in ``elsewhere``, e.g. the
     hand), that box becomes a face-up 0-0 with ``pip_confidence``
@@ -503,7 +503,7 @@ def assume_blank_double(
     plain = [
         i
         for i, d in enumerate(dets)
-        if isinstance(d, TileDetection) and d.face_down and d.note == BLANK_OR_BACK_NOTE
+        if isinstance(d, TileDetection) and d.face_down and d.flag is TileFlag.BLANK_OR_BACK
     ]
     if len(plain) != 1 or dets[plain[0]].confidence < ASSUMED_BLANK_MIN_DETECTOR_CONFIDENCE:
         return dets

@@ -17,12 +17,12 @@ A half with more than 12 pips or pips of wildly different sizes is unreadable (`
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
 
-from vision.types import BLANK_OR_BACK_NOTE, TileDetection
+from vision.types import BLANK_OR_BACK_NOTE, TileDetection, TileFlag
 
 MAX_PIPS = 12
 #: the half classifier's value wins a disagreement with the classical count when its probability
@@ -100,6 +100,12 @@ class TileReading:
         """True when both halves were read."""
         return self.pips[0] is not None and self.pips[1] is not None
 
+    @property
+    def value(self) -> tuple[int, int] | None:
+        """``pips`` as two ints when both halves were read, else None."""
+        a, b = self.pips
+        return None if a is None or b is None else (int(a), int(b))
+
     def classifier_agrees(self, min_confidence: float = 0.0) -> bool:
         """True when the tile was read and the half classifier read the same ``pips`` with a
         probability of at least ``min_confidence``."""
@@ -158,7 +164,7 @@ def read_tile(
         :class:`TileReading` (``pips[i]`` belongs to ``halves[i]`` of the detection).
     """
     # read the detector's box and the box snapped to the body colour; keep the surer reading
-    best = None
+    best: TileReading | None = None
     snapped = snap_box(image, corners, width)
     boxes = [np.asarray(corners, np.float32)]
     if not np.allclose(snapped, boxes[0], atol=0.5):
@@ -169,6 +175,8 @@ def read_tile(
             r.readable and (not best.readable or r.confidence > best.confidence + 0.05)
         ):
             best = r
+    if best is None:  # never: at least the detector's box is read
+        raise RuntimeError("no box read")
     return best
 
 
@@ -181,6 +189,8 @@ def _read_combined(
     from .classifier import classifier_available, classify_halves, half_inputs
 
     if not classifier_available():
+        return r
+    if r.rect is None:
         return r
     prob = classify_halves(half_inputs(r.rect, r.divider_pos))
     cls = (int(prob[0].argmax()), int(prob[1].argmax()))
@@ -205,9 +215,10 @@ def _read_combined(
         r.alt_pips = cls
     else:
         was, was_readable = r.pips, r.readable
+        was_value = r.value
         r.pips, r.confidence, r.by_classifier = cls, pc, True
-        if was_readable and was != cls:
-            r.alt_pips = (int(was[0]), int(was[1]))
+        if was_readable and was_value is not None and was_value != cls:
+            r.alt_pips = was_value
         said = (
             f"pip counter says {was[0]}-{was[1]}" if was_readable else "read by the half classifier"
         )
@@ -244,6 +255,8 @@ def half_images(reading: TileReading, size: int = 32) -> np.ndarray:
     """
     from .classifier import half_inputs
 
+    if reading.rect is None:
+        raise ValueError("the reading has no rectified tile")
     return half_inputs(reading.rect, reading.divider_pos, size)[:, -1]
 
 
@@ -485,7 +498,8 @@ def read_rectified(rect: np.ndarray) -> TileReading:
             conf *= 0.5
             note.append("pip at the middle and no divider")
     for i in range(2):
-        if halves[i] is not None and halves[i] > MAX_PIPS:
+        n = halves[i]
+        if n is not None and n > MAX_PIPS:
             halves[i] = None
             note.append(f"half {i}: more than {MAX_PIPS} marks")
     if conf < 0.3:
@@ -525,13 +539,15 @@ UNSURE_BACK_MIN_CONFIDENCE = 0.9
 SMALL_BACK_READ_PX = 20.0
 
 
-def _read_unsure_back(image: np.ndarray, d: TileDetection, read_backs: bool = False) -> None:
-    """Turn a face-down detection the detector was unsure of face up when the pip counter reads
-    it clearly: a confident reading (>= ``UNSURE_BACK_MIN_CONFIDENCE``), no large printed mark
-    (unless the half classifier agrees with the count: on a tile under ``SMALL_BACK_READ_PX``, or
-    at >= ``MARKED_BLANK_SURE`` with ``read_backs``), and at least one pip or a divider (a blank
-    double has a divider; a plain back has neither). Changes ``d`` in place; a face that shows
-    nothing at all stays face down with the note :data:`BLANK_OR_BACK_NOTE`.
+def _read_unsure_back(
+    image: np.ndarray, d: TileDetection, read_backs: bool = False
+) -> TileDetection:
+    """A face-down detection the detector was unsure of, read: face up when the pip counter reads
+    it clearly (a confident reading, >= ``UNSURE_BACK_MIN_CONFIDENCE``; no large printed mark,
+    unless the half classifier agrees with the count: on a tile under ``SMALL_BACK_READ_PX``, or
+    at >= ``MARKED_BLANK_SURE`` with ``read_backs``; at least one pip or a divider: a blank
+    double has a divider, a plain back has neither). A face that shows nothing at all stays face
+    down with the flag ``TileFlag.BLANK_OR_BACK``; otherwise ``d`` comes back unchanged.
     """
     r = read_tile(image, d.corners)
     # a large mark blocks the reading unless the half classifier agrees with the count: on a tiny
@@ -542,18 +558,76 @@ def _read_unsure_back(image: np.ndarray, d: TileDetection, read_backs: bool = Fa
         or (min(d.size) < SMALL_BACK_READ_PX and r.classifier_agrees())
         or (read_backs and r.classifier_agrees(MARKED_BLANK_SURE))
     )
-    if r.readable and clean and r.pips == (0, 0) and not r.divider:
-        d.note = BLANK_OR_BACK_NOTE
-    if not (
-        r.readable
+    value = r.value if r.readable else None
+    if (
+        value is not None
         and clean
         and r.confidence >= UNSURE_BACK_MIN_CONFIDENCE
-        and (r.divider or r.pips != (0, 0))
+        and (r.divider or value != (0, 0))
     ):
-        return
-    d.face_down = False
-    d.pips, d.pip_confidence = (int(r.pips[0]), int(r.pips[1])), r.confidence
-    d.note = "the detector was unsure it is face down; the pips read clearly"
+        return replace(
+            d,
+            face_down=False,
+            pips=value,
+            pip_confidence=r.confidence,
+            note="the detector was unsure it is face down; the pips read clearly",
+            flag=TileFlag.BACK_READ_FACE_UP,
+        )
+    if r.readable and clean and r.pips == (0, 0) and not r.divider:
+        return replace(d, note=BLANK_OR_BACK_NOTE, flag=TileFlag.BLANK_OR_BACK)
+    return d
+
+
+def _face_down(d: TileDetection, note: str, flag: TileFlag) -> TileDetection:
+    return replace(d, face_down=True, pips=None, pip_confidence=None, note=note, flag=flag)
+
+
+def read_one(image: np.ndarray, d: TileDetection, read_backs: bool = False) -> TileDetection:
+    """One detection read (:func:`read_pips`); a new record, ``d`` is not changed."""
+    ratio = d.face_down_ratio
+    if d.face_down:
+        d = replace(d, pips=None, pip_confidence=None)
+        unsure = ratio is not None and ratio <= UNSURE_BACK_RATIO
+        if read_backs or unsure or min(d.size) < SMALL_BACK_READ_PX:
+            return _read_unsure_back(image, d, read_backs)
+        return d
+    r = read_tile(image, d.corners)
+    pips = r.value if r.readable else None
+    if pips is None:
+        return replace(
+            d,
+            pips=None,
+            pip_confidence=None,
+            note=r.note or "unreadable",
+            flag=TileFlag.UNREADABLE,
+        )
+    blank_sure = r.classifier_agrees(MARKED_BLANK_SURE)  # with pips == (0, 0) below
+    if pips == (0, 0) and r.marks > 0 and not (blank_sure and (r.by_classifier or read_backs)):
+        return _face_down(
+            d, "no pips but large printed marks: taken as the back of a tile", TileFlag.PRINTED_BACK
+        )
+    if r.marks >= 2 and r.confidence < MARKED_BACK_MAX_CONFIDENCE:
+        return _face_down(
+            d,
+            f"large printed marks and no clear pips (read {pips[0]}-{pips[1]} at "
+            f"{r.confidence:.2f}): taken as the back of a tile",
+            TileFlag.PRINTED_BACK,
+        )
+    if pips == (0, 0) and not r.divider:
+        if (ratio or 0.0) >= 0.5:
+            if r.marks == 0:
+                return _face_down(d, BLANK_OR_BACK_NOTE, TileFlag.BLANK_OR_BACK)
+            return _face_down(
+                d, "no pips and no divider: taken as face down", TileFlag.PRINTED_BACK
+            )
+        return replace(
+            d,
+            pips=pips,
+            pip_confidence=min(r.confidence, 0.5),
+            note="no pips and no divider: blank double or a plain back",
+            flag=TileFlag.BLANK_NO_DIVIDER,
+        )
+    return replace(d, pips=pips, pip_confidence=r.confidence, note=r.note, alt_pips=r.alt_pips)
 
 
 def read_pips(
@@ -562,71 +636,43 @@ def read_pips(
     face_down_scores: list[float] | None = None,
     read_backs: bool = False,
 ) -> list[TileDetection]:
-    """Read the pips of every face-up detection (in place) and return the list.
+    """Read the pips of every detection; new records, the input is not changed.
 
     Face up or face down (docs/vision.md, "Face down vs face up"):
 
     - a face-down detection keeps ``pips`` None, unless the detector was unsure (face-down score
-      at most :data:`UNSURE_BACK_RATIO` times the face-up score) or ``read_backs`` is set, and
-      the tile reads clearly as a face (:func:`_read_unsure_back`);
+      at most :data:`UNSURE_BACK_RATIO` times the face-up score), the box is narrower than
+      :data:`SMALL_BACK_READ_PX`, or ``read_backs`` is set, and the tile reads clearly as a face
+      (``TileFlag.BACK_READ_FACE_UP``);
     - a face-up box read as 0-0 with a large mark (wider than a third of the tile: printed
-      letters of a logo back) becomes face down, unless the half classifier itself read the
-      blank halves (probability >= ``MARKED_BLANK_SURE``) over a count that saw pips (an old
-      ivory 0-0 with a stain), or, with ``read_backs`` (a photo of face-up tiles only), agreed
-      with the count (a coloured 0-0 whose divider and spinner pin leave a mark; on the printed
-      backs of the real photos the classifier reads 7-0, not 0-0; in draw-game photos it also
-      read some rendered backs as 0-0, hence only with ``read_backs``);
+      letters of a logo back) becomes face down (``TileFlag.PRINTED_BACK``), unless the half
+      classifier itself read the blank halves (probability >= ``MARKED_BLANK_SURE``) over a
+      count that saw pips (an old ivory 0-0 with a stain), or, with ``read_backs`` (a photo of
+      face-up tiles only), agreed with the count;
     - a face-up box with two or more large marks read with confidence under
       :data:`MARKED_BACK_MAX_CONFIDENCE` becomes face down (letters counted as a few pips);
-    - a face-up box with no pips on either half and no divider is a plain back more often than a
-      divider-less blank double: it becomes face down when the detector's face-down score is at
-      least half its face-up score, else it stays 0-0 with ``pip_confidence <= 0.5``;
-    - a face-down box that shows nothing at all (no pip, divider or mark) gets the note
-      :data:`BLANK_OR_BACK_NOTE`.
+    - a face-up box with no pips on either half and no divider becomes face down when the
+      detector's face-down score is at least half its face-up score, else it stays 0-0 with
+      ``pip_confidence <= 0.5`` (``TileFlag.BLANK_NO_DIVIDER``);
+    - a face-down box that shows nothing at all (no pip, divider or mark) gets
+      ``TileFlag.BLANK_OR_BACK`` (note :data:`BLANK_OR_BACK_NOTE`).
 
     Args:
         image: ``(H, W, 3) uint8`` BGR photo.
-        detections: from the detector.
-        face_down_scores: optional ratio (face-down score / face-up score) per detection.
+        detections: from the detector (``scores`` gives the face-down / face-up ratio).
+        face_down_scores: the ratio (face-down score / face-up score) per detection, for
+            detections without ``scores``; None: from ``scores``.
         read_backs: read every face-down box, however sure the detector is (for a photo that
             should show face-up tiles only); it turns face up only when it reads clearly.
     Returns:
-        ``detections`` with ``pips``, ``pip_confidence`` and ``note`` filled in.
+        new detections, same order, with ``pips``, ``pip_confidence``, ``flag`` and ``note``.
     """
+    out = []
     for i, d in enumerate(detections):
-        ratio = face_down_scores[i] if face_down_scores is not None else None
-        if d.face_down:
-            d.pips, d.pip_confidence = None, None
-            unsure = ratio is not None and ratio <= UNSURE_BACK_RATIO
-            if read_backs or unsure or min(d.size) < SMALL_BACK_READ_PX:
-                _read_unsure_back(image, d, read_backs)
-            continue
-        r = read_tile(image, d.corners)
-        if not r.readable:
-            d.pips, d.pip_confidence, d.note = None, None, r.note or "unreadable"
-            continue
-        pips = (int(r.pips[0]), int(r.pips[1]))
-        blank_sure = r.classifier_agrees(MARKED_BLANK_SURE)  # with pips == (0, 0) below
-        if pips == (0, 0) and r.marks > 0 and not (blank_sure and (r.by_classifier or read_backs)):
-            d.face_down, d.pips, d.pip_confidence = True, None, None
-            d.note = "no pips but large printed marks: taken as the back of a tile"
-            continue
-        if r.marks >= 2 and r.confidence < MARKED_BACK_MAX_CONFIDENCE:
-            d.face_down, d.pips, d.pip_confidence = True, None, None
-            d.note = f"large printed marks and no clear pips (read {pips[0]}-{pips[1]} at {r.confidence:.2f}): taken as the back of a tile"
-            continue
-        if pips == (0, 0) and not r.divider:
-            if (ratio or 0.0) >= 0.5:
-                d.face_down, d.pips, d.pip_confidence = True, None, None
-                d.note = (
-                    BLANK_OR_BACK_NOTE
-                    if r.marks == 0
-                    else "no pips and no divider: taken as face down"
-                )
-                continue
-            d.pips, d.pip_confidence = pips, min(r.confidence, 0.5)
-            d.note = "no pips and no divider: blank double or a plain back"
-            continue
-        d.pips, d.pip_confidence, d.note = pips, r.confidence, r.note
-        d.alt_pips = r.alt_pips
-    return detections
+        if face_down_scores is not None and d.scores is None:
+            ratio = float(face_down_scores[i])
+            d = replace(d, scores=(1.0, ratio))
+            out.append(replace(read_one(image, d, read_backs), scores=None))
+        else:
+            out.append(read_one(image, d, read_backs))
+    return out
