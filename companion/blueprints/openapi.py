@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .live import openapi_paths as live_paths
+
 _ERR = {
     "description": "error",
     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
@@ -82,6 +84,7 @@ def openapi_document() -> dict[str, Any]:
             '{"error": {"status", "message"}}.',
         },
         "paths": {
+            **live_paths(),
             "/api/status": {
                 "get": {
                     "summary": "Which pipeline parts (detector, layout reader, engines) are available",
