@@ -96,6 +96,8 @@
         last = data.last;
         if (first) card.dataset.live = 'ready';  // the feed is read: tests wait for this mark
         first = false;
+        const turn = $('live-turn');  // who is to move, as the follower says
+        if (turn && data.summary && Number.isInteger(data.summary.player) && document.activeElement !== turn) turn.value = String(data.summary.player);
         if (data.retry_ms) await new Promise((r) => setTimeout(r, data.retry_ms));
       } catch (e) {
         await new Promise((r) => setTimeout(r, 2000));  // server away: try again
@@ -137,6 +139,7 @@
       try {
         const ans = await call('POST', `/api/tables/${tableId}/live/frames`, fd);  // the next frame waits for this answer
         frames += 1;
+        if (!filming) break;  // stopped while this frame was on its way
         $('live-view').textContent = ans.steady ? 'steady' : 'moving';
         drawTracks(ans);
         show('message', '');
