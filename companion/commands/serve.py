@@ -15,12 +15,17 @@ solitaires and Tableaux on photos rendered by ``vision/render`` (``sample_images
 marked as rendered on the page) until real photos of those layouts exist.
 
 HTTP is served by waitress, HTTPS by cheroot (waitress has no TLS); both are production WSGI
-servers in pure Python with ``--threads`` worker threads (default 8), a bounded queue of
+servers in pure Python with ``--threads`` worker threads (default 16), a bounded queue of
 connections waiting for a worker (100) and a 60 s timeout on idle or slow connections. The TLS
 handshake is done in a worker when the connection's first bytes are read, never in the
-accepting thread (:class:`LazyHandshakeAdapter`). ``--debug`` runs Werkzeug's development
+accepting thread (:class:`LazyHandshakeAdapter`). Phones following a table live wait on its
+change feed by long polling, one worker thread each while they wait; at most ``--threads``
+minus :data:`FREE_THREADS` of them wait at once, so frames, photos and score entries always
+find a free thread (``companion.blueprints.live``). ``--debug`` runs Werkzeug's development
 server instead (tracebacks in the console, never for phones). ``--camera N`` lets the page
-grab photos from the laptop's webcam N (OpenCV ``VideoCapture``).
+grab photos from the laptop's webcam N (OpenCV ``VideoCapture``) and follow a table live from
+it (a background thread, :func:`start_laptop_camera`); a camera that cannot be opened is a
+message in the console, and the server runs on without it.
 
 Only the Host names this computer answers to are served (DNS rebinding protection):
 localhost, 127.0.0.1, the LAN address, the computer's name (and ``<name>.local``), ``--host``
