@@ -70,6 +70,9 @@ class TableLive:
     camera: str | None = None
     camera_at: float = 0.0
     steady: bool | None = None
+    #: a frame waiting to become the table's photo (JPEG bytes), and whether one is being stored
+    photo_next: bytes | None = None
+    photo_busy: bool = False
 
     @property
     def followed(self) -> Follower:
@@ -238,10 +241,57 @@ def store_scores(db, row, records: list[dict]) -> None:
             rec["error"] = exc.message
 
 
-def feed_frame(live_hub: LiveHub, db, row, image, client: str, received: float) -> dict:
+#: Records after which the frame becomes the table's photo (the table changed).
+_PHOTO_AFTER = frozenset({"play", "hand_start", "hand_scored", "progress", "result"})
+
+
+def keep_photo(live: TableLive, data: bytes) -> None:
+    """Store the frame ``data`` (JPEG) as the table's latest photo in a background thread
+    (``api.add_photo``: detected, read with the hint, stored like an upload) and announce it
+    (``photo`` record), so every phone shows the tiles and the hint of the new position. One
+    at a time per table; a frame that comes meanwhile replaces the waiting one."""
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    with live.lock:
+        live.photo_next = data
+        if live.photo_busy:
+            return
+        live.photo_busy = True
+    threading.Thread(target=_store_photos, args=(app, live), daemon=True).start()
+
+
+def _store_photos(app, live: TableLive) -> None:
+    from .api import add_photo
+
+    while True:
+        with live.lock:
+            data, live.photo_next = live.photo_next, None
+            if data is None:
+                live.photo_busy = False
+                return
+        try:
+            with app.test_request_context("/"):
+                try:
+                    row = store.table_row(get_db(), live.table_id)
+                    photo, _ = add_photo(row, data, time.perf_counter())
+                    hub().publish(
+                        live.table_id,
+                        [{"type": "photo", "photo_id": photo["id"], "from": "camera"}],
+                    )
+                finally:
+                    close_db()
+        except Exception:  # noqa: BLE001 - a frame not kept as a photo must not stop the feed
+            app.logger.exception("could not keep a live frame of table %s", live.table_id)
+
+
+def feed_frame(
+    live_hub: LiveHub, db, row, image, client: str, received: float, jpeg: bytes | None = None
+) -> dict:
     """One frame (``(H, W, 3) uint8`` BGR) of ``client``'s camera through the table's follower;
     its records stored (scores) and published. Returns the answer for the filming phone:
     ``{"frame", "steady", "tracks", "records", "last", "summary", "width", "height"}``.
+
+    When the table changed (a play, a hand started or scored, a solitaire's progress), the frame
+    (``jpeg``, else ``image`` encoded) becomes the table's photo (:func:`keep_photo`).
 
     Raises:
         store.ApiError(409): another client filmed this table within :data:`CAMERA_HOLD_S` s.
@@ -270,6 +320,10 @@ def feed_frame(live_hub: LiveHub, db, row, image, client: str, received: float) 
         store_scores(db, row, out)
         summary = live.followed.summary()
         last = live_hub.publish(row["id"], out, received) if out else live.seq
+    if current_app.config.get("LIVE_KEEP_PHOTOS", True) and any(
+        r.get("type") in _PHOTO_AFTER for r in out
+    ):
+        keep_photo(live, jpeg if jpeg is not None else services.encode_jpeg(image))
     h, w = image.shape[:2]
     return {
         "frame": up.frame if up is not None else -1,
@@ -312,7 +366,7 @@ def post_frame(table_id: int):
         )
     _check_frame_size(data)
     image = services.load_image(data)
-    out = feed_frame(hub(), get_db(), row, image, client, received)
+    out = feed_frame(hub(), get_db(), row, image, client, received, data)
     out["elapsed_ms"] = round((time.perf_counter() - started) * 1000.0, 1)
     return jsonify(out)
 

@@ -173,15 +173,31 @@ def test_frames_become_plays_flags_and_camera_score_entries(client, monkeypatch,
     assert sum(p["total"] for p in r.json["players"]) == sum(totals) - scores[-1]["points"]
 
 
-def test_the_feed_carries_every_record_and_other_phones_changes(client, monkeypatch, game):
+def settle(app, table_id: int) -> None:
+    """Wait until the table's frames kept as photos are stored."""
+    deadline = time.time() + 20
+    with app.app_context():
+        while time.time() < deadline and live.hub().get(table_id).photo_busy:
+            time.sleep(0.05)
+
+
+def test_the_feed_carries_every_record_and_other_phones_changes(app, client, monkeypatch, game):
     stream, _, _ = game
     fake_eyes(monkeypatch, [item[1] for item in stream if item[0] == "frame"])
     t = new_table(client, "tableaux", ("Ana", "Ben"))
     got = send_stream(client, t["id"], t["code"], stream)
     feed = client.get(f"/api/tables/{t['id']}/live/events?after=0&wait=0").json
     assert [r["seq"] for r in feed["records"]] == list(range(1, feed["last"] + 1))
-    assert [r["type"] for r in feed["records"]] == [r["type"] for r in got]
+    # the frames' records in order; the frames after a change also become the table's photo
+    # (stored in the background, announced as "photo" records)
+    assert [r["type"] for r in feed["records"] if r["type"] != "photo"] == [r["type"] for r in got]
     assert feed["summary"]["plays"] == sum(r["type"] == "play" for r in got)
+    settle(app, t["id"])
+    feed = client.get(f"/api/tables/{t['id']}/live/events?after=0&wait=0").json
+    photos = [r["photo_id"] for r in feed["records"] if r["type"] == "photo"]
+    assert photos
+    photo = client.get(f"/api/tables/{t['id']}/photos/{photos[-1]}").json
+    assert len(photo["tiles"]) >= 2 and (photo["width"], photo["height"]) == SIZE
     # a phone that is up to date waits; a score typed on another phone wakes it at once
     ana = t["players"][0]["id"]
     answer: dict = {}
@@ -191,6 +207,8 @@ def test_the_feed_carries_every_record_and_other_phones_changes(client, monkeypa
         answer["feed"] = client.get(f"/api/tables/{t['id']}/live/events?after={feed['last']}").json
         answer["s"] = time.perf_counter() - t0
 
+    settle(app, t["id"])  # the last photo is stored and announced
+    feed = client.get(f"/api/tables/{t['id']}/live/events?after=0&wait=0").json
     th = threading.Thread(target=wait)
     th.start()
     time.sleep(0.3)
@@ -338,6 +356,7 @@ def test_laptop_camera_feeds_a_table_and_a_missing_one_is_a_message(
         cv2.imdecode(np.frombuffer(frame_jpeg(k, f[1]), np.uint8), cv2.IMREAD_COLOR)
         for k, f in enumerate(taps_free)
     ]
+    app.config["LIVE_KEEP_PHOTOS"] = False  # only the feeder's frames are read
     # no camera: the server runs on, with a clear message
     app.config["CAMERA_INDEX"] = 3
     assert not start_laptop_camera(app, 3, capture=lambda i: FakeCapture([], opened=False))

@@ -150,6 +150,8 @@ def test_phone_b_sees_each_play_the_flag_and_the_score_without_reloading(
         assert plays >= 4 and flags == 1 and sum(running) > 0
         assert totals(b) == running
         assert "(camera)" in b.inner_text("#history")
+        # the position after a play became the table's photo: phone B shows its tiles
+        b.wait_for_selector("#photo-card:not([hidden]) #overlay polygon", state="attached")
         assert b.evaluate("window.__notReloaded === true")
         b.screenshot(path=str(_artifacts() / "live-phone-b.png"), full_page=True)
     finally:
