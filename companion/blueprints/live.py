@@ -70,8 +70,9 @@ class TableLive:
     camera: str | None = None
     camera_at: float = 0.0
     steady: bool | None = None
-    #: a frame waiting to become the table's photo (JPEG bytes), and whether one is being stored
-    photo_next: bytes | None = None
+    #: a frame waiting to become the table's photo (JPEG bytes and its detections), and
+    #: whether one is being stored
+    photo_next: tuple[bytes, list[dict]] | None = None
     photo_busy: bool = False
 
     @property
@@ -245,14 +246,14 @@ def store_scores(db, row, records: list[dict]) -> None:
 _PHOTO_AFTER = frozenset({"play", "hand_start", "hand_scored", "progress", "result"})
 
 
-def keep_photo(live: TableLive, data: bytes) -> None:
-    """Store the frame ``data`` (JPEG) as the table's latest photo in a background thread
-    (``api.add_photo``: detected, read with the hint, stored like an upload) and announce it
-    (``photo`` record), so every phone shows the tiles and the hint of the new position. One
-    at a time per table; a frame that comes meanwhile replaces the waiting one."""
+def keep_photo(live: TableLive, data: bytes, tiles: list[dict]) -> None:
+    """Store the frame ``data`` (JPEG; ``tiles``: its detections) as the table's latest photo
+    in a background thread (``api.add_photo``: read with the hint, stored like an upload) and
+    announce it (``photo`` record), so every phone shows the tiles and the hint of the new
+    position. One at a time per table; a frame that comes meanwhile replaces the waiting one."""
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     with live.lock:
-        live.photo_next = data
+        live.photo_next = (data, tiles)
         if live.photo_busy:
             return
         live.photo_busy = True
@@ -264,15 +265,16 @@ def _store_photos(app, live: TableLive) -> None:
 
     while True:
         with live.lock:
-            data, live.photo_next = live.photo_next, None
-            if data is None:
+            nxt, live.photo_next = live.photo_next, None
+            if nxt is None:
                 live.photo_busy = False
                 return
+        data, tiles = nxt
         try:
             with app.test_request_context("/"):
                 try:
                     row = store.table_row(get_db(), live.table_id)
-                    photo, _ = add_photo(row, data, time.perf_counter())
+                    photo, _ = add_photo(row, data, time.perf_counter(), tiles=tiles)
                     hub().publish(
                         live.table_id,
                         [{"type": "photo", "photo_id": photo["id"], "from": "camera"}],
@@ -323,7 +325,7 @@ def feed_frame(
     if current_app.config.get("LIVE_KEEP_PHOTOS", True) and any(
         r.get("type") in _PHOTO_AFTER for r in out
     ):
-        keep_photo(live, jpeg if jpeg is not None else services.encode_jpeg(image))
+        keep_photo(live, jpeg if jpeg is not None else services.encode_jpeg(image), tiles)
     h, w = image.shape[:2]
     return {
         "frame": up.frame if up is not None else -1,
@@ -599,7 +601,9 @@ def laptop(table_id: int):
     if feeder is None:
         raise store.ApiError(404, "no laptop camera; start the server with `serve --camera N`")
     body = request.get_json(silent=True)
-    on = bool(body.get("on", True)) if isinstance(body, dict) else True
+    on = body.get("on", True) if isinstance(body, dict) else True
+    if not isinstance(on, bool):
+        raise store.ApiError(400, f"on must be true or false, got {store.shown(on)}")
     if on:
         hub().table(row)  # refuses a game that is not followed
         feeder.follow(row["id"])

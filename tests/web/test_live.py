@@ -382,6 +382,12 @@ def test_laptop_camera_feeds_a_table_and_a_missing_one_is_a_message(
             headers={"X-Table-Code": t["code"]},
         )
         assert r.status_code == 200 and r.json["on"]
+        r = client.post(
+            f"/api/tables/{t['id']}/live/laptop",
+            json={"on": "no"},
+            headers={"X-Table-Code": t["code"]},
+        )
+        assert r.status_code == 400
         deadline = time.time() + 20
         feeder = app.extensions["camera"]
         while feeder.table_id is not None and time.time() < deadline:
