@@ -13,7 +13,9 @@ the previous answer is back. Every frame goes through the real pipeline (``visio
 For every record a frame caused (a play, a flag, a score, the view turning steady or moving),
 the latency is the time from the server receiving that frame (``received``, stamped by the
 server) to the record reaching a phone (the phone's clock: the same machine); "every phone
-updated" is the latest of the phones. Reports their median, p95 and max (ms), the filming
+updated" is the latest of the phones. Reports their median, p95 and max (ms), the part of it
+from the record's publication (``at``: the frame read, followed and stored) to the last phone
+(the fan-out), the filming
 phone's round trip per frame and the frames per second, and the load average of the machine.
 
     python scripts/bench_live_latency.py                       # 4 phones, Tableaux, 60 frames
@@ -162,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         proc.wait(10)
     load_after = os.getloadavg()
     framed = sorted({s for p in phones for s, r in p.records.items() if "received" in r})
-    every, each = [], []
+    every, each, fanout = [], [], []
     missing = 0
     for s in framed:
         times = [p.got.get(s) for p in phones]
@@ -173,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         lat = [(t - rec["received"]) * 1000 for t in times if t is not None]
         every.append(max(lat))
         each += lat
+        fanout.append((max(t for t in times if t is not None) - rec["at"]) * 1000)
     kinds: dict[str, int] = {}
     for s in framed:
         rec = next(p.records[s] for p in phones if s in p.records)
@@ -189,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         "phone_errors": sum(p.errors for p in phones),
         "every_phone_updated_ms": _stats(every),
         "each_phone_ms": _stats(each),
+        "published_to_every_phone_ms": _stats(fanout),
         "frame_round_trip_ms": _stats(round_trips),
         "frame_server_ms": _stats(server_ms),
         "cpu_count": os.cpu_count(),
