@@ -432,3 +432,32 @@ def test_old_databases_take_camera_entries(tmp_path):
     assert conn.execute("SELECT COUNT(*) FROM rounds").fetchone()[0] == 2
     dbmod.init_schema(conn)  # once more: nothing to do
     assert conn.execute("SELECT COUNT(*) FROM rounds").fetchone()[0] == 2
+
+
+def test_a_draw_game_hand_scored_from_the_shown_hands_is_a_camera_entry(client, monkeypatch):
+    """The first hand of a rendered two-player draw game, to the hands shown and the table
+    cleared: the hand's points (RULES.md section 4) are stored as the engine scored them."""
+    script = play_game("draw100", random.Random(4), players=2)
+    end = next(i for i, st in enumerate(script.steps) if st.kind == "show" and not st.placements)
+    steps = script.steps[: end + 1]
+    widest = max((st for st in steps if st.kind == "show"), key=lambda st: len(st.placements))
+    cam = make_camera(
+        np.random.default_rng(0), widest.placements, SIZE, fill=0.8, rotation_deg=0.0, tilt=0.0
+    )
+    stream: list[tuple] = []
+    for st in steps:
+        if st.kind == "tap":
+            stream.append(("tap", st.tap, st.player))
+        else:
+            stream += [("frame", camera_labels(cam, st.placements))] * 3
+    fake_eyes(monkeypatch, [item[1] for item in stream if item[0] == "frame"])
+    t = new_table(client, "draw100", ("Ana", "Ben"))
+    got = send_stream(client, t["id"], t["code"], stream)
+    kind, winner, points = script.final["hands"][0]
+    scored = [r for r in got if r["type"] == "hand_scored"]
+    assert [(r["kind"], r["winner"], r["points"]) for r in scored] == [(kind, winner, points)]
+    table = client.get(f"/api/tables/{t['id']}").json
+    assert [(r["kind"], r["source"]) for r in table["rounds"]] == [(kind, "camera")]
+    assert [p["total"] for p in table["players"]] == [
+        points if seat == winner else 0 for seat in range(2)
+    ]
