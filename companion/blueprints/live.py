@@ -14,7 +14,9 @@ the follower. What the follower says becomes the table's *change feed*:
   sheet with source ``camera`` (``store.record_camera_round``; undo works on it), and the
   record carries ``round_id`` and the table (totals, history) after it;
 - ``view``: the camera's view turned steady or moving;
-- ``table`` / ``photo``: another phone recorded or undid an entry, or sent a photo.
+- ``table`` / ``photo``: another phone recorded or undid an entry, or sent a photo; after a
+  change on the table the frame itself becomes the table's photo (:func:`keep_photo`), so
+  every phone shows the new position's tiles and its own hint.
 
 Every phone at the table reads the feed by long polling: ``GET /api/tables/<id>/live/events
 ?after=SEQ`` answers at once when records newer than ``SEQ`` exist, else waits up to

@@ -11,10 +11,15 @@ not depend on the detector's accuracy.
 from __future__ import annotations
 
 import io
+import json
 import random
+import socket
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
+import urllib.request
 from dataclasses import replace
 
 import cv2
@@ -461,3 +466,71 @@ def test_a_draw_game_hand_scored_from_the_shown_hands_is_a_camera_entry(client, 
     assert [p["total"] for p in table["players"]] == [
         points if seat == winner else 0 for seat in range(2)
     ]
+
+
+def test_serve_keeps_threads_free_for_frames_while_phones_wait(tmp_path):
+    """A real ``serve`` (waitress, 6 threads: 2 may wait on the feed) with a webcam index that
+    does not exist: it says so and serves; two phones wait, a third is told to come back, a score
+    entry is answered at once and wakes the two."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion.commands.serve", "--local", "--no-https", "--no-demo"]
+        + ["--port", str(port), "--instance", str(tmp_path), "--threads", "6", "--camera", "99"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+    def call(method, path, body=None, headers=None, timeout=30):
+        req = urllib.request.Request(
+            base + path,
+            data=None if body is None else json.dumps(body).encode(),
+            method=method,
+            headers={"Content-Type": "application/json", **(headers or {})},
+        )
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return json.load(r)
+
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                call("GET", "/api/status", timeout=2)
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, "serve did not start"
+                time.sleep(0.3)
+        t = call("POST", "/api/tables", {"game": "tableaux", "players": ["Ana", "Ben"]})
+        answers: list[dict] = []
+        waiting = [
+            threading.Thread(
+                target=lambda: answers.append(
+                    call("GET", f"/api/tables/{t['id']}/live/events?after=0")
+                )
+            )
+            for _ in range(2)
+        ]
+        for th in waiting:
+            th.start()
+        time.sleep(1.0)
+        third = call("GET", f"/api/tables/{t['id']}/live/events?after=0&wait=5", timeout=3)
+        assert third["retry_ms"] == 1000
+        t0 = time.perf_counter()
+        call(
+            "POST",
+            f"/api/tables/{t['id']}/rounds",
+            {"scores": {str(t["players"][0]["id"]): 4}, "kind": "play"},
+            {"X-Table-Code": t["code"]},
+        )
+        assert time.perf_counter() - t0 < 5
+        for th in waiting:
+            th.join(10)
+        assert [[r["type"] for r in a["records"]] for a in answers] == [["table"], ["table"]]
+    finally:
+        proc.terminate()
+        out = proc.communicate(timeout=10)[0]
+    assert "Laptop camera 99 cannot be opened" in out
