@@ -171,6 +171,7 @@ def test_the_page_films_frame_after_frame_and_draws_outlines(server, browser, mo
         assert pg.inner_text("#live-view") in ("steady", "moving")
         assert pg.locator("#live-overlay polygon").count() == len(frames[-1])
         pg.wait_for_selector("#live-log li.live-hand_start", state="attached")
+        pg.locator("#live-card").screenshot(path=str(_artifacts() / "live-filming.png"))
         pg.click("#live-stop")
         n = pg.evaluate("window.dominoLive.frames()")
         pg.wait_for_timeout(600)
