@@ -97,10 +97,11 @@ def create_app(
     app.after_request(guard.security_headers)
     app.jinja_env.globals["csrf_token"] = guard.csrf_token
 
-    from .blueprints import api, pages
+    from .blueprints import api, live, pages
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp, url_prefix="/api")
+    app.register_blueprint(live.bp, url_prefix="/api")
     _register_error_handlers(app)
     return app
 

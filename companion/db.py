@@ -44,6 +44,39 @@ def init_schema(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE photos ADD COLUMN hand_json TEXT NOT NULL DEFAULT '[]'")
     if "rendered" not in cols:
         conn.execute("ALTER TABLE photos ADD COLUMN rendered INTEGER NOT NULL DEFAULT 0")
+    _allow_camera_rounds(conn)
+
+
+def _allow_camera_rounds(conn: sqlite3.Connection) -> None:
+    """Older databases refuse ``rounds.source = 'camera'`` (their CHECK predates the live
+    camera): rebuild the table with the new CHECK, keeping every row and id (SQLite cannot
+    change a CHECK in place; the rebuild follows its "making other kinds of table schema
+    changes" recipe, foreign keys off so score events keep their rounds)."""
+    row = conn.execute(
+        "SELECT sql FROM sqlite_master WHERE type='table' AND name='rounds'"
+    ).fetchone()
+    if row is None or "'camera'" in row[0]:
+        return
+    old = "CHECK (source IN ('hand', 'photo'))"
+    if old not in row[0]:
+        return
+    new_sql = row[0].replace(old, "CHECK (source IN ('hand', 'photo', 'camera'))")
+    new_sql = new_sql.replace("CREATE TABLE rounds", "CREATE TABLE rounds_new", 1)
+    conn.execute("PRAGMA foreign_keys = OFF")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(new_sql)
+            conn.execute("INSERT INTO rounds_new SELECT * FROM rounds")
+            conn.execute("DROP TABLE rounds")
+            conn.execute("ALTER TABLE rounds_new RENAME TO rounds")
+            conn.execute("CREATE INDEX IF NOT EXISTS idx_rounds_table ON rounds(table_id)")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    finally:
+        conn.execute("PRAGMA foreign_keys = ON")
 
 
 def get_db() -> sqlite3.Connection:

@@ -43,7 +43,8 @@ CREATE TABLE IF NOT EXISTS rounds (
     table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
     number   INTEGER NOT NULL,                    -- 1, 2, ... per table (undone ones keep theirs)
     kind     TEXT    NOT NULL,                    -- hand: domino | blocked; turn: play | pass; manual
-    source   TEXT    NOT NULL DEFAULT 'hand' CHECK (source IN ('hand', 'photo')),
+    -- typed by hand, points from a photo, or recorded by the live camera (companion/follow.py)
+    source   TEXT    NOT NULL DEFAULT 'hand' CHECK (source IN ('hand', 'photo', 'camera')),
     photo_id INTEGER REFERENCES photos(id),
     note     TEXT    NOT NULL DEFAULT '',
     undone   INTEGER NOT NULL DEFAULT 0,

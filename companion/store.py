@@ -756,3 +756,32 @@ def sweep_photo_dir(db: sqlite3.Connection, photo_dir: str | Path) -> dict[str, 
             path.unlink(missing_ok=True)
             out["removed"] += 1
     return out
+
+
+# --- entries recorded by the live camera (companion/follow.py) --------------------------------
+
+
+def record_camera_round(
+    db: sqlite3.Connection, table_id: int, seat: int, points: int, kind: str, note: str = ""
+) -> dict:
+    """Store one score event the live camera made (``companion.follow`` ``score`` record) as an
+    ordinary entry of the score sheet: ``points`` to the player in ``seat`` (0-based), ``kind``
+    one of the game's round kinds (Tableaux ``play``/``pass``, draw to 100 ``domino``/``blocked``),
+    ``source`` ``"camera"``. Undo works on it like on any entry. Call inside a transaction.
+    Returns ``table_json`` with ``round_id``, the new entry's id.
+
+    Raises:
+        ApiError(400): no player in ``seat``, a bad kind or points (as :func:`record_round`).
+        ApiError(409): the game is already finished.
+    """
+    ids = {p["seat"]: p["id"] for p in players(db, table_id)}
+    if seat not in ids:
+        raise ApiError(400, f"no player sits in seat {shown(seat)} at table {table_id}")
+    record_round(db, table_id, {ids[seat]: points}, kind, "hand", None, note)
+    rid = db.execute(
+        "SELECT id FROM rounds WHERE table_id = ? ORDER BY number DESC LIMIT 1", (table_id,)
+    ).fetchone()["id"]
+    db.execute("UPDATE rounds SET source = 'camera' WHERE id = ?", (rid,))
+    out = table_json(db, table_id)
+    out["round_id"] = rid
+    return out

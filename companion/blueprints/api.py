@@ -253,6 +253,7 @@ def add_photo(
     key: str | None = None,
     player_id: int | None = None,
     rendered: bool = False,
+    tiles: list[dict] | None = None,
 ) -> tuple[dict, int]:
     """Decode, detect, read, then store the file and the row together (all or nothing).
 
@@ -262,6 +263,7 @@ def add_photo(
     The table reading is stored without any hand (what every phone sees); ``hand`` (when
     given) becomes ``player_id``'s hand, and the answer carries that player's own reading.
     ``rendered``: the picture is a rendering (demo tables), shown marked as such.
+    ``tiles``: the picture's detections when already made (a live frame), else detected here.
     Returns ``(photo_json, status)``.
 
     Raises:
@@ -277,7 +279,8 @@ def add_photo(
     h, w = image.shape[:2]
     params = read_params(row)
     try:
-        tiles = services.detect(image, row["game"])
+        if tiles is None:
+            tiles = services.detect(image, row["game"])
         analysis = services.read_table(tiles, {}, row["game"], params, [])
     except services.Unavailable as exc:
         tiles = []

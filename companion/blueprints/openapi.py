@@ -11,6 +11,8 @@ from typing import Any
 from engine import GAMES
 from engine.actions import ACTION_TYPES, PLACE_KINDS
 
+from .live import openapi_paths as live_paths
+
 _ERR = {
     "description": "error",
     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
@@ -163,6 +165,7 @@ def openapi_document() -> dict[str, Any]:
             '{"error": {"status", "message"}}.',
         },
         "paths": {
+            **live_paths(),
             "/api/status": {
                 "get": {
                     "summary": "Whether the tile detector runs, and whether there is a laptop camera",

@@ -15,12 +15,17 @@ solitaires and Tableaux on photos rendered by ``vision/render`` (``sample_images
 marked as rendered on the page) until real photos of those layouts exist.
 
 HTTP is served by waitress, HTTPS by cheroot (waitress has no TLS); both are production WSGI
-servers in pure Python with ``--threads`` worker threads (default 8), a bounded queue of
+servers in pure Python with ``--threads`` worker threads (default 16), a bounded queue of
 connections waiting for a worker (100) and a 60 s timeout on idle or slow connections. The TLS
 handshake is done in a worker when the connection's first bytes are read, never in the
-accepting thread (:class:`LazyHandshakeAdapter`). ``--debug`` runs Werkzeug's development
+accepting thread (:class:`LazyHandshakeAdapter`). Phones following a table live wait on its
+change feed by long polling, one worker thread each while they wait; at most ``--threads``
+minus :data:`FREE_THREADS` of them wait at once, so frames, photos and score entries always
+find a free thread (``companion.blueprints.live``). ``--debug`` runs Werkzeug's development
 server instead (tracebacks in the console, never for phones). ``--camera N`` lets the page
-grab photos from the laptop's webcam N (OpenCV ``VideoCapture``).
+grab photos from the laptop's webcam N (OpenCV ``VideoCapture``) and follow a table live from
+it (a background thread, :func:`start_laptop_camera`); a camera that cannot be opened is a
+message in the console, and the server runs on without it.
 
 Only the Host names this computer answers to are served (DNS rebinding protection):
 localhost, 127.0.0.1, the LAN address, the computer's name (and ``<name>.local``), ``--host``
@@ -60,6 +65,13 @@ DEMOS = [
 ]
 
 
+#: Worker threads per server (HTTP and HTTPS each): phones at a live table wait on the change
+#: feed by long polling, one thread each, and :data:`FREE_THREADS` stay for everything else.
+DEFAULT_THREADS = 16
+#: Threads never taken by long-polling phones (frame posts, photos, score entries).
+FREE_THREADS = 4
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--host",
@@ -92,7 +104,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="offer 'grab from laptop camera' using webcam N (cv2.VideoCapture index)",
+        help="the laptop's webcam N (cv2.VideoCapture index): 'grab from laptop camera' and "
+        "live following of a table from it",
     )
     p.add_argument(
         "--instance",
@@ -104,9 +117,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--threads",
         type=int,
-        default=8,
+        default=DEFAULT_THREADS,
         metavar="N",
-        help="worker threads answering requests (default 8)",
+        help=f"worker threads answering requests (default {DEFAULT_THREADS}; phones following "
+        "a table live each hold one while they wait for news)",
     )
     p.add_argument(
         "--trusted-host",
@@ -323,6 +337,36 @@ def trusted_hosts(args: argparse.Namespace, public_host: str) -> list[str]:
     return hosts
 
 
+def start_laptop_camera(app, index: int, capture=None) -> bool:
+    """Start the webcam's live feeder (``companion.blueprints.live.CameraFeeder``) after
+    checking that camera ``index`` opens; prints what it found. Never raises: without a camera
+    the server runs on with a clear message (phones' own cameras work). Returns True when the
+    camera opened."""
+    from companion.blueprints.live import start_camera_feeder
+
+    try:
+        if capture is None:
+            import cv2
+
+            capture = cv2.VideoCapture
+        cap = capture(index)
+        ok = bool(cap.isOpened())
+        cap.release()
+    except Exception as exc:  # noqa: BLE001 - a broken camera driver must not stop the server
+        print(f"Laptop camera {index}: cannot be used ({type(exc).__name__}: {exc}).")
+        ok = False
+    if not ok:
+        print(
+            f"Laptop camera {index} cannot be opened: no laptop camera (check --camera N; "
+            "phones' cameras work)."
+        )
+        app.config["CAMERA_INDEX"] = None
+        return False
+    start_camera_feeder(app, index, capture)
+    print(f"Laptop camera {index}: 'Follow with laptop camera' on a table page reads it live.")
+    return True
+
+
 def run(args: argparse.Namespace) -> int:
     from companion.app import create_app
 
@@ -387,6 +431,10 @@ def run(args: argparse.Namespace) -> int:
         except Exception:  # noqa: BLE001 - a QR code in the console is a nicety
             pass
     threads = max(1, min(int(args.threads), 64))
+    # both servers share the app: waiting phones on either leave FREE_THREADS free on each
+    app.config["LIVE_MAX_WAITERS"] = max(0, threads - FREE_THREADS)
+    if args.camera is not None:
+        start_laptop_camera(app, args.camera)
     if args.debug:
         print("Development server (--debug): not for phones on a network.")
         app.run(

@@ -126,7 +126,7 @@
     for (const r of table.rounds) {
       const parts = Object.entries(r.scores).filter(([, v]) => v !== 0).map(([pid, v]) => `${playerName(pid)} ${v > 0 ? '+' : ''}${v}`);
       const li = el('li', { class: r.undone ? 'undone' : '' },
-        `${r.kind}${r.source === 'photo' ? ' (photo)' : ''}: ${parts.join(', ') || 'no points'}${r.undone ? ' (undone)' : ''}`);
+        `${r.kind}${r.source === 'photo' ? ' (photo)' : r.source === 'camera' ? ' (camera)' : ''}: ${parts.join(', ') || 'no points'}${r.undone ? ' (undone)' : ''}`);
       hist.append(li);
     }
     const inputs = $('round-inputs');
@@ -615,6 +615,14 @@
     if (!window.confirm(`Delete table ${table.id} with its photos and scores? This cannot be undone.`)) return;
     try { await api('DELETE', `/api/tables/${table.id}`); window.location.href = '/'; } catch (e) { say(e.message); }
   });
+  // static/live.js brings other phones' and the camera's changes in through these.
+  window.dominoTable = {
+    setTable(t) { table = t; renderTable(); },
+    async showPhoto(id) {
+      if (photo && photo.id === id) return;
+      try { photo = await api('GET', `/api/tables/${table.id}/photos/${id}`); renderPhoto(); } catch (e) { say(e.message); }
+    },
+  };
   renderTable();
   renderPhoto();
   (async () => {

@@ -11,6 +11,7 @@ import pytest
 from companion.follow import Follower
 from engine.draw100.line import LineOfPlay
 from engine.tiles import Tile
+from vision.render.games import camera_labels
 from vision.render.layouts import _line_placements
 from vision.render.scene import Placement, make_camera
 from vision.tracking import Tracker
@@ -26,15 +27,7 @@ def _labels(placements: list[Placement], seed: int = 0, size=(1024, 768)) -> lis
         rotation_deg=10.0,
         tilt=0.05,
     )
-    return [
-        TileDetection(
-            cam.project(p.plane_corners()).astype(np.float32),
-            0.9,
-            pips=p.shown(),
-            pip_confidence=0.95,
-        )
-        for p in placements
-    ]
+    return camera_labels(cam, placements)
 
 
 def _shaken(

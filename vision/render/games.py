@@ -395,6 +395,21 @@ class Frame:
     player: int | None = None
 
 
+def camera_labels(cam, placements) -> list[TileDetection]:
+    """What a perfect detector reads of ``placements`` through the camera ``cam``
+    (``vision.render.scene.Camera``): one ``TileDetection`` per tile, its corners ``(4, 2)
+    float32`` image pixels, confidence 0.9, pip confidence 0.95 (None pips: face down)."""
+    return [
+        TileDetection(
+            cam.project(p.plane_corners()).astype(np.float32),
+            0.9,
+            pips=p.shown(),
+            pip_confidence=0.95,
+        )
+        for p in placements
+    ]
+
+
 def _hand_polygon(centre_px: np.ndarray, size: float, angle: float) -> np.ndarray:
     """A rough hand-and-forearm outline (pixels) reaching to ``centre_px``."""
     d = np.array([math.cos(angle), math.sin(angle)])
@@ -465,15 +480,7 @@ def frames(
             labels = scene.labels
         else:
             base = None
-            labels = [
-                TileDetection(
-                    cam.project(p.plane_corners()).astype(np.float32),
-                    0.9,
-                    pips=p.shown(),
-                    pip_confidence=0.95,
-                )
-                for p in step.placements
-            ]
+            labels = camera_labels(cam, step.placements)
         tile_px = float(np.median([d.size[1] for d in labels])) if labels else 40.0
         at = (
             cam.project(np.array([step.changed]))[0]
