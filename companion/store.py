@@ -206,7 +206,7 @@ def create_table(
 
 
 def has_demo_table(db: sqlite3.Connection) -> bool:
-    """True when the database holds a demo table (``serve --demo`` made them already)."""
+    """True when the database holds a demo table (``serve`` made them on an earlier start)."""
     return db.execute("SELECT 1 FROM tables WHERE demo = 1").fetchone() is not None
 
 
