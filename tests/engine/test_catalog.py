@@ -46,6 +46,10 @@ def test_traits_match_the_rules():
     assert GAMES["tableaux"].default_target() == 121
     assert GAMES["draw100"].default_target() == 100
     assert GAMES["luzon"].default_target() is None
+    from engine.tableaux import PASS_PENALTY
+
+    assert GAMES["tableaux"].pass_penalty == PASS_PENALTY  # the engine's own rule
+    assert games_where(lambda g: g.pass_penalty > 0) == {"tableaux"}
     # the engine's own default set is the first listed
     for g in GAMES.values():
         game = g.make()
