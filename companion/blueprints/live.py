@@ -556,6 +556,8 @@ class CameraFeeder:
                         continue
                     misses = 0
                     self._feed(tid, frame)
+            except store.ApiError as exc:  # another camera films it, the table was deleted
+                self._fail(tid, f"the laptop camera stopped: {exc.message}")
             except Exception as exc:  # noqa: BLE001 - a camera or detector failure ends it
                 self._fail(tid, f"the laptop camera stopped: {type(exc).__name__}: {exc}")
             finally:

@@ -12,37 +12,16 @@ from __future__ import annotations
 
 import base64
 import os
-import threading
 
 import pytest
 
-from companion.app import create_app
-
+from .test_browser import CHROMIUM, PHONE
+from .test_browser import server as server  # noqa: F401 - the same server fixture
 from .test_live import fake_eyes, frame_jpeg, tableaux_stream
 
-CHROMIUM = "/usr/bin/chromium"
-PHONE = {"width": 360, "height": 740}
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """The companion on a free loopback port in a thread; yields its base URL."""
-    from werkzeug.serving import make_server
-
-    d = tmp_path_factory.mktemp("live-instance")
-    app = create_app(
-        {"SECRET_KEY": "live", "DATABASE": str(d / "db.sqlite"), "PHOTO_DIR": str(d / "p")},
-        instance_path=str(d),
-    )
-    srv = make_server("127.0.0.1", 0, app, threaded=True)
-    th = threading.Thread(target=srv.serve_forever, daemon=True)
-    th.start()
-    yield f"http://127.0.0.1:{srv.port}"
-    srv.shutdown()
-    th.join(5)
 
 
 @pytest.fixture(scope="module")
