@@ -10,7 +10,7 @@ the filters switched off (those not ``on`` in the table; ``scripts/bench_vision.
 Public API:
 
 - :data:`BOX_FILTERS`, :class:`BoxFilter`, :func:`apply`, :func:`enabled`, :data:`DISABLED`.
-- :func:`suppress_covered` (detector stage, on raw boxes before NMS output becomes records).
+- :func:`suppress_covered` (detector stage: raw boxes after NMS, before they become records).
 - :func:`drop_not_tiles` (verifier stage), :func:`drop_repeated_reads`,
   :func:`drop_tiny_unread` (reader stage): ``list[TileDetection] -> list[TileDetection]`` (kept).
 """
