@@ -2,10 +2,11 @@
 """Benchmark of the vision pipeline (detector + pip counter): accuracy and speed.
 
     nice -n 10 .venv/bin/python scripts/bench_vision.py [--n 30] [--timing 30] [--scale 1|2] [--seed0 S] [--model M] [--json OUT]
-        [--real-only] [--without FILTER ...] [--with FILTER ...]
+        [--real-only] [--without FILTER ...] [--with FILTER ...] [--tree DIR]
 
 ``--without`` / ``--with`` switch box filters of ``vision.filters.BOX_FILTERS`` off / on
-(ablations).
+(ablations). ``--tree DIR`` measures the ``vision`` package of another source tree (an older
+commit: ``git archive COMMIT | tar -x -C DIR``) with this benchmark, for before/after timings.
 
 Parts:
 
@@ -52,6 +53,23 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+
+def _tree_argument(argv: list[str]) -> str | None:
+    """The value of ``--tree`` in ``argv`` (read before ``vision`` is imported), or None."""
+    for i, a in enumerate(argv):
+        if a == "--tree" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--tree="):
+            return a.split("=", 1)[1]
+    return None
+
+
+#: ``--tree DIR``: the ``vision`` package (and its models) of another source tree, e.g. an older
+#: commit from ``git archive``, measured with this benchmark (``--timing``)
+TREE = _tree_argument(sys.argv[1:]) if __name__ == "__main__" else None
+if TREE:
+    sys.path.insert(0, str(Path(TREE).resolve()))
 
 from vision.pipeline import detect, load_image  # noqa: E402
 from vision.pips import read_tile  # noqa: E402
@@ -500,21 +518,36 @@ def main(argv: list[str] | None = None) -> int:
         metavar="FILTER",
         help="switch these box filters on (those the table has off): ablations",
     )
+    ap.add_argument(
+        "--tree",
+        default=None,
+        help="import vision (and its models) from this source tree instead, e.g. an older commit "
+        "unpacked with git archive (for --timing comparisons; box filter options need today's)",
+    )
     args = ap.parse_args(argv)
-    from vision import filters
+    import vision
 
-    for name in args.without + args.with_:
-        filters.enabled(name)  # KeyError for an unknown name
-    filters.DISABLED.update(args.without)
-    filters.DISABLED.difference_update(args.with_)
+    if args.without or args.with_:
+        from vision import filters
+
+        for name in args.without + args.with_:
+            filters.enabled(name)  # KeyError for an unknown name
+        filters.DISABLED.update(args.without)
+        filters.DISABLED.difference_update(args.with_)
     import onnxruntime
 
     result = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "onnxruntime": onnxruntime.__version__,
         "conf": args.conf,
-        "filters_off": sorted(filters.DISABLED),
+        "vision": str(Path(vision.__file__).resolve().parent),
     }
+    try:
+        from vision import filters
+
+        result["filters_off"] = sorted(filters.DISABLED)
+    except ImportError:  # an older tree (--tree) without vision.filters
+        pass
     scorer = args.scorer or args.photos.parent / "tools" / "score_real_photos.py"
     if scorer.is_file() and (args.photos / "labels.json").is_file():
         result["real_scored"] = bench_real_scored(args.photos, scorer, args.model, args.conf)

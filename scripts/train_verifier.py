@@ -9,6 +9,8 @@ Three steps, each resumable (a shard that exists is not made again):
     nice -n 15 python scripts/train_verifier.py train --shards 0 1 2 --epochs 8
     # choose the threshold: not-a-tile rate on the held-out background photos and rendered shard
     nice -n 15 python scripts/train_verifier.py threshold --shards 9
+    # the drop rule (vision.verifier.not_a_tile) on tuning scenes and held-out background photos
+    nice -n 15 python scripts/train_verifier.py tune --models models/tile-verifier.onnx
 
 Data per shard (``data``), each image with the committed detector run on it at a low confidence
 (0.15, covered boxes kept) so the verifier learns from the boxes it will be shown:
@@ -476,6 +478,12 @@ def train(
             tot += loss.item() * len(idx)
             right += int((logits.argmax(1) == yb).sum())
             n += len(idx)
+            if (k // batch + 1) % 50 == 0:
+                print(
+                    f"  epoch {ep + 1}: {n}/{len(x)} crops, loss {tot / n:.4f} "
+                    f"({time.time() - t0:.0f} s)",
+                    flush=True,
+                )
         print(
             f"epoch {ep + 1}/{epochs}: loss {tot / n:.4f} acc {right / n:.4f} ({time.time() - t0:.0f} s)",
             flush=True,
@@ -540,6 +548,102 @@ def threshold_report(folder: Path, shards: list[int], model: Path | None) -> Non
         print("; ".join(row))
 
 
+def _four_view_probs(sess, x: np.ndarray) -> np.ndarray:
+    """``(N, 3)`` probabilities averaged over the four views ``vision.verifier.verify`` uses."""
+    views = [x, x[:, :, ::-1, ::-1], x[:, :, :, ::-1], x[:, :, ::-1, :]]
+    out = 0.0
+    for v in views:
+        lg = sess.run(None, {sess.get_inputs()[0].name: np.ascontiguousarray(v)})[0]
+        e = np.exp(lg - lg.max(1, keepdims=True))
+        out = out + e / e.sum(1, keepdims=True)
+    return np.asarray(out) / len(views)
+
+
+def tune_report(models: list[Path], scenes: int, backgrounds: Path) -> None:
+    """Errors of the drop rule per model and thresholds on tuning data apart from training and
+    from the real photos: rendered scenes (seeds ``40_000_000 + 100_000 * max_pip + k``,
+    ``scenes`` per set size, 1280 px) and the held-out background photos (each as it is and in
+    three random views). A detector box (the runtime's settings: confidence 0.25, covered boxes
+    kept, at most 1280 px) matched to a tile at least 60% visible is a tile; one with IoU < 0.3
+    to every tile, and every box on a background photo, is not. Errors = tiles dropped + boxes
+    on no tile kept (a missed tile and a false box cost the same); tiles the detector missed
+    are the same for every rule and not counted."""
+    import onnxruntime as ort
+    from bench_vision import match
+
+    from vision.detector import load_detector
+    from vision.render import random_scene, random_style
+    from vision.render.scene import DEFAULT_IMAGE_SIZES
+    from vision.verifier import verifier_crops
+
+    det = load_detector()
+    sessions = [ort.InferenceSession(str(m), providers=["CPUExecutionProvider"]) for m in models]
+    conf_all, tile_all, src_all = [], [], []
+    probs_all: list[list[np.ndarray]] = [[] for _ in models]
+
+    def add(img: np.ndarray, truth, src: str) -> None:
+        h, w = img.shape[:2]
+        f = min(1.0, 1280 / max(h, w))
+        if f < 1:
+            img = cv2.resize(img, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA)
+            truth = [(c * f, v) for c, v in truth]
+        raw = det.raw(img, 0.25, 0.5, max_covered=None)
+        boxes = obb_corners(raw.xywhr)
+        if len(boxes) == 0:
+            return
+        x = verifier_crops(img, boxes)
+        for k, sess in enumerate(sessions):
+            probs_all[k].append(_four_view_probs(sess, x)[:, NOT_TILE])
+        seen = [c for c, v in truth if v >= 0.6]
+        hit = set(match(seen, list(boxes)).values())
+        for j, b in enumerate(boxes):
+            ious = [poly_iou(b, c) for c, _ in truth]
+            tile = 1 if j in hit else (0 if not ious or max(ious) < 0.3 else -1)
+            tile_all.append(tile)
+            src_all.append(src)
+        conf_all.append(raw.confidence)
+
+    for mp in (6, 9, 12):
+        for k in range(scenes):
+            rng = np.random.default_rng(40_000_000 + 100_000 * mp + k)
+            style = random_style(rng, max_pip=mp)
+            base = DEFAULT_IMAGE_SIZES[int(rng.integers(len(DEFAULT_IMAGE_SIZES)))]
+            sc = random_scene(rng, image_size=(base[0] * 2, base[1] * 2), style=style)
+            add(sc.image, [(g.corners, v) for g, v in zip(sc.labels, sc.visible)], "render")
+    photos = background_photos(backgrounds)
+    held = holdout_photos(photos)
+    for ph in photos:
+        if ph.name not in held:
+            continue
+        im0 = cv2.imread(str(ph))
+        for v in range(4):
+            img = _augment_background(np.random.default_rng(v), im0) if v else im0
+            add(img, [], "bg")
+    conf = np.concatenate(conf_all)
+    tile = np.array(tile_all)
+    src = np.array(src_all)
+    use = tile >= 0
+    print(
+        f"boxes: {int((tile == 1).sum())} tiles, {int(((tile == 0) & (src == 'render')).sum())} "
+        f"rendered boxes on no tile, {int((src == 'bg').sum())} background boxes"
+    )
+    sure = conf >= 0.8
+    for m, probs in zip(models, probs_all):
+        nt = np.concatenate(probs)
+        print(f"model {m}:")
+        for t in (0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7):
+            for sure_bar in (t, 0.8, 0.9, 1.01):
+                drop = nt >= np.where(sure, sure_bar, t)
+                lost = int((drop & (tile == 1) & use).sum())
+                kept_r = int((~drop & (tile == 0) & (src == "render")).sum())
+                kept_b = int((~drop & (src == "bg")).sum())
+                print(
+                    f"  thr {t:.2f} sure-box bar {sure_bar:.2f}: errors {lost + kept_r + kept_b} "
+                    f"(tiles lost {lost}, rendered boxes kept {kept_r}, background boxes kept "
+                    f"{kept_b})"
+                )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -581,6 +685,10 @@ def main(argv: list[str] | None = None) -> int:
     h.add_argument("--shards", type=int, nargs="+", required=True)
     h.add_argument("--data", type=Path, default=ROOT / "data" / "verifier")
     h.add_argument("--model", type=Path, default=None)
+    u = sub.add_parser("tune", help="drop-rule errors per threshold on tuning scenes and photos")
+    u.add_argument("--models", type=Path, nargs="+", required=True)
+    u.add_argument("--scenes", type=int, default=25, help="rendered tuning scenes per set size")
+    u.add_argument("--backgrounds", type=Path, default=ROOT.parent / "shared" / "backgrounds")
     a = ap.parse_args(argv)
     if a.cmd == "data":
         if not a.backgrounds.is_dir():
@@ -592,6 +700,8 @@ def main(argv: list[str] | None = None) -> int:
         make_shard(a.shard, a.scenes, a.backgrounds, out, a.holdout, tuple(a.mix))
     elif a.cmd == "train":
         train(a.data, a.shards, a.epochs, a.model, a.lr, a.threads, seed=a.seed, init=a.init)
+    elif a.cmd == "tune":
+        tune_report(a.models, a.scenes, a.backgrounds)
     else:
         threshold_report(a.data, a.shards, a.model)
     return 0

@@ -10,7 +10,7 @@ the filters switched off (those not ``on`` in the table; ``scripts/bench_vision.
 Public API:
 
 - :data:`BOX_FILTERS`, :class:`BoxFilter`, :func:`apply`, :func:`enabled`, :data:`DISABLED`.
-- :func:`suppress_covered` (detector stage, on raw boxes before NMS output becomes records).
+- :func:`suppress_covered` (detector stage: raw boxes after NMS, before they become records).
 - :func:`drop_not_tiles` (verifier stage), :func:`drop_repeated_reads`,
   :func:`drop_tiny_unread` (reader stage): ``list[TileDetection] -> list[TileDetection]`` (kept).
 """
@@ -251,12 +251,15 @@ BOX_FILTERS: tuple[BoxFilter, ...] = (
     BoxFilter(
         "drop_not_tiles", "verifier", TileFlag.DROPPED_NOT_A_TILE, "not a tile", drop_not_tiles
     ),
+    # off: no change on the real photos or the renders, and on the turned real photos one or
+    # two tiles more read against one value more that is not there (docs/vision.md)
     BoxFilter(
         "drop_repeated_reads",
         "reader",
         TileFlag.DROPPED_READ_TWICE,
         "the same tile read twice",
         drop_repeated_reads,
+        on=False,
     ),
     BoxFilter(
         "drop_tiny_unread",
@@ -264,6 +267,7 @@ BOX_FILTERS: tuple[BoxFilter, ...] = (
         TileFlag.DROPPED_TINY_UNREAD,
         "a tiny unread box",
         drop_tiny_unread,
+        on=False,
     ),
 )
 

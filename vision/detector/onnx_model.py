@@ -243,6 +243,9 @@ class TileDetector:
         opts = ort.SessionOptions()
         if threads:
             opts.intra_op_num_threads = int(threads)
+        # no busy-waiting between operators: on the shared 2 cores spinning threads cost CPU
+        # time that other requests need (docs/vision.md, "Speed")
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.log_severity_level = 3
         self.path = path
         self.session = ort.InferenceSession(
