@@ -35,12 +35,10 @@ from typing import Any
 
 import numpy as np
 
+from engine.catalog import GAMES, GameType, Shape
 from engine.tiles import Tile
 from vision.tracking import STEADY_FRAMES, Tracker
 from vision.types import TileDetection
-
-#: Games :class:`Follower` can follow.
-FOLLOW_GAMES = ("tableaux", "draw100", "good-neighbors", "luzon")
 
 #: Problem kinds after which a stable state is not used (the reading is unsure); the follower
 #: waits for the next stable state.
@@ -97,15 +95,9 @@ class Follower:
         #: the tracker's answer to the latest frame (``vision.tracking.TrackUpdate``: ``steady``
         #: and the per-tile ``tracks`` for drawing outlines on a live picture), None before one
         self.last_update = None
-        if name == "tableaux":
-            self._rules: _GameFollow = _TableauxFollow(max_pip or 6, first_player)
-        elif name == "draw100":
-            self._rules = _Draw100Follow(players, first_player)
-        elif name == "good-neighbors":
-            self._rules = _GoodNeighborsFollow(max_pip)
-        else:
-            self._rules = _LuzonFollow(variant)
-        self._max_pip = max_pip
+        self._rules: _GameFollow = _FOLLOWS[GAMES[name].shape].create(
+            GAMES[name], players, max_pip, first_player, variant
+        )
 
     # --- input ---------------------------------------------------------------------------
     def feed(self, detections: Sequence[TileDetection]) -> list[dict]:
@@ -114,8 +106,6 @@ class Follower:
         Raises:
             ValueError: an item that is not a ``TileDetection``.
         """
-        from vision.layout import read
-
         up = self.tracker.update(detections)
         self.last_update = up
         self.frame = up.frame
@@ -125,18 +115,7 @@ class Follower:
             return out
         stable = up.stable or []
         out = [{"type": "stable", "frame": up.frame, "tiles": len(stable)}]
-        kwargs: dict[str, Any] = {}
-        if self.game == "luzon" and getattr(self._rules, "variant", None):
-            kwargs["variant"] = self._rules.variant
-        mp = self._max_pip if self.game in ("good-neighbors",) else None
-        if self.game == "tableaux":
-            mp = self._rules.max_pip
-        if not stable:
-            reading = None
-        elif self.game == "draw100":
-            reading = _read_line(stable)
-        else:
-            reading = read(stable, self.game, max_pip=mp, **kwargs)
+        reading = self._rules.read(stable, self.game) if stable else None
         try:
             out += self._rules.on_stable(reading, stable, up.frame)
         except ValueError as e:  # a position the rules refuse: asked, never a crash
@@ -185,7 +164,7 @@ class Follower:
         }
 
 
-def _read_line(stable: list[TileDetection]):
+def _read_line(stable: list[TileDetection], game: str):
     """The draw game's line as ``vision.layout.read`` reads it, without its repairs (trying
     other values for tiles that do not join): the tracker already outvotes passing misreads, the
     remaining tiles shown apart at the end of a hand would set off a search over the whole set at
@@ -197,13 +176,40 @@ def _read_line(stable: list[TileDetection]):
     problems: list = []
     seen = to_seen(stable, 6, problems, 0.5, face_down_ok=True)
     got = read_draw100(seen, problems)
-    return ReadResult("draw100", got.state, got.layout, got.problems)
+    return ReadResult(game, got.state, got.layout, got.problems)
 
 
 class _GameFollow:
     """Per-game rules of :class:`Follower` (subclasses)."""
 
     over = False
+
+    @classmethod
+    def create(
+        cls,
+        g: GameType,
+        players: int,
+        max_pip: int | None,
+        first_player: int,
+        variant: str | None,
+    ) -> _GameFollow:
+        """The rules for game ``g`` from :class:`Follower`'s arguments (each game takes those
+        it is played with).
+
+        Raises:
+            ValueError: a bad parameter.
+        """
+        raise NotImplementedError
+
+    def read_params(self) -> dict[str, Any]:
+        """Keyword parameters of ``vision.layout.read`` for this game (the set, the variant)."""
+        return {"max_pip": None}
+
+    def read(self, stable: list[TileDetection], game: str):
+        """The layout reader's ``ReadResult`` of the stable tiles of the table of ``game``."""
+        from vision.layout import read
+
+        return read(stable, game, **self.read_params())
 
     @property
     def pending(self) -> list:
@@ -326,6 +332,13 @@ def _why_not_tableaux(board, tile: Tile, c0, n0: int, c1, n1: int) -> str:
 
 class _TableauxFollow(_GameFollow):
     """Tableaux (RULES.md section 5): plays, each play's points, turn order, hands."""
+
+    @classmethod
+    def create(cls, g, players, max_pip, first_player, variant):
+        return cls(max_pip or g.default_set, first_player)
+
+    def read_params(self):
+        return {"max_pip": self.max_pip}
 
     def __init__(self, max_pip: int, first_player: int):
         from engine.tableaux import TableauxGame
@@ -555,6 +568,13 @@ NEAR_LINE = 1.6
 class _Draw100Follow(_GameFollow):
     """The double-six draw game (RULES.md section 4): plays on open ends, the end of a hand
     (the remaining tiles shown apart from the line), the hand's points."""
+
+    @classmethod
+    def create(cls, g, players, max_pip, first_player, variant):
+        return cls(players, first_player)
+
+    def read(self, stable, game):
+        return _read_line(stable, game)
 
     def __init__(self, players: int, first_player: int):
         from engine.draw100.line import LineOfPlay
@@ -941,9 +961,18 @@ class _SolitaireFollow(_GameFollow):
 class _GoodNeighborsFollow(_SolitaireFollow):
     """Good Neighbors (RULES.md section 1): pairs removed, the grid closed up and refilled."""
 
+    @classmethod
+    def create(cls, g, players, max_pip, first_player, variant):
+        return cls(max_pip)
+
+    def read_params(self):
+        # the set as given (None: read from the table), not the one learnt from the first view
+        return {"max_pip": self._given_max_pip}
+
     def __init__(self, max_pip: int | None):
         super().__init__()
         self.max_pip = max_pip
+        self._given_max_pip = max_pip
 
     def on_stable(self, reading, stable, frame):
 
@@ -1126,6 +1155,13 @@ class _LuzonFollow(_SolitaireFollow):
     #: Longest run of actions looked for between two stable states.
     MAX_DEPTH = 3
 
+    @classmethod
+    def create(cls, g, players, max_pip, first_player, variant):
+        return cls(variant)
+
+    def read_params(self):
+        return {"max_pip": None, **({"variant": self.variant} if self.variant else {})}
+
     def __init__(self, variant: str | None):
         super().__init__()
         self.variant = variant
@@ -1195,5 +1231,16 @@ class _LuzonFollow(_SolitaireFollow):
             out.append({"type": "play", "player": 0, "action": str(a), "tile": None, "points": 0})
         return out + self._progress()
 
+
+#: The rules :class:`Follower` follows a game with, by the shape of its layout.
+_FOLLOWS: dict[Shape, type[_GameFollow]] = {
+    Shape.LINE: _Draw100Follow,
+    Shape.TABLEAU: _TableauxFollow,
+    Shape.GRID: _GoodNeighborsFollow,
+    Shape.COLUMNS: _LuzonFollow,
+}
+
+#: Games :class:`Follower` can follow (catalog names), in the catalog's order.
+FOLLOW_GAMES = tuple(g.name for g in GAMES.values() if g.shape in _FOLLOWS)
 
 __all__ = ["Follower", "FOLLOW_GAMES"]

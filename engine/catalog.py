@@ -230,13 +230,22 @@ class GameType:
         return self.hint(state, **kw)
 
 
+#: The games' short names, for code that means one game in particular (a script's default game,
+#: a demo table); code that treats games alike reads their traits from :data:`GAMES` instead.
+DRAW100 = "draw100"
+TABLEAUX = "tableaux"
+GOOD_NEIGHBORS = "good-neighbors"
+BIG_CLOCK = "big-clock"
+LUZON = "luzon"
+
+
 def _frozen(d: dict[int, int]) -> Mapping[int, int]:
     return MappingProxyType(dict(d))
 
 
 _CATALOG = (
     GameType(
-        name="draw100",
+        name=DRAW100,
         label="Double-six draw to 100",
         factory="engine.draw100:Draw100Game",
         hint_module="engine.draw100",
@@ -254,7 +263,7 @@ _CATALOG = (
         scores_pips_left=True,
     ),
     GameType(
-        name="tableaux",
+        name=TABLEAUX,
         label="Tableaux",
         factory="engine.tableaux:TableauxGame",
         hint_module="engine.tableaux.hint",
@@ -272,7 +281,7 @@ _CATALOG = (
         pass_penalty=3,
     ),
     GameType(
-        name="good-neighbors",
+        name=GOOD_NEIGHBORS,
         label="Good Neighbors (solitaire)",
         factory="engine.good_neighbors:GoodNeighborsGame",
         hint_module="engine.good_neighbors",
@@ -285,7 +294,7 @@ _CATALOG = (
         shape=Shape.GRID,
     ),
     GameType(
-        name="big-clock",
+        name=BIG_CLOCK,
         label="The Big Clock (solitaire)",
         factory="engine.big_clock:BigClockGame",
         hint_module="engine.big_clock",
@@ -298,7 +307,7 @@ _CATALOG = (
         shape=Shape.RING,
     ),
     GameType(
-        name="luzon",
+        name=LUZON,
         label="Luzon (solitaire)",
         factory="engine.luzon:LuzonGame",
         hint_module="engine.luzon",

@@ -33,7 +33,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.follow import Follower  # noqa: E402
+from engine.catalog import GAMES  # noqa: E402
 from vision.render.games import GAME_KINDS, Unlayable, frames, play_game, play_key  # noqa: E402
+
+#: The solitaires among the kinds, benchmarked together as "solitaires".
+SOLITAIRES = [g for g in GAME_KINDS if GAMES[g].solitaire]
 
 
 def follow_game(
@@ -89,7 +93,7 @@ def follow_game(
         used[k] = True
         delays.append(got[k][1] - at + 1)
     s = f.summary()
-    if script.game in ("tableaux", "draw100"):
+    if GAMES[script.game].scored:
         right = s["scores"] == script.final["scores"]
     else:
         right = s["won"] == script.final["won"] and s["removed"] == script.final["removed"]
@@ -143,8 +147,8 @@ def main(argv=None) -> int:
     )
     ap.add_argument(
         "--kinds",
-        default="tableaux,draw100,solitaires",
-        help="comma list of tableaux, draw100, solitaires, good-neighbors, luzon",
+        default=",".join([g for g in GAME_KINDS if g not in SOLITAIRES] + ["solitaires"]),
+        help=f"comma list of {', '.join(GAME_KINDS)}, solitaires",
     )
     ap.add_argument("--render", action="store_true", help="photos through the detector (slow)")
     ap.add_argument("--steady-frames", type=int, default=3)
@@ -164,7 +168,7 @@ def main(argv=None) -> int:
         for path in args.summarize:
             for line in Path(path).read_text().splitlines():
                 r = json.loads(line)
-                group = "solitaires" if r["game"] in ("good-neighbors", "luzon") else r["game"]
+                group = "solitaires" if r["game"] in SOLITAIRES else r["game"]
                 saved.setdefault(group, []).append(r)
         report(saved)
         return 0
@@ -172,7 +176,7 @@ def main(argv=None) -> int:
     for k in args.kinds.split(","):
         k = k.strip()
         if k == "solitaires":
-            kinds += [("solitaires", "good-neighbors"), ("solitaires", "luzon")]
+            kinds += [("solitaires", g) for g in SOLITAIRES]
         elif k in GAME_KINDS:
             kinds.append((k, k))
         else:
@@ -185,7 +189,7 @@ def main(argv=None) -> int:
             args.games
             if group == game
             else (args.games + 1) // 2
-            if game == "good-neighbors"
+            if game == SOLITAIRES[0]
             else args.games // 2
         )
         g = tries = 0

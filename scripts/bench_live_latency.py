@@ -43,6 +43,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from load_test import call, free_port, multipart, percentile, start_server  # noqa: E402
 
+from engine.catalog import GAMES, TABLEAUX  # noqa: E402
+
 
 def rendered_frames(game: str, n: int, seed: int) -> list[bytes]:
     """The first ``n`` frames of a rendered ``game`` as 960x720 JPEGs (quality 80)."""
@@ -97,11 +99,20 @@ class Phone(threading.Thread):
                 time.sleep(data["retry_ms"] / 1000)
 
 
+def live_games() -> list[str]:
+    """The games a rendered stream is made of (``vision.render.games.GAME_KINDS``) but for a
+    solitaire dealt on a set at random (Good Neighbors), which a table made with the default
+    set would not match."""
+    from vision.render.games import GAME_KINDS
+
+    return [k for k in GAME_KINDS if not (GAMES[k].solitaire and len(GAMES[k].sets) > 1)]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     ap.add_argument("--phones", type=int, default=4, help="phones following the table")
     ap.add_argument("--frames", type=int, default=60, help="frames the filming phone sends")
-    ap.add_argument("--game", default="tableaux", choices=("tableaux", "draw100", "luzon"))
+    ap.add_argument("--game", default=TABLEAUX, choices=live_games())
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
@@ -115,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     proc = start_server(port, instance)
     try:
-        players = {"tableaux": ["Ana", "Ben"], "draw100": ["Ana", "Ben", "Cleo"]}.get(args.game, [])
+        g = GAMES[args.game]
+        players = [] if g.solitaire else ["Ana", "Ben", "Cleo"][: g.max_players]
         status, table = call(
             base,
             "POST",

@@ -50,7 +50,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT))
 import load_test  # noqa: E402 - the server starter shared with the load test
+
+from engine.catalog import BIG_CLOCK, DRAW100, LUZON, TABLEAUX  # noqa: E402
 
 HOST = "127.0.0.1"
 
@@ -320,10 +323,10 @@ class Fuzzer:
 
     def setup(self) -> None:
         for game, players, extra in [
-            ("draw100", ["A", "B", "C"], {}),
-            ("tableaux", ["A", "B"], {"max_pip": 9}),
-            ("luzon", ["Solo"], {}),
-            ("big-clock", [], {"max_pip": 12}),
+            (DRAW100, ["A", "B", "C"], {}),
+            (TABLEAUX, ["A", "B"], {"max_pip": 9}),
+            (LUZON, ["Solo"], {}),
+            (BIG_CLOCK, [], {"max_pip": 12}),
         ]:
             st, body = call(
                 self.port,
@@ -412,7 +415,7 @@ class Fuzzer:
             body = mutate_body(
                 rnd,
                 {
-                    "game": rnd.choice(["draw100", "tableaux", "luzon", "chess"]),
+                    "game": rnd.choice([DRAW100, TABLEAUX, LUZON, "chess"]),
                     "players": ["A", "B"],
                     "max_pip": 6,
                     "variant": "",
@@ -484,7 +487,7 @@ class Fuzzer:
             return route, "GET", "/", None, headers
         if route == "form_post":
             fields = {
-                "game": rnd.choice(["draw100", "tableaux", "x"]),
+                "game": rnd.choice([DRAW100, TABLEAUX, "x"]),
                 "max_pip": rnd.choice(["6", "9", "²", "1e400", "٣"]),
                 "players": rnd.choice(["A\nB", "", "x" * 100]),
                 "target": rnd.choice(["", "100", "Infinity", "²"]),

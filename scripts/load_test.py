@@ -48,6 +48,9 @@ import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from engine.catalog import DRAW100  # noqa: E402 - the game of every table made
+
 PHOTOS = sorted((ROOT / "sample_images").glob("*.jpg"))
 HOST = "127.0.0.1"
 HAND = (
@@ -215,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
                     base,
                     "POST",
                     "/api/tables",
-                    json.dumps({"game": "draw100", "players": [f"P{i}a", f"P{i}b"]}).encode(),
+                    json.dumps({"game": DRAW100, "players": [f"P{i}a", f"P{i}b"]}).encode(),
                     {"Content-Type": "application/json"},
                 )
                 assert st == 201, t

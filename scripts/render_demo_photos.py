@@ -27,16 +27,17 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import get_game_type  # noqa: E402
+from engine.catalog import BIG_CLOCK, GOOD_NEIGHBORS, LUZON, TABLEAUX  # noqa: E402
 from vision.layout import detect_options, read  # noqa: E402
 from vision.pipeline import detect  # noqa: E402
 from vision.render.layouts import make_layout, read_matches, render_layout  # noqa: E402
 
 #: game -> (layout keyword arguments, camera roll in degrees, the reader's parameters)
 GAMES = {
-    "tableaux": ({"max_pip": 6}, 8.0, {}),
-    "good-neighbors": ({"max_pip": 6}, 0.0, {}),
-    "big-clock": ({"max_pip": 6}, 0.0, {}),
-    "luzon": ({}, 0.0, {}),
+    TABLEAUX: ({"max_pip": 6}, 8.0, {}),
+    GOOD_NEIGHBORS: ({"max_pip": 6}, 0.0, {}),
+    BIG_CLOCK: ({"max_pip": 6}, 0.0, {}),
+    LUZON: ({}, 0.0, {}),
 }
 SIZE = (960, 720)
 QUALITY = 80
@@ -46,7 +47,7 @@ def keep(game: str, seed: int) -> tuple[bytes, dict] | None:
     """The JPEG of ``game`` rendered with ``seed`` if the pipeline reads it exactly, else None."""
     kw, roll, params = GAMES[game]
     sample = make_layout(game, random.Random(seed), **kw)
-    if game == "tableaux" and (sample.hand is None or len(sample.placements) < 4):
+    if get_game_type(game).needs_hand and (sample.hand is None or len(sample.placements) < 4):
         return None
     render_layout(sample, np.random.default_rng(seed), image_size=SIZE, rotation_deg=roll)
     ok, buf = cv2.imencode(".jpg", sample.image, [int(cv2.IMWRITE_JPEG_QUALITY), QUALITY])

@@ -101,12 +101,14 @@ def follower_for(row) -> Follower:
             f"{label} is not followed live: its drawn tile and stock are not on the table; "
             "take photos instead",
         )
+    g = GAMES[game]
     params = json.loads(row["params_json"])
-    n = len(store.players(get_db(), row["id"])) if game == "draw100" else 2
+    # the seats when the game has a player range; the set when it is played with several
+    n = len(store.players(get_db(), row["id"])) if g.min_players < g.max_players else 2
     return Follower(
         game,
         players=n,
-        max_pip=params.get("max_pip") if game in ("tableaux", "good-neighbors") else None,
+        max_pip=params.get("max_pip") if len(g.sets) > 1 else None,
         variant=params.get("variant"),
     )
 
@@ -215,10 +217,12 @@ def hub() -> LiveHub:
 
 
 def _kind(game: str, rec: dict) -> str:
+    """The score-sheet kind (``GameType.round_kinds``) of a camera ``score`` record: the kind
+    its reason is (``"pass"``) or names in brackets (``"hand 3 (blocked)"``), else the usual
+    kind (the first)."""
     reason = str(rec.get("reason", ""))
-    if game == "tableaux":
-        return "pass" if reason == "pass" else "play"
-    return "blocked" if "blocked" in reason else "domino"
+    kinds = GAMES[game].round_kinds
+    return next((k for k in kinds if reason == k or f"({k})" in reason), kinds[0])
 
 
 def store_scores(db, row, records: list[dict]) -> None:

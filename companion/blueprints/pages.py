@@ -15,6 +15,7 @@ from engine import GAMES
 
 from .. import guard, services, store
 from ..db import get_db, transaction
+from ..follow import FOLLOW_GAMES
 
 bp = Blueprint("pages", __name__)
 
@@ -165,6 +166,7 @@ def table(table_id: int):
         secure=request.is_secure,
         secure_url=None if request.is_secure else current_app.config.get("SECURE_URL"),
         camera=boot["camera"],
+        followed=row["game"] in FOLLOW_GAMES,
     )
 
 

@@ -45,6 +45,8 @@ from pathlib import Path
 from cheroot import wsgi
 from cheroot.ssl.builtin import BuiltinSSLAdapter
 
+from engine.catalog import BIG_CLOCK, DRAW100, GOOD_NEIGHBORS, LUZON, TABLEAUX
+
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
 
 #: demo table per game: (game, players, photo under sample_images/, engine set, hand of the
@@ -52,16 +54,16 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
 #: Tableaux are rendered layouts (scripts/render_demo_photos.py prints the Tableaux hand).
 DEMOS = [
     (
-        "draw100",
+        DRAW100,
         ["Ana", "Ben", "Cleo"],
         "vintage-games-game-night.jpg",
         None,
         ["6-6", "2-6", "1-2", "0-3"],
     ),
-    ("tableaux", ["Ana", "Ben"], "rendered/tableaux.jpg", 6, ["3-3", "1-5", "3-4"]),
-    ("good-neighbors", ["You"], "rendered/good-neighbors.jpg", 6, None),
-    ("big-clock", ["You"], "rendered/big-clock.jpg", 6, ["0-3"]),  # the tile drawn from the stock
-    ("luzon", ["You"], "rendered/luzon.jpg", None, None),
+    (TABLEAUX, ["Ana", "Ben"], "rendered/tableaux.jpg", 6, ["3-3", "1-5", "3-4"]),
+    (GOOD_NEIGHBORS, ["You"], "rendered/good-neighbors.jpg", 6, None),
+    (BIG_CLOCK, ["You"], "rendered/big-clock.jpg", 6, ["0-3"]),  # the tile drawn from the stock
+    (LUZON, ["You"], "rendered/luzon.jpg", None, None),
 ]
 
 

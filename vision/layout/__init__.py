@@ -3,7 +3,7 @@
 One entry point::
 
     from vision.layout import read
-    result = read(detections, "draw100", hand=hand_detections)
+    result = read(detections, game, hand=hand_detections)   # game: a name of engine.GAMES
     result.state        # engine State, or None when the photo leaves a blocking problem
     result.legal_moves  # [{"text", "json"}] of the state
     result.to_json()    # {game, ok, terminal, returns, layout, hand, problems, legal_moves, state_text}

@@ -31,13 +31,11 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from engine.catalog import GAMES, GameType, Shape
 from engine.tiles import Tile
 from vision.types import TileDetection
 
 from .scene import Placement, make_camera, render_scene
-
-#: Game kinds :func:`play_game` knows.
-GAME_KINDS = ("tableaux", "draw100", "good-neighbors", "luzon")
 
 
 class Unlayable(RuntimeError):
@@ -90,10 +88,11 @@ def play_key(game: str, record: dict) -> str | None:
     tiles removed (solitaires) or the action text (a Luzon move); None for a pass."""
     if record.get("action") == "pass":
         return None
-    if game in ("tableaux", "draw100"):
+    g = GAMES[game]
+    if g.needs_hand:  # a tile played from a hand
         return record.get("tile")
     text = str(record.get("action"))
-    if game == "good-neighbors" or text.startswith("remove "):
+    if g.shape is Shape.GRID or text.startswith("remove "):
         # the tiles taken away (two ways of pairing the same tiles are the same turn)
         tiles = text.replace("remove ", "").replace(",", " + ").split(" + ")
         return "remove " + " ".join(sorted(str(Tile.parse(t)) for t in tiles))
@@ -137,7 +136,7 @@ def _tableaux_centre(low_cell, high_cell) -> tuple[float, float]:
     return ((low_cell[1] + high_cell[1]) / 2 * 1.03, -(low_cell[0] + high_cell[0]) / 2 * 1.03)
 
 
-def _play_tableaux(rs: random.Random, max_pip: int = 6) -> TableScript:
+def _play_tableaux(rs: random.Random, g: GameType, max_pip: int) -> TableScript:
     from engine.tableaux import END_TURN, TableauxGame
     from engine.tableaux.game import EndTurn, Pass, Place
 
@@ -189,7 +188,7 @@ def _play_tableaux(rs: random.Random, max_pip: int = 6) -> TableScript:
             steps.append(Step("show", []))
             steps.append(Step("show", _tableaux_placements(st.board, seed)))
     return TableScript(
-        "tableaux",
+        g.name,
         {"max_pip": max_pip, "first_player": steps[0].player},
         steps,
         plays,
@@ -223,7 +222,7 @@ def _row_apart(line_pl: list[Placement], tiles: list[Tile], rs: random.Random) -
     ]
 
 
-def _play_draw100(rs: random.Random, players: int) -> TableScript:
+def _play_draw100(rs: random.Random, g: GameType, players: int) -> TableScript:
     from engine.draw100 import Draw100Game
     from engine.draw100.game import Draw, Play
 
@@ -271,7 +270,7 @@ def _play_draw100(rs: random.Random, players: int) -> TableScript:
             if not st.is_terminal():
                 steps.append(Step("tap", tap="player", player=st.player))
     return TableScript(
-        "draw100",
+        g.name,
         {"players": players, "first_player": steps[0].player},
         steps,
         plays,
@@ -309,8 +308,9 @@ def _luzon_placements(st, seed: int) -> list[Placement]:
     return out
 
 
-def _play_solitaire(rs: random.Random, game: str, max_pip: int | None) -> TableScript:
-    if game == "good-neighbors":
+def _play_solitaire(rs: random.Random, g: GameType, max_pip: int | None) -> TableScript:
+    game = g.name
+    if g.shape is Shape.GRID:
         from engine.good_neighbors import GoodNeighborsGame, greedy_action
 
         st = GoodNeighborsGame(max_pip=max_pip).new_initial_state(rs.randrange(10**9))
@@ -330,7 +330,7 @@ def _play_solitaire(rs: random.Random, game: str, max_pip: int | None) -> TableS
         plays.append(key)
         pl = place(st, seed)
         steps.append(Step("show", pl, [key], None))
-    params = {"max_pip": st.game.max_pip} if game == "good-neighbors" else {}
+    params = {"max_pip": st.game.max_pip} if g.shape is Shape.GRID else {}
     return TableScript(
         game,
         params,
@@ -355,15 +355,23 @@ def play_game(
     Raises:
         ValueError: an unknown game.
     """
-    if game == "tableaux":
-        return _play_tableaux(rng, max_pip or 6)
-    if game == "draw100":
-        return _play_draw100(rng, players or rng.choice((2, 3, 4)))
-    if game == "good-neighbors":
-        return _play_solitaire(rng, game, max_pip or rng.choice((6, 9, 12)))
-    if game == "luzon":
-        return _play_solitaire(rng, game, None)
-    raise ValueError(f"unknown game {game!r}; one of {GAME_KINDS}")
+    g = GAMES.get(game)
+    if g is None or g.shape not in _PLAYERS:
+        raise ValueError(f"unknown game {game!r}; one of {GAME_KINDS}")
+    if g.shape is Shape.TABLEAU:
+        return _play_tableaux(rng, g, max_pip or g.default_set)
+    if g.shape is Shape.LINE:
+        return _play_draw100(rng, g, players or rng.choice(range(g.min_players, g.max_players + 1)))
+    if len(g.sets) > 1:
+        return _play_solitaire(rng, g, max_pip or rng.choice(sorted(g.sets)))
+    return _play_solitaire(rng, g, None)
+
+
+#: The layouts :func:`play_game` plays games of.
+_PLAYERS = frozenset({Shape.TABLEAU, Shape.LINE, Shape.GRID, Shape.COLUMNS})
+
+#: Game kinds :func:`play_game` knows (catalog names, in the catalog's order).
+GAME_KINDS = tuple(g.name for g in GAMES.values() if g.shape in _PLAYERS)
 
 
 # --- the camera stream -----------------------------------------------------------------------
@@ -457,7 +465,7 @@ def frames(
     style = random_style(rng, max_pip=max(script.params.get("max_pip") or 6, 6)) if render else None
     rotation = (
         float(rng.uniform(0, 360))
-        if script.game in ("tableaux", "draw100", "luzon")
+        if GAMES[script.game].shape is not Shape.GRID
         else float(rng.uniform(-25, 25))
     )
     tilt = float(rng.uniform(0.0, 0.1))
