@@ -1,4 +1,4 @@
-"""Benchmark: rebuild each game's position from laid-out tiles (issue 6).
+"""Benchmark: rebuild each game's position from laid-out tiles.
 
 Mode ``labels`` (geometry only, fast): each position is played by the engine, laid out as the
 game lays it (vision/render/layouts.py), projected through a random camera (roll per game in

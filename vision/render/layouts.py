@@ -1,4 +1,4 @@
-"""Rendered layouts of every game with the true position as label (issue 6).
+"""Rendered layouts of every game with the true position as label.
 
 Each game is played a random number of random legal moves from a seeded deal with the real
 engine, then its tiles are laid as the game lays them (conventions in docs/layout.md) and
