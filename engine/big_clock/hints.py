@@ -74,8 +74,8 @@ class HintSettings(NamedTuple):
 #: Hint defaults per size (max_pip -> :class:`HintSettings`), sized for 1 s p95 per hint on the
 #: 2-core server (timings and the 30-times reference in docs/big-clock.md).
 HINT_SETTINGS = {
-    12: HintSettings(samples=48, min_samples=6, node_limit=1500, node_budget=16_000),
-    9: HintSettings(samples=48, min_samples=6, node_limit=1500, node_budget=20_000),
+    12: HintSettings(samples=48, min_samples=6, node_limit=1500, node_budget=12_000),
+    9: HintSettings(samples=48, min_samples=6, node_limit=1500, node_budget=14_000),
     6: HintSettings(samples=64, min_samples=8, node_limit=2000, node_budget=35_000),
 }
 
