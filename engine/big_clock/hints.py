@@ -60,9 +60,9 @@ class HintSettings(NamedTuple):
         min_samples: samples every live candidate gets before one may be dropped, or the race
             stopped because no two candidates differed.
         node_limit: solver nodes per search (one candidate on one sampled order).
-        node_budget: solver nodes per hint call, all searches together (the time limit: one
-            core of the shared 2-core machine searches about 25,000 (double-12) to 70,000
-            (double-6) nodes a second).
+        node_budget: solver nodes per hint call, all searches together: the time limit (a
+            node costs more on the larger sets; the per-size budgets of :data:`HINT_SETTINGS`
+            keep a call under 1 s CPU at the 95th percentile, docs/big-clock.md).
     """
 
     samples: int
@@ -71,11 +71,11 @@ class HintSettings(NamedTuple):
     node_budget: int
 
 
-#: Hint defaults per size (max_pip -> :class:`HintSettings`), sized for 1 s p95 per hint on the
-#: 2-core server (timings and the 30-times reference in docs/big-clock.md).
+#: Hint defaults per size (max_pip -> :class:`HintSettings`), sized for 1 s p95 per hint call on
+#: one core of the 2-core server (timings and the reference in docs/big-clock.md).
 HINT_SETTINGS = {
-    12: HintSettings(samples=48, min_samples=6, node_limit=1500, node_budget=16_000),
-    9: HintSettings(samples=48, min_samples=6, node_limit=1500, node_budget=20_000),
+    12: HintSettings(samples=48, min_samples=6, node_limit=1500, node_budget=12_000),
+    9: HintSettings(samples=48, min_samples=6, node_limit=1500, node_budget=14_000),
     6: HintSettings(samples=64, min_samples=8, node_limit=2000, node_budget=35_000),
 }
 
