@@ -96,7 +96,8 @@ def follow_game(
     if GAMES[script.game].scored:
         right = s["scores"] == script.final["scores"]
     else:
-        right = s["won"] == script.final["won"] and s["removed"] == script.final["removed"]
+        # won or lost and the game's progress (tiles removed, or doubles home on the clock)
+        right = all(s.get(k) == v for k, v in script.final.items())
     return {
         "game": script.game,
         "params": script.params,
@@ -108,7 +109,7 @@ def follow_game(
         "flags": s["flags"],
         "questions": s["questions"],
         "final": script.final,
-        "followed": {k: s.get(k) for k in ("scores", "won", "removed")},
+        "followed": {k: s.get(k) for k in ("scores", "won", "removed", "home")},
         "frames": n_frames,
         "seconds": busy,
     }

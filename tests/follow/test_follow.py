@@ -256,9 +256,89 @@ def test_luzon_pair_removed_and_illegal_pair_flagged():
     ]
 
 
+def _clock_game():
+    from engine.catalog import GAMES, Shape
+
+    return next(g.name for g in GAMES.values() if g.shape is Shape.RING)
+
+
+def test_big_clock_placement_rescue_and_illegal_placement():
+    from engine.big_clock import BigClockGame
+    from engine.big_clock.rules import Move, Place
+    from vision.render.games import _clock_placements
+
+    game = BigClockGame(max_pip=6)
+    deal = {1: ["1-5"], 2: ["0-2"], 3: ["3-6"], 4: ["1-1"], 5: ["2-5"], 6: ["4-6"]}
+    st = game.state_from_position(deal, drawn="1-2", seed=3)
+    f = Follower(_clock_game())
+    assert [r["type"] for r in _feed(f, _labels(_clock_placements(st, 1)))] == ["stable", "note"]
+    # the drawn 1-2 appears on slot 2: a placement
+    st.apply_action(Place(2))
+    recs = _feed(f, _labels(_clock_placements(st, 1)))
+    assert [(r["action"], r["tile"]) for r in recs if r["type"] == "play"] == [
+        ("put 1-2 on slot 2 (on 0-2)", "1-2")
+    ]
+    assert next(r for r in recs if r["type"] == "progress")["home"] == 0
+    # the double 1-1 in trouble on slot 4 is moved home to slot 1: slot 4 is left blank
+    st.apply_action(Move(4, 1))
+    recs = _feed(f, _labels(_clock_placements(st, 1)))
+    assert [r["action"] for r in recs if r["type"] == "play"] == [
+        "move 1-1 from slot 4 home to slot 1"
+    ]
+    assert next(r for r in recs if r["type"] == "progress")["home"] == 1
+    # 3-5 put on slot 3 while slot 4 is blank: flagged, not taken
+    piles = {k: v for k, v in st.piles.items()}
+    bad = game.state_from_position({**piles, 3: piles[3] + [Tile(3, 5)]}, drawn="4-5")
+    recs = _feed(f, _labels(_clock_placements(bad, 1)))
+    assert not [r for r in recs if r["type"] == "play"]
+    assert [(r["tile"], r["message"]) for r in recs if r["type"] == "flag"] == [
+        ("3-5", "3-5 must fill a blank slot first (4)")
+    ]
+    # taken back and put on the blank slot: accepted
+    good = game.state_from_position({**piles, 4: [Tile(3, 5)]}, drawn="4-5")
+    recs = _feed(f, _labels(_clock_placements(good, 1)))
+    assert [r["action"] for r in recs if r["type"] == "play"] == ["fill blank slot 4 with 3-5"]
+    assert f.summary()["plays"] == 3 and f.summary()["flags"] == 1
+    assert f.summary()["home"] == 1 and not f.summary()["over"]
+
+
+def test_big_clock_set_aside_and_give_up_taps():
+    from engine.big_clock import BigClockGame
+    from vision.render.games import _clock_placements
+
+    game = BigClockGame(max_pip=6)
+    # every slot home but slot 6 (3-6 on top): a tile without a 6 fits nowhere
+    deal = {1: ["1-1"], 2: ["2-2"], 3: ["3-3"], 4: ["4-4"], 5: ["5-5"], 6: ["3-6"]}
+    f = Follower(_clock_game())
+    _feed(f, _labels(_clock_placements(game.state_from_position(deal, seed=1), 1)))
+    assert f.summary()["home"] == 5
+    recs = f.tap("pass")  # the drawn tile fits nowhere: set aside
+    assert [r["type"] for r in recs] == ["note", "progress"]
+    assert recs[1]["left"] == 27 - 6 - 1  # the set minus 0-0, the clock and the tile set aside
+    # giving up: the only double left, 6-6, would go on 3-6, so no drawn double is stuck
+    recs = f.tap("done")
+    assert [r["type"] for r in recs] == ["flag"]
+    assert recs[0]["message"] == "cannot give up: no drawn double could be in trouble"
+    assert not f.summary()["over"]
+
+
+def test_big_clock_stuck_double_ends_the_game_on_done():
+    from engine.big_clock import BigClockGame
+    from vision.render.games import _clock_placements
+
+    game = BigClockGame(max_pip=6)
+    # 6-6 has no home: slot 6 holds 2-2 in trouble and no top shows a 6 or leaves a move
+    deal = {1: ["1-1"], 2: ["2-5", "5-5"], 3: ["3-3"], 4: ["4-4"], 5: ["0-5"], 6: ["2-6", "2-2"]}
+    f = Follower(_clock_game())
+    _feed(f, _labels(_clock_placements(game.state_from_position(deal, seed=1), 1)))
+    recs = f.tap("done")
+    assert recs[-1]["type"] == "result" and recs[-1]["won"] is False
+    assert f.summary()["over"] and f.summary()["won"] is False
+
+
 def test_follow_rejects_unknown_game_and_taps():
     with pytest.raises(ValueError):
-        Follower("big-clock")
+        Follower("checkers")
     f = Follower("draw100", players=3)
     with pytest.raises(ValueError):
         f.tap("player", 5)

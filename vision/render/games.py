@@ -340,6 +340,65 @@ def _play_solitaire(rs: random.Random, g: GameType, max_pip: int | None) -> Tabl
     )
 
 
+def _clock_slot(k: int, n: int) -> tuple[float, float, float]:
+    """Table-plane place (x, y down) and angle (degrees, y down) of slot ``k`` of ``n``: the
+    tile radial, slot ``n`` at the top, the hours clockwise."""
+    th = 2 * math.pi * k / n
+    r = 2.4 + 0.12 * n
+    return r * math.sin(th), -r * math.cos(th), math.degrees(th) - 90.0
+
+
+def _clock_placements(st, seed: int) -> list[Placement]:
+    """The clock's top tiles and the 0-0 upright in the centre (the tiles under a top and the
+    face-down stock are not drawn: the reader ignores them)."""
+    n = st.game.max_pip
+    centre = Tile(0, 0)
+    out = [_jitter_place(centre, 0.0, 0.0, -90.0, 0, _tile_rng(seed, centre), 0.03, 2.0)]
+    for k in st.game.slots:
+        t = st.top(k)
+        if t is None:
+            continue
+        x, y, a = _clock_slot(k, n)
+        trs = _tile_rng(seed, t)
+        out.append(_jitter_place(t, x, y, a, trs.choice(t.ends), trs, 0.05, 3.0))
+    return out
+
+
+def _play_big_clock(rs: random.Random, g: GameType, max_pip: int) -> TableScript:
+    """The Big Clock: the engine's greedy player 80% of the time, else a random legal action
+    other than giving up. A placement or a move is a new position; a set-aside (the drawn
+    tile fits nowhere) and giving up are taps (``"pass"``, ``"done"``): the camera sees neither."""
+    from engine.big_clock import BigClockGame, greedy_action
+    from engine.big_clock.rules import GiveUp, Move, Place, SetAside
+
+    st = BigClockGame(max_pip=max_pip).new_initial_state(rs.randrange(10**9))
+    seed = rs.randrange(10**6)
+    steps = [Step("show", _clock_placements(st, seed))]
+    plays: list[str] = []
+    while not st.is_terminal():
+        acts = [a for a in st.legal_actions() if not isinstance(a, GiveUp)]
+        a = greedy_action(st) if rs.random() < 0.8 or not acts else rs.choice(acts)
+        if isinstance(a, (Place, Move)):
+            key = play_key(g.name, {"action": st.action_to_string(a)})
+            slot = a.slot if isinstance(a, Place) else a.dst
+            st.apply_action(a)
+            plays.append(key)
+            x, y, _ = _clock_slot(slot, max_pip)
+            steps.append(Step("show", _clock_placements(st, seed), [key], (x, -y)))
+        else:
+            st.apply_action(a)
+            steps.append(Step("tap", tap="pass" if isinstance(a, SetAside) else "done"))
+    if not st.is_won() and st.drawn is not None and not isinstance(st.history[-1], GiveUp):
+        steps.append(Step("tap", tap="done"))  # a drawn double with nowhere to go: the game ends
+    return TableScript(
+        g.name,
+        {"max_pip": max_pip},
+        steps,
+        plays,
+        {"won": st.is_won(), "home": len(st.home_slots())},
+    )
+
+
 def play_game(
     game: str, rng: random.Random, players: int | None = None, max_pip: int | None = None
 ) -> TableScript:
@@ -362,13 +421,15 @@ def play_game(
         return _play_tableaux(rng, g, max_pip or g.default_set)
     if g.shape is Shape.LINE:
         return _play_draw100(rng, g, players or rng.choice(range(g.min_players, g.max_players + 1)))
+    if g.shape is Shape.RING:
+        return _play_big_clock(rng, g, max_pip or rng.choice(sorted(g.sets)))
     if len(g.sets) > 1:
         return _play_solitaire(rng, g, max_pip or rng.choice(sorted(g.sets)))
     return _play_solitaire(rng, g, None)
 
 
 #: The layouts :func:`play_game` plays games of.
-_PLAYERS = frozenset({Shape.TABLEAU, Shape.LINE, Shape.GRID, Shape.COLUMNS})
+_PLAYERS = frozenset({Shape.TABLEAU, Shape.LINE, Shape.GRID, Shape.COLUMNS, Shape.RING})
 
 #: Game kinds :func:`play_game` knows (catalog names, in the catalog's order).
 GAME_KINDS = tuple(g.name for g in GAMES.values() if g.shape in _PLAYERS)
@@ -465,7 +526,7 @@ def frames(
     style = random_style(rng, max_pip=max(script.params.get("max_pip") or 6, 6)) if render else None
     rotation = (
         float(rng.uniform(0, 360))
-        if GAMES[script.game].shape is not Shape.GRID
+        if GAMES[script.game].shape not in (Shape.GRID, Shape.RING)
         else float(rng.uniform(-25, 25))
     )
     tilt = float(rng.uniform(0.0, 0.1))
