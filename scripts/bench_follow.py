@@ -8,8 +8,8 @@ it they are the renderer's labels with a hand over the table, shaken frames, mis
 tiles modelled (fast).
 
 Per game kind it reports: games whose final score the follower got exactly right (Tableaux and
-the draw game: every seat's total; solitaires: won or lost and the tiles removed), plays missed
-and invented per game, the delay from a play's first steady frame to its event (frames, the
+the draw game: every seat's total; solitaires: won or lost and the tiles removed or doubles
+home), plays missed and invented per game, the delay from a play's first steady frame to its event (frames, the
 first steady frame counting 1; 0 or less when the change was read through the frames with a
 hand over the table), flags and questions per game, and frames per second.
 
@@ -144,7 +144,7 @@ def main(argv=None) -> int:
         "--games",
         type=int,
         default=50,
-        help="games per kind (solitaires: split between Good Neighbors and Luzon)",
+        help="games per kind (solitaires: split between the solitaires)",
     )
     ap.add_argument(
         "--kinds",
