@@ -16,7 +16,8 @@ out is a list of plain records (JSON-ready dicts), in order:
   ordinary score event (Tableaux: each play's points and the pass penalty; draw game: a hand's
   points);
 - ``{"type": "hand_end", ...}``, ``{"type": "progress", ...}`` (solitaires: tiles removed and
-  left), ``{"type": "result", "frame", "winner" or "won", "scores"}`` (the game is over).
+  left), ``{"type": "result", "frame", "winner" and "scores", or "won", "removed" and "left"}`` (the
+  game is over).
 
 What the camera cannot see comes from the players as taps (:meth:`Follower.tap`): ``"pass"``
 (the player to move passes), ``"done"`` (a Tableaux turn that could go on stops) and
@@ -946,7 +947,14 @@ class _SolitaireFollow(_GameFollow):
         ]
         if st.is_terminal():
             self.won = bool(st.returns()[0] == 1.0)
-            out.append({"type": "result", "won": self.won, "removed": len(st.removed)})
+            out.append(
+                {
+                    "type": "result",
+                    "won": self.won,
+                    "removed": len(st.removed),
+                    "left": self.total - len(st.removed),
+                }
+            )
         return out
 
     def summary(self):
