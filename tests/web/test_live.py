@@ -536,6 +536,25 @@ def test_serve_keeps_threads_free_for_frames_while_phones_wait(tmp_path):
     assert "Laptop camera 99 cannot be opened" in out
 
 
+def solitaire_stream(seed: int = 3):
+    """A whole rendered game of the first solitaire followed live (``engine.GAMES`` traits):
+    its name, its ``TableScript`` and ``[("frame", labels) * 3 per position]``."""
+    from companion.follow import FOLLOW_GAMES
+    from engine import GAMES
+
+    game = next(g for g in FOLLOW_GAMES if not GAMES[g].scored)
+    script = play_game(game, random.Random(seed))
+    shown = [st for st in script.steps if st.kind == "show"]
+    cam = make_camera(
+        np.random.default_rng(0), shown[0].placements, SIZE, fill=0.8, rotation_deg=0.0, tilt=0.0
+    )
+    return (
+        game,
+        script,
+        [("frame", camera_labels(cam, st.placements)) for st in shown for _ in range(3)],
+    )
+
+
 def test_a_solitaire_result_is_a_stored_camera_entry_that_undo_removes(
     app, client, monkeypatch, tmp_path
 ):
@@ -543,16 +562,8 @@ def test_a_solitaire_result_is_a_stored_camera_entry_that_undo_removes(
     is an entry of the table's history from the camera, kept over a server restart, reaching
     the feed, and undone like any entry."""
     from companion.app import create_app
-    from companion.follow import FOLLOW_GAMES
-    from engine import GAMES
 
-    game = next(g for g in FOLLOW_GAMES if not GAMES[g].scored)
-    script = play_game(game, random.Random(3))
-    shown = [st for st in script.steps if st.kind == "show"]
-    cam = make_camera(
-        np.random.default_rng(0), shown[0].placements, SIZE, fill=0.8, rotation_deg=0.0, tilt=0.0
-    )
-    stream = [("frame", camera_labels(cam, st.placements)) for st in shown for _ in range(3)]
+    game, script, stream = solitaire_stream()
     fake_eyes(monkeypatch, [item[1] for item in stream])
     app.config["LIVE_KEEP_PHOTOS"] = False
     extra = {"max_pip": script.params["max_pip"]} if script.params.get("max_pip") else {}
