@@ -16,7 +16,8 @@ out is a list of plain records (JSON-ready dicts), in order:
   ordinary score event (Tableaux: each play's points and the pass penalty; draw game: a hand's
   points);
 - ``{"type": "hand_end", ...}``, ``{"type": "progress", ...}`` (solitaires: tiles removed and
-  left), ``{"type": "result", "frame", "winner" or "won", "scores"}`` (the game is over).
+  left), ``{"type": "result", "frame", "winner" and "scores", or "won", "removed" and "left"}`` (the
+  game is over).
 
 What the camera cannot see comes from the players as taps (:meth:`Follower.tap`): ``"pass"``
 (the player to move passes), ``"done"`` (a Tableaux turn that could go on stops) and
@@ -949,7 +950,14 @@ class _SolitaireFollow(_GameFollow):
         ]
         if st.is_terminal():
             self.won = bool(st.returns()[0] == 1.0)
-            out.append({"type": "result", "won": self.won, "removed": len(st.removed)})
+            out.append(
+                {
+                    "type": "result",
+                    "won": self.won,
+                    "removed": len(st.removed),
+                    "left": self.total - len(st.removed),
+                }
+            )
         return out
 
     def summary(self):
@@ -1322,7 +1330,7 @@ class _BigClockFollow(_SolitaireFollow):
                 return []
             self.state = reading.state.game.state_from_position(tops, seed=0)
             self.max_pip = n
-            self.total = len(self.state.game.domino_set) - 1
+            self.total = self._left(self.state)
             return [{"type": "note", "message": f"following double-{n} The Big Clock"}]
         st = self.state
         if n != self.max_pip or tops == self._tops(st):
@@ -1431,20 +1439,30 @@ class _BigClockFollow(_SolitaireFollow):
             return self._apply_unseen(GIVE_UP, "give up")
         return super().on_tap(kind, player)
 
+    @staticmethod
+    def _left(st) -> int:
+        return len(st.stock) + (st.drawn is not None)
+
     def _progress(self) -> list[dict]:
         st = self.state
-        home = len(st.home_slots())
-        left = len(st.stock) + (st.drawn is not None)
-        out = [{"type": "progress", "home": home, "left": left}]
+        # removed: tiles drawn from the stock and played (placed or set aside); left: the stock
+        # and the drawn tile
+        counts = {
+            "home": len(st.home_slots()),
+            "removed": self.total - self._left(st),
+            "left": self._left(st),
+        }
+        out = [{"type": "progress", **counts}]
         if st.is_terminal():
             self.won = st.is_won()
-            out.append({"type": "result", "won": self.won, "home": home})
+            out.append({"type": "result", "won": self.won, **counts})
         return out
 
     def summary(self):
         st = self.state
         return {
             "home": None if st is None else len(st.home_slots()),
+            "removed": None if st is None else self.total - self._left(st),
             "over": self.over,
             "won": self.won,
         }

@@ -325,7 +325,7 @@ def table_json(db: sqlite3.Connection, table_id: int) -> dict:
         "status": row["status"],
         "winner": winner,
         "players": ps,
-        "rounds": rounds(db, table_id) if sheet else [],
+        "rounds": rounds(db, table_id),
         "round_kinds": list(sheet.kinds) if sheet else [],
         "demo": bool(row["demo"]),
         "latest_photo_id": last_photo["id"] if last_photo else None,
@@ -424,12 +424,12 @@ def undo_round(db: sqlite3.Connection, table_id: int, round_id: Any) -> dict:
     transaction. Returns ``table_json``.
 
     Raises:
-        ApiError(400): a solitaire table, or ``round_id`` is not a whole number.
-        ApiError(404): the table has no such entry.
+        ApiError(400): ``round_id`` is not a whole number.
+        ApiError(404): the table has no such entry (a solitaire's entries are the camera's
+            results, :func:`record_camera_result`).
         ApiError(409): the entry is undone already, or a newer entry exists (reload the page).
     """
     row = table_row(db, table_id)
-    _sheet_of(row)
     if round_id in (None, ""):
         raise ApiError(400, "say which entry to undo: round_id (the id of the latest entry)")
     rid = int_in_range(round_id, "round_id", 1, MAX_ID)
@@ -784,4 +784,44 @@ def record_camera_round(
     db.execute("UPDATE rounds SET source = 'camera' WHERE id = ?", (rid,))
     out = table_json(db, table_id)
     out["round_id"] = rid
+    return out
+
+
+#: The kinds of a solitaire's entry: the game's result, as the live camera saw it.
+RESULT_KINDS = ("won", "lost")
+
+
+def record_camera_result(
+    db: sqlite3.Connection, table_id: int, won: bool, removed: int, left: int
+) -> dict:
+    """Store a solitaire's result the live camera saw (``companion.follow`` ``result`` record)
+    as an entry of the table's history: kind ``won`` or ``lost``, source ``"camera"``, the tiles
+    removed as the points of the player (seat 0) and ``"<removed> removed, <left> left"`` as
+    its note. Undo works on it like on any entry. Call inside a transaction. Returns
+    ``table_json`` with ``round_id``, the new entry's id.
+
+    Raises:
+        ApiError(400): a scored game (its entries are score events, :func:`record_camera_round`),
+            or tile counts out of range.
+    """
+    row = table_row(db, table_id)
+    info = GAMES[row["game"]]
+    if info.scored:
+        raise ApiError(400, f"{info.label} records score events, not a solitaire's result")
+    removed = int_in_range(removed, "tiles removed", 0, MAX_POINTS)
+    left = int_in_range(left, "tiles left", 0, MAX_POINTS)
+    first = players(db, table_id)[0]["id"]
+    number = db.execute(
+        "SELECT COALESCE(MAX(number), 0) + 1 FROM rounds WHERE table_id = ?", (table_id,)
+    ).fetchone()[0]
+    cur = db.execute(
+        "INSERT INTO rounds (table_id, number, kind, source, note) VALUES (?,?,?,'camera',?)",
+        (table_id, number, RESULT_KINDS[0 if won else 1], f"{removed} removed, {left} left"),
+    )
+    db.execute(
+        "INSERT INTO score_events (round_id, player_id, points) VALUES (?,?,?)",
+        (cur.lastrowid, first, removed),
+    )
+    out = table_json(db, table_id)
+    out["round_id"] = cur.lastrowid
     return out

@@ -12,7 +12,9 @@ the follower. What the follower says becomes the table's *change feed*:
   ``hand_scored``, ``progress``, ``result``, ``turn``, ``note``;
 - ``score``: each automatic score event is stored at once as an ordinary entry of the score
   sheet with source ``camera`` (``store.record_camera_round``; undo works on it), and the
-  record carries ``round_id`` and the table (totals, history) after it;
+  record carries ``round_id`` and the table (totals, history) after it; a solitaire's
+  ``result`` (won or lost, tiles removed and left) is stored the same way
+  (``store.record_camera_result``);
 - ``view``: the camera's view turned steady or moving;
 - ``table`` / ``photo``: another phone recorded or undid an entry, or sent a photo; after a
   change on the table the frame itself becomes the table's photo (:func:`keep_photo`), so
@@ -226,22 +228,30 @@ def _kind(game: str, rec: dict) -> str:
 
 
 def store_scores(db, row, records: list[dict]) -> None:
-    """Store every ``score`` record of ``records`` as a camera entry of the score sheet (one
-    transaction each); the record gets ``round_id`` and ``table`` (the table after it), or
+    """Store every ``score`` record of ``records`` as a camera entry of the score sheet, and a
+    solitaire's ``result`` as a camera entry of its history (``store.record_camera_result``),
+    one transaction each; the record gets ``round_id`` and ``table`` (the table after it), or
     ``stored: False`` and ``error`` when the sheet refused it (a finished game)."""
+    solitaire = not GAMES[row["game"]].scored
     for rec in records:
-        if rec.get("type") != "score":
+        kind = rec.get("type")
+        if kind != "score" and not (kind == "result" and solitaire):
             continue
         try:
             with transaction(db) as conn:
-                t = store.record_camera_round(
-                    conn,
-                    row["id"],
-                    int(rec["player"]),
-                    int(rec["points"]),
-                    _kind(row["game"], rec),
-                    f"camera: {rec.get('reason', '')}",
-                )
+                if kind == "result":
+                    t = store.record_camera_result(
+                        conn, row["id"], bool(rec["won"]), int(rec["removed"]), int(rec["left"])
+                    )
+                else:
+                    t = store.record_camera_round(
+                        conn,
+                        row["id"],
+                        int(rec["player"]),
+                        int(rec["points"]),
+                        _kind(row["game"], rec),
+                        f"camera: {rec.get('reason', '')}",
+                    )
             rec["stored"] = True
             rec["round_id"] = t.pop("round_id")
             rec["table"] = t

@@ -104,6 +104,18 @@
     const m = /^(\d{1,2})\s*[-:/]\s*(\d{1,2})$/.exec(t); return m ? (+m[1] + +m[2]) : NaN;
   });
 
+  function renderHistory() {  // a scored game's entries; a solitaire's results (its note)
+    const hist = $('history'); if (!hist) return;
+    hist.innerHTML = '';
+    for (const r of table.rounds) {
+      const parts = Object.entries(r.scores).filter(([, v]) => v !== 0).map(([pid, v]) => `${playerName(pid)} ${v > 0 ? '+' : ''}${v}`);
+      const what = table.scored ? (parts.join(', ') || 'no points') : r.note;
+      const li = el('li', { class: r.undone ? 'undone' : '' },
+        `${r.kind}${r.source === 'photo' ? ' (photo)' : r.source === 'camera' ? ' (camera)' : ''}: ${what}${r.undone ? ' (undone)' : ''}`);
+      hist.append(li);
+    }
+  }
+
   function renderTable() {
     const line = $('status-line');
     if (table.status === 'finished' && table.winner) {
@@ -114,6 +126,7 @@
       line.textContent = 'Solitaire: photograph the layout for the moves and your chance to win.';
     }
     renderSeat();
+    renderHistory();
     if (!table.scored) return;
     const best = Math.max(...table.players.map((p) => p.total));
     const totals = $('totals'); totals.innerHTML = '';
@@ -121,13 +134,6 @@
       const tr = el('tr', { class: p.total === best && best > 0 ? 'lead' : '' });
       tr.append(el('td', {}, p.name), el('td', { class: 'pts', 'data-player': p.id }, String(p.total)));
       totals.append(tr);
-    }
-    const hist = $('history'); hist.innerHTML = '';
-    for (const r of table.rounds) {
-      const parts = Object.entries(r.scores).filter(([, v]) => v !== 0).map(([pid, v]) => `${playerName(pid)} ${v > 0 ? '+' : ''}${v}`);
-      const li = el('li', { class: r.undone ? 'undone' : '' },
-        `${r.kind}${r.source === 'photo' ? ' (photo)' : r.source === 'camera' ? ' (camera)' : ''}: ${parts.join(', ') || 'no points'}${r.undone ? ' (undone)' : ''}`);
-      hist.append(li);
     }
     const inputs = $('round-inputs');
     if (inputs && !inputs.childElementCount) {
@@ -604,6 +610,7 @@
     form.addEventListener('submit', recordRound); $('undo').addEventListener('click', undo);
     $('round-kind').addEventListener('change', onKindChange);
   }
+  else if ($('undo')) $('undo').addEventListener('click', undo);  // a solitaire's results
   if ($('undo-after')) $('undo-after').addEventListener('click', undo);
   if ($('seat-change')) $('seat-change').addEventListener('click', () => { seat = null; storeSeat(null); renderSeat(); });
   const rematch = $('rematch');

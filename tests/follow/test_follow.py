@@ -314,7 +314,8 @@ def test_big_clock_set_aside_and_give_up_taps():
     assert f.summary()["home"] == 5
     recs = f.tap("pass")  # the drawn tile fits nowhere: set aside
     assert [r["type"] for r in recs] == ["note", "progress"]
-    assert recs[1]["left"] == 27 - 6 - 1  # the set minus 0-0, the clock and the tile set aside
+    # left: the set minus 0-0, the clock and the tile set aside; removed: that tile
+    assert (recs[1]["left"], recs[1]["removed"]) == (27 - 6 - 1, 1)
     # giving up: the only double left, 6-6, would go on 3-6, so no drawn double is stuck
     recs = f.tap("done")
     assert [r["type"] for r in recs] == ["flag"]
@@ -333,6 +334,8 @@ def test_big_clock_stuck_double_ends_the_game_on_done():
     _feed(f, _labels(_clock_placements(game.state_from_position(deal, seed=1), 1)))
     recs = f.tap("done")
     assert recs[-1]["type"] == "result" and recs[-1]["won"] is False
+    # followed from this view: the tiles under the tops are unseen, so counted as left
+    assert (recs[-1]["removed"], recs[-1]["left"]) == (0, 27 - 6)
     assert f.summary()["over"] and f.summary()["won"] is False
 
 

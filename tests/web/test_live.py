@@ -534,3 +534,70 @@ def test_serve_keeps_threads_free_for_frames_while_phones_wait(tmp_path):
         proc.terminate()
         out = proc.communicate(timeout=10)[0]
     assert "Laptop camera 99 cannot be opened" in out
+
+
+def solitaire_stream(seed: int = 3):
+    """A whole rendered game of the first solitaire followed live (``engine.GAMES`` traits):
+    its name, its ``TableScript`` and ``[("frame", labels) * 3 per position]``."""
+    from companion.follow import FOLLOW_GAMES
+    from engine import GAMES
+
+    game = next(g for g in FOLLOW_GAMES if not GAMES[g].scored)
+    script = play_game(game, random.Random(seed))
+    shown = [st for st in script.steps if st.kind == "show"]
+    cam = make_camera(
+        np.random.default_rng(0), shown[0].placements, SIZE, fill=0.8, rotation_deg=0.0, tilt=0.0
+    )
+    return (
+        game,
+        script,
+        [("frame", camera_labels(cam, st.placements)) for st in shown for _ in range(3)],
+    )
+
+
+def test_a_solitaire_result_is_a_stored_camera_entry_that_undo_removes(
+    app, client, monkeypatch, tmp_path
+):
+    """A rendered solitaire played to its end: the result (won or lost, tiles removed and left)
+    is an entry of the table's history from the camera, kept over a server restart, reaching
+    the feed, and undone like any entry."""
+    from companion.app import create_app
+
+    game, script, stream = solitaire_stream()
+    fake_eyes(monkeypatch, [item[1] for item in stream])
+    app.config["LIVE_KEEP_PHOTOS"] = False
+    extra = {"max_pip": script.params["max_pip"]} if script.params.get("max_pip") else {}
+    t = new_table(client, game, ["Me"], **extra)
+    got = send_stream(client, t["id"], t["code"], stream)
+    results = [r for r in got if r["type"] == "result"]
+    won, removed = script.final["won"], script.final["removed"]
+    assert [(r["won"], r["removed"], r["stored"]) for r in results] == [(won, removed, True)]
+    left = results[0]["left"]
+    assert left == next(r for r in reversed(got) if r["type"] == "progress")["left"]
+    assert results[0]["table"]["rounds"][-1]["id"] == results[0]["round_id"]
+    # the feed carries it with the table after it, for the other phones
+    feed = client.get(f"/api/tables/{t['id']}/live/events?after=0&wait=0").json["records"]
+    assert [r["round_id"] for r in feed if r["type"] == "result"] == [results[0]["round_id"]]
+
+    # a new server on the same instance folder still has it
+    again = create_app(dict(app.config), instance_path=app.instance_path).test_client()
+    table = again.get(f"/api/tables/{t['id']}").json
+    entry = {
+        "kind": "won" if won else "lost",
+        "source": "camera",
+        "note": f"{removed} removed, {left} left",
+        "undone": False,
+    }
+    assert [{k: r[k] for k in entry} for r in table["rounds"]] == [entry]
+    r = again.post(
+        f"/api/tables/{t['id']}/undo",
+        json={"round_id": table["rounds"][0]["id"]},
+        headers={"X-Table-Code": t["code"]},
+    )
+    assert r.status_code == 200 and [x["undone"] for x in r.json["rounds"]] == [True]
+    r = again.post(
+        f"/api/tables/{t['id']}/undo",
+        json={"round_id": table["rounds"][0]["id"]},
+        headers={"X-Table-Code": t["code"]},
+    )
+    assert r.status_code == 409

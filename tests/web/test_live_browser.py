@@ -17,7 +17,7 @@ import pytest
 
 from .test_browser import CHROMIUM, PHONE
 from .test_browser import server as server  # noqa: F401 - the same server fixture
-from .test_live import fake_eyes, frame_jpeg, tableaux_stream
+from .test_live import fake_eyes, frame_jpeg, solitaire_stream, tableaux_stream
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
@@ -133,6 +133,41 @@ def test_phone_b_sees_each_play_the_flag_and_the_score_without_reloading(
         b.wait_for_selector("#photo-card:not([hidden]) #overlay polygon", state="attached")
         assert b.evaluate("window.__notReloaded === true")
         b.screenshot(path=str(_artifacts() / "live-phone-b.png"), full_page=True)
+    finally:
+        ctx_a.close()
+        ctx_b.close()
+
+
+def test_a_solitaire_result_reaches_the_other_phone_and_undo_removes_it(
+    server, browser, monkeypatch
+):
+    game, script, stream = solitaire_stream()
+    frames = [item[1] for item in stream]
+    fake_eyes(monkeypatch, frames)
+    ctx_a, a = phone(browser)
+    ctx_b, b = phone(browser)
+    try:
+        a.goto(server + "/")
+        body = {"game": game, "players": ["Me"]}
+        if script.params.get("max_pip"):
+            body["max_pip"] = script.params["max_pip"]
+        t = a.evaluate(
+            """async (body) => (await fetch('/api/tables', { method: 'POST',
+              headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).json()""",
+            body,
+        )
+        b.goto(f"{server}/join/{t['code']}")
+        b.wait_for_selector("#live-card[data-live='ready']", state="attached")
+        url = f"{server}/api/tables/{t['id']}/live/frames"
+        for k in range(len(frames)):
+            b64 = base64.b64encode(frame_jpeg(k, frames[k])).decode()
+            status, answer = a.evaluate(POST_FRAME, [url, t["code"], b64])
+            assert status == 200, answer
+        kind = "won" if script.final["won"] else "lost"
+        b.wait_for_selector(f"#history li:has-text('{kind} (camera)')", state="attached")
+        assert f"{script.final['removed']} removed" in b.inner_text("#history")
+        b.click("#undo")
+        b.wait_for_selector("#history li.undone:has-text('(undone)')", state="attached")
     finally:
         ctx_a.close()
         ctx_b.close()
