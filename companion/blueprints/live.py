@@ -93,15 +93,15 @@ def follower_for(row) -> Follower:
     """A new :class:`Follower` for the table ``row`` (its game, players and set).
 
     Raises:
-        store.ApiError(400): a game the camera does not follow (The Big Clock).
+        store.ApiError(400): a game the camera does not follow (none of the five today; a
+            game whose layout shape has no rules in ``companion.follow``).
     """
     game = row["game"]
     if game not in FOLLOW_GAMES:
         label = GAMES[game].label
         raise store.ApiError(
             400,
-            f"{label} is not followed live: its drawn tile and stock are not on the table; "
-            "take photos instead",
+            f"{label} is not followed live; take photos instead",
         )
     g = GAMES[game]
     params = json.loads(row["params_json"])

@@ -601,3 +601,19 @@ def test_a_solitaire_result_is_a_stored_camera_entry_that_undo_removes(
         headers={"X-Table-Code": t["code"]},
     )
     assert r.status_code == 409
+
+
+def test_the_big_clock_live_card_offers_its_two_taps(client):
+    """The clock's live card has the set-aside and give-up taps (what the camera cannot see)
+    and no seat picker; a scored game's card has Pass and the seat picker instead."""
+    t = new_table(client, "big-clock", ("Ana",))
+    client.get(f"/join/{t['code']}")
+    page = client.get(f"/t/{t['id']}").get_data(as_text=True)
+    assert 'id="live-card"' in page
+    assert 'id="live-pass">Drawn tile set aside<' in page and 'id="live-done">Give up<' in page
+    assert 'id="live-turn"' not in page
+    d = new_table(client, "draw100", ("Ana", "Ben"))
+    client.get(f"/join/{d['code']}")
+    page = client.get(f"/t/{d['id']}").get_data(as_text=True)
+    assert 'id="live-pass">Pass<' in page and 'id="live-turn"' in page
+    assert "Give up" not in page
