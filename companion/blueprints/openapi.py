@@ -53,6 +53,13 @@ _PHOTO_BODY = {
         }
     },
 }
+#: A hand in a request: "3-5 6-6" or ["3-5", "6-6"].
+_HAND = {
+    "oneOf": [
+        {"type": "string", "example": "3-5 6-6"},
+        {"type": "array", "items": {"type": "string"}},
+    ]
+}
 _TID = {"name": "table_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 _PID = {"name": "photo_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 
@@ -62,6 +69,11 @@ def _json(ref: str, desc: str = "ok") -> dict:
         "description": desc,
         "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}},
     }
+
+
+def _json_body(schema: dict) -> dict:
+    """A required JSON request body with this schema."""
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
 
 
 def _per_game(what: str, texts: dict[str, str]) -> str:
@@ -188,14 +200,7 @@ def openapi_document() -> dict[str, Any]:
                 },
                 "post": {
                     "summary": "Start a table; the answer carries the code and the join URL",
-                    "requestBody": {
-                        "required": True,
-                        "content": {
-                            "application/json": {
-                                "schema": {"$ref": "#/components/schemas/NewTable"}
-                            }
-                        },
-                    },
+                    "requestBody": _json_body({"$ref": "#/components/schemas/NewTable"}),
                     "responses": {
                         "201": _json("Table", "created (with code and join_url)"),
                         "400": _ERR,
@@ -234,25 +239,15 @@ def openapi_document() -> dict[str, Any]:
                 "put": {
                     "summary": "Set this player's own hand (others' hands untouched); the latest photo is read with it",
                     "parameters": [_TID, _CODE, _PLAYER],
-                    "requestBody": {
-                        "required": True,
-                        "content": {
-                            "application/json": {
-                                "schema": {
-                                    "type": "object",
-                                    "properties": {
-                                        "hand": {
-                                            "oneOf": [
-                                                {"type": "string", "example": "3-5 6-6"},
-                                                {"type": "array", "items": {"type": "string"}},
-                                            ]
-                                        },
-                                        "player_id": {"type": "integer"},
-                                    },
-                                }
-                            }
-                        },
-                    },
+                    "requestBody": _json_body(
+                        {
+                            "type": "object",
+                            "properties": {
+                                "hand": _HAND,
+                                "player_id": {"type": "integer"},
+                            },
+                        }
+                    ),
                     "responses": {
                         "200": {
                             "description": "{player_id, hand, photo (Photo with this player's reading, or null)}"
@@ -294,30 +289,25 @@ def openapi_document() -> dict[str, Any]:
                 "post": {
                     "summary": "Add a tile the detector missed at a spot of the photo; the table is read again",
                     "parameters": [_TID, _PID, _CODE, _PLAYER],
-                    "requestBody": {
-                        "required": True,
-                        "content": {
-                            "application/json": {
-                                "schema": {
-                                    "type": "object",
-                                    "required": ["at", "pips"],
-                                    "properties": {
-                                        "at": {
-                                            "type": "array",
-                                            "items": {"type": "number"},
-                                            "description": "[x, y] photo pixels",
-                                        },
-                                        "pips": {
-                                            "type": "array",
-                                            "items": {"type": "integer"},
-                                            "minItems": 2,
-                                            "maxItems": 2,
-                                        },
-                                    },
-                                }
-                            }
-                        },
-                    },
+                    "requestBody": _json_body(
+                        {
+                            "type": "object",
+                            "required": ["at", "pips"],
+                            "properties": {
+                                "at": {
+                                    "type": "array",
+                                    "items": {"type": "number"},
+                                    "description": "[x, y] photo pixels",
+                                },
+                                "pips": {
+                                    "type": "array",
+                                    "items": {"type": "integer"},
+                                    "minItems": 2,
+                                    "maxItems": 2,
+                                },
+                            },
+                        }
+                    ),
                     "responses": {"201": _json("Photo"), "400": _ERR, "403": _ERR, "404": _ERR},
                 }
             },
@@ -337,14 +327,7 @@ def openapi_document() -> dict[str, Any]:
                 "post": {
                     "summary": "Record a hand (draw to 100) or a turn (Tableaux)",
                     "parameters": [_TID, _CODE, _KEY],
-                    "requestBody": {
-                        "required": True,
-                        "content": {
-                            "application/json": {
-                                "schema": {"$ref": "#/components/schemas/NewRound"}
-                            }
-                        },
-                    },
+                    "requestBody": _json_body({"$ref": "#/components/schemas/NewRound"}),
                     "responses": {
                         "201": _json("Table"),
                         "400": _ERR,
@@ -360,18 +343,13 @@ def openapi_document() -> dict[str, Any]:
                     "summary": "Undo the entry round_id, which must be the latest one not undone (kept in the history, "
                     "marked undone); 409 when a newer entry exists or it is undone already",
                     "parameters": [_TID, _CODE],
-                    "requestBody": {
-                        "required": True,
-                        "content": {
-                            "application/json": {
-                                "schema": {
-                                    "type": "object",
-                                    "properties": {"round_id": {"type": "integer"}},
-                                    "required": ["round_id"],
-                                }
-                            }
-                        },
-                    },
+                    "requestBody": _json_body(
+                        {
+                            "type": "object",
+                            "properties": {"round_id": {"type": "integer"}},
+                            "required": ["round_id"],
+                        }
+                    ),
                     "responses": {**table_resp, "400": _ERR, "409": _ERR},
                 }
             },
@@ -431,24 +409,12 @@ def openapi_document() -> dict[str, Any]:
                 "put": {
                     "summary": "Set this player's own hand (draw100, Tableaux need it for moves) and read this photo with it",
                     "parameters": [_TID, _PID, _CODE, _PLAYER],
-                    "requestBody": {
-                        "required": True,
-                        "content": {
-                            "application/json": {
-                                "schema": {
-                                    "type": "object",
-                                    "properties": {
-                                        "hand": {
-                                            "oneOf": [
-                                                {"type": "string", "example": "3-5 6-6"},
-                                                {"type": "array", "items": {"type": "string"}},
-                                            ]
-                                        }
-                                    },
-                                }
-                            }
-                        },
-                    },
+                    "requestBody": _json_body(
+                        {
+                            "type": "object",
+                            "properties": {"hand": _HAND},
+                        }
+                    ),
                     "responses": {"200": _json("Photo"), "400": _ERR, "403": _ERR, "404": _ERR},
                 }
             },
@@ -467,25 +433,20 @@ def openapi_document() -> dict[str, Any]:
                 "put": {
                     "summary": "Correct a misread tile (its value, not a tile, face down); the table is read again",
                     "parameters": [_CODE, _PLAYER],
-                    "requestBody": {
-                        "required": True,
-                        "content": {
-                            "application/json": {
-                                "schema": {
-                                    "type": "object",
-                                    "properties": {
-                                        "pips": {
-                                            "type": "array",
-                                            "items": {"type": "integer"},
-                                            "minItems": 2,
-                                            "maxItems": 2,
-                                        },
-                                        "kind": {"enum": ["pips", "not_tile", "face_down"]},
-                                    },
-                                }
-                            }
-                        },
-                    },
+                    "requestBody": _json_body(
+                        {
+                            "type": "object",
+                            "properties": {
+                                "pips": {
+                                    "type": "array",
+                                    "items": {"type": "integer"},
+                                    "minItems": 2,
+                                    "maxItems": 2,
+                                },
+                                "kind": {"enum": ["pips", "not_tile", "face_down"]},
+                            },
+                        }
+                    ),
                     "responses": {"200": _json("Photo"), "400": _ERR, "403": _ERR, "404": _ERR},
                 },
                 "delete": {
