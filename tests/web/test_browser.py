@@ -47,8 +47,9 @@ def server(tmp_path_factory):
     th.join(5)
 
 
-@pytest.fixture(scope="module")
-def browser():
+def launch_chromium(*extra_args: str):
+    """Debian's Chromium under Playwright, headless (a generator for a fixture to yield from);
+    fails the test with the install command when /usr/bin/chromium is missing."""
     if not os.path.exists(CHROMIUM):
         pytest.fail(
             f"{CHROMIUM} is missing: install it with `apt-get install -y chromium chromium-driver` "
@@ -60,10 +61,21 @@ def browser():
     with sync_playwright() as p:
         b = p.chromium.launch(
             executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                *extra_args,
+            ],
         )
         yield b
         b.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    yield from launch_chromium()
 
 
 @pytest.fixture()

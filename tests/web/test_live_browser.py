@@ -11,37 +11,22 @@ page, the server, the follower, the score sheet and the feed are real. Chromium:
 from __future__ import annotations
 
 import base64
-import os
 
 import pytest
 
-from .test_browser import CHROMIUM, PHONE
+from .test_browser import PHONE, launch_chromium
 from .test_browser import server as server  # noqa: F401 - the same server fixture
 from .test_live import fake_eyes, frame_jpeg, solitaire_stream, tableaux_stream
-
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
 def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(
-            f"{CHROMIUM} is missing: install it with `apt-get install -y chromium chromium-driver` "
-            "(never `playwright install`)",
-            pytrace=False,
-        )
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        # a fake camera (a moving test pattern) that the page may open without asking
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=ARGS + ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"],
-        )
-        yield b
-        b.close()
+    # a fake camera (a moving test pattern) that the page may open without asking
+    yield from launch_chromium(
+        "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"
+    )
 
 
 def phone(browser):
