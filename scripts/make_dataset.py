@@ -2,6 +2,8 @@
 """Render a synthetic ultralytics-OBB dataset of domino photos.
 
 Usage: python scripts/make_dataset.py --out data/tiles-obb --train 2000 --val 200 --seed 0 -j 2
+Real surfaces: ``--surface-mix 0.35 0.15 0.15`` (tiles on background photos, hard procedural
+surfaces, background photos alone) with ``--backgrounds ../shared/backgrounds``.
 Classes: 0 = tile face up, 1 = tile face down. See vision/render/dataset.py for the format.
 """
 
@@ -12,7 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 from vision.render.dataset import write_obb_dataset  # noqa: E402
 
@@ -44,10 +47,34 @@ def main(argv: list[str] | None = None) -> int:
         default=0.0,
         help="chance per image of a rendered game position (vision/render/layouts.py)",
     )
+    ap.add_argument(
+        "--surface-mix",
+        type=float,
+        nargs=3,
+        default=(0.0, 0.0, 0.0),
+        metavar=("PASTE", "HARD", "BACKGROUND"),
+        help="chances per image of tiles pasted on a background photo, a procedural hard "
+        "surface with tile-like objects, a background photo alone (vision/render/surfaces.py)",
+    )
+    ap.add_argument(
+        "--backgrounds",
+        default=str(ROOT.parent / "shared" / "backgrounds"),
+        help="background photos without dominoes (default: ../shared/backgrounds beside the "
+        "repository); every fifth is held out",
+    )
     a = ap.parse_args(argv)
     t = time.time()
     s = write_obb_dataset(
-        a.out, a.train, a.val, a.seed, a.processes, a.low_pip_bias, a.set_weights, a.layout_share
+        a.out,
+        a.train,
+        a.val,
+        a.seed,
+        a.processes,
+        a.low_pip_bias,
+        a.set_weights,
+        a.layout_share,
+        tuple(a.surface_mix),
+        a.backgrounds if sum(a.surface_mix) > 0 else None,
     )
     print(f"{s} in {time.time() - t:.1f} s -> {a.out}/data.yaml")
     return 0

@@ -49,6 +49,83 @@ def export_onnx(weights: Path, imgsz: int, out: Path) -> Path:
     return out
 
 
+def model_from_onnx(path: Path):
+    """A trainable torch YOLO11n-OBB rebuilt from an exported ONNX file of it.
+
+    The export folds each batch norm into its convolution, so the model is built from
+    ``yolo11n-obb.yaml`` with the class count of the file's metadata, fused the same way
+    (``model.fuse()``: convolutions with a bias, no batch norm) and given the file's weights by
+    name. Its outputs equal the ONNX file's to float precision (``tests`` do not need torch; run
+    ``--from-onnx`` to see the check printed).
+
+    Args:
+        path: ONNX file exported by ultralytics from a YOLO11n-OBB (``export_onnx``).
+    Returns:
+        ``ultralytics.nn.tasks.OBBModel`` in train mode, without batch norm.
+    Raises:
+        ValueError: a weight of the file does not fit the rebuilt model.
+    """
+    import ast
+
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    from ultralytics.nn.tasks import OBBModel
+
+    proto = onnx.load(str(path))
+    meta = {p.key: p.value for p in proto.metadata_props}
+    names = ast.literal_eval(meta.get("names", "{0: 'tile', 1: 'tile_face_down'}"))
+    weights = {i.name: numpy_helper.to_array(i) for i in proto.graph.initializer}
+    model = OBBModel("yolo11n-obb.yaml", nc=len(names), verbose=False)
+    model.fuse(verbose=False)
+    state = model.state_dict()
+    for key, value in state.items():
+        if key not in weights or tuple(weights[key].shape) != tuple(value.shape):
+            raise ValueError(f"{path}: no weight of shape {tuple(value.shape)} for {key}")
+        state[key] = torch.from_numpy(weights[key].copy())
+    model.load_state_dict(state)
+    model.names = names
+    return model.train()
+
+
+def onnx_trainer(path: Path):
+    """An ultralytics OBB trainer class whose model is :func:`model_from_onnx` of ``path``.
+
+    On resume (``weights`` given, the checkpoint's already fused model) that model is kept.
+    """
+    from ultralytics.models.yolo.obb import OBBTrainer
+
+    class OnnxInitTrainer(OBBTrainer):
+        def get_model(self, cfg=None, weights=None, verbose=True):
+            import torch
+
+            if isinstance(weights, torch.nn.Module):
+                return weights.float()
+            return model_from_onnx(path)
+
+    return OnnxInitTrainer
+
+
+def check_onnx_rebuild(model, path: Path, imgsz: int = 384) -> float:
+    """Largest absolute difference between ``model`` (eval mode) and the ONNX file ``path`` on
+    one random ``(1, 3, imgsz, imgsz)`` input."""
+    import numpy as np
+    import onnxruntime as ort
+    import torch
+
+    x = np.random.default_rng(0).random((1, 3, imgsz, imgsz), dtype=np.float32)
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        out = model(torch.from_numpy(x))
+    model.train(was_training)
+    out = out[0] if isinstance(out, (list, tuple)) else out
+    ref = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(
+        None, {"images": x}
+    )[0]
+    return float(np.abs(out.numpy() - ref).max())
+
+
 def _iou(a, b) -> float:
     """IoU of two axis-aligned boxes (x0, y0, x1, y1)."""
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
@@ -237,7 +314,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--from-weights", default=None, help="fine-tune from this .pt instead of from scratch"
     )
+    ap.add_argument(
+        "--from-onnx",
+        default=None,
+        help="fine-tune from the weights of this exported ONNX file (batch norm stays folded)",
+    )
     ap.add_argument("--lr0", type=float, default=0.01)
+    ap.add_argument(
+        "--optimizer", default="SGD", help="ultralytics optimizer (explicit: 'auto' ignores lr0)"
+    )
+    ap.add_argument("--warmup-epochs", type=float, default=3.0)
+    ap.add_argument(
+        "--close-mosaic", type=int, default=None, help="epochs without mosaic at the end"
+    )
+    ap.add_argument("--workers", type=int, default=2, help="dataloader workers")
     ap.add_argument(
         "--export-only",
         nargs="?",
@@ -299,18 +389,26 @@ def main(argv: list[str] | None = None) -> int:
     from ultralytics import YOLO
 
     t = time.time()
+    trainer = None
+    if a.from_onnx:
+        trainer = onnx_trainer(Path(a.from_onnx))
+        rebuilt = model_from_onnx(Path(a.from_onnx))
+        print(
+            f"rebuilt {a.from_onnx}: max |torch - onnx| = {check_onnx_rebuild(rebuilt, Path(a.from_onnx)):.2e}"
+        )
     if a.resume:
         model = YOLO(str(run_dir / "weights/last.pt"))
-        model.train(resume=True)
+        model.train(resume=True, trainer=trainer)
     else:
         model = YOLO("yolo11n-obb.yaml")  # --from-weights is loaded through `pretrained`
         model.train(
+            trainer=trainer,
             data=str(data / "data.yaml"),
             epochs=a.epochs,
             time=a.hours,
             imgsz=a.imgsz,
             batch=a.batch,
-            workers=2,
+            workers=a.workers,
             device="cpu",
             plots=False,
             project=str(ROOT / "data/runs"),
@@ -319,8 +417,10 @@ def main(argv: list[str] | None = None) -> int:
             pretrained=a.from_weights or False,
             seed=0,
             lr0=a.lr0,
+            optimizer=a.optimizer,
+            warmup_epochs=a.warmup_epochs,
             cos_lr=False,
-            close_mosaic=min(5, a.epochs // 4),
+            close_mosaic=min(5, a.epochs // 4) if a.close_mosaic is None else a.close_mosaic,
             # augmentation on top of the renderer's own: flips and rotations keep labels valid
             degrees=0.0,
             fliplr=0.5,
@@ -332,6 +432,7 @@ def main(argv: list[str] | None = None) -> int:
             hsv_s=0.6,
             hsv_v=0.4,
             patience=100,
+            save_period=1,
             val=True,
         )
     print(f"training took {(time.time() - t) / 60:.1f} min", flush=True)

@@ -47,21 +47,18 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from bench_vision import poly_iou  # noqa: E402
 
 from vision.detector import obb_corners  # noqa: E402
+from vision.render.surfaces import (  # noqa: E402
+    augment_background,
+    background_photos,
+    hard_scene,
+    holdout_photos,
+    pasted_scene,
+)
 from vision.verifier import CROP, FACE_DOWN, FACE_UP, NOT_TILE, crops_to_input, verifier_crop  # noqa: E402
 
 SEED0 = 50_000_000
 HOLDOUT_SEED0 = 59_000_000
 MAX_NEG_PER_IMAGE = 40
-
-
-def background_photos(folder: Path) -> list[Path]:
-    """The background photos (``*.jpg``, ``*.png``) of ``folder``, sorted by name."""
-    return sorted(p for p in folder.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
-
-
-def holdout_photos(photos: list[Path]) -> set[str]:
-    """Names of the held-out background photos: every fifth by name."""
-    return {p.name for i, p in enumerate(photos) if i % 5 == 2}
 
 
 def _box(centre, u, length, width) -> np.ndarray:
@@ -107,39 +104,6 @@ def wrong_boxes(rng, corners) -> list[np.ndarray]:
     if rng.random() < 0.5:  # a box twice as long (two tiles end to end)
         out.append(_box(c + s * u * L / 2, u, 2 * L, W))
     return out
-
-
-def _augment_background(rng, img: np.ndarray) -> np.ndarray:
-    """A random view of a background photo: crop, scale (long side 400..1600 px), turn, flip,
-    colour, blur, JPEG."""
-    h, w = img.shape[:2]
-    f = rng.uniform(0.4, 1.0)
-    ch, cw = max(32, int(h * f)), max(32, int(w * f * rng.uniform(0.8, 1.25)))
-    ch, cw = min(ch, h), min(cw, w)
-    y0, x0 = int(rng.integers(0, h - ch + 1)), int(rng.integers(0, w - cw + 1))
-    out = img[y0 : y0 + ch, x0 : x0 + cw]
-    side = rng.uniform(400, 1600)
-    s = side / max(out.shape[:2])
-    out = cv2.resize(
-        out, None, fx=s, fy=s, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_CUBIC
-    )
-    out = np.rot90(out, int(rng.integers(4)))
-    if rng.random() < 0.5:
-        out = out[:, ::-1]
-    out = out.astype(np.float32) * rng.uniform(0.6, 1.3) + rng.uniform(-30, 30)
-    out *= rng.uniform(0.85, 1.15, 3).astype(np.float32)
-    out = np.clip(out, 0, 255).astype(np.uint8)
-    if rng.random() < 0.3:
-        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.5, 2.0))
-    if rng.random() < 0.5:
-        ok, enc = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 95))])
-        out = cv2.imdecode(enc, cv2.IMREAD_COLOR)
-    return np.ascontiguousarray(out)
-
-
-def _table_from_background(rng, bg: np.ndarray, W: int, H: int) -> np.ndarray:
-    img = _augment_background(rng, bg)
-    return cv2.resize(img, (W, H), interpolation=cv2.INTER_AREA).astype(np.float32)
 
 
 def _detector_boxes(det, img) -> np.ndarray:
@@ -213,11 +177,8 @@ def make_shard(
     """Render one shard of crops (see the module docstring) to ``out``; ``mix`` gives the shares
     of the four scene kinds (:data:`DEFAULT_MIX`, normalised to sum 1)."""
     from vision.detector import load_detector
-    from vision.render import random_scene, random_style, render_scene
-    from vision.render.augment import photo_effects
-    from vision.render.hard_negatives import add_tile_like_objects, hard_surface
+    from vision.render import random_scene
     from vision.render.layouts import random_layout_scene
-    from vision.render.scene import make_camera, random_placements
 
     det = load_detector()
     photos = background_photos(backgrounds)
@@ -241,54 +202,17 @@ def make_shard(
             kind = "render"
         elif r < edges[1]:  # rendered tiles on a background photo (cut-paste)
             name = names[int(rng.integers(len(names)))]
-            W, H = [(640, 640), (640, 480), (480, 640), (1024, 768)][int(rng.integers(4))]
-            style = random_style(rng)
-            placements, _ = random_placements(rng, None, style.max_pip)
-            cam_kw = (
-                {"tile_px": rng.uniform(14, 110) * min(W, H) / 640}
-                if rng.random() < 0.6
-                else {"fill": rng.uniform(0.4, 1.5)}
-            )
-            cam = make_camera(rng, placements, (W, H), **cam_kw)
-            table = _table_from_background(rng, bgs[name], W, H)
-            scene = render_scene(
-                placements,
-                rng,
-                style=style,
-                image_size=(W, H),
-                camera=cam,
-                background=table,
-                clutter=0,
-            )
+            scene = pasted_scene(rng, bgs[name])
             c, k = scene_samples(rng, det, scene.image, scene.labels, scene.visible)
             kind = f"paste:{name}"
         elif r < edges[2]:  # procedural hard surface with tile-like objects, with or without tiles
-            W, H = [(640, 640), (640, 480), (480, 640)][int(rng.integers(3))]
-            table = hard_surface(rng, H, W)
-            objs = add_tile_like_objects(table, rng, size_px=rng.uniform(10, 70))
-            style = random_style(rng)
-            placements = (
-                random_placements(rng, None, style.max_pip)[0] if rng.random() < 0.5 else []
-            )
-            cam = make_camera(rng, placements, (W, H), tile_px=rng.uniform(14, 70))
-            if placements:
-                scene = render_scene(
-                    placements,
-                    rng,
-                    style=style,
-                    image_size=(W, H),
-                    camera=cam,
-                    background=table,
-                    clutter=None,
-                )
-                img, labels, vis = scene.image, scene.labels, scene.visible
-            else:
-                img, labels, vis = photo_effects(table, rng, 1.0), [], []
+            img, hard, objs = hard_scene(rng)
+            labels, vis = (hard.labels, hard.visible) if hard is not None else ([], [])
             c, k = scene_samples(rng, det, img, labels, vis, extra_neg=objs)
             kind = "hard"
         else:  # a background photo: everything there is not a tile
             name = names[int(rng.integers(len(names)))]
-            img = _augment_background(rng, bgs[name])
+            img = augment_background(rng, bgs[name])
             H, W = img.shape[:2]
             boxes = list(_detector_boxes(det, img))
             if len(boxes) > MAX_NEG_PER_IMAGE:
@@ -617,7 +541,7 @@ def tune_report(models: list[Path], scenes: int, backgrounds: Path) -> None:
             continue
         im0 = cv2.imread(str(ph))
         for v in range(4):
-            img = _augment_background(np.random.default_rng(v), im0) if v else im0
+            img = augment_background(np.random.default_rng(v), im0) if v else im0
             add(img, [], "bg")
     conf = np.concatenate(conf_all)
     tile = np.array(tile_all)

@@ -7,6 +7,7 @@ width/height), and ``<root>/data.yaml``. Classes: 0 = tile face up, 1 = tile fac
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -58,15 +59,33 @@ def write_scene(
     low_pip_bias: float = 0.0,
     set_weights: tuple[float, float, float] | None = None,
     layout_share: float = 0.0,
+    surface_mix: tuple[float, float, float] = (0.0, 0.0, 0.0),
+    backgrounds: str | None = None,
 ) -> dict:
     """Render scene ``seed`` and write image + label file (``low_pip_bias``, ``set_weights``:
-    see :func:`vision.render.scene.random_scene`). With chance ``layout_share`` the scene is a
-    game position instead (:func:`vision.render.layouts.random_layout_scene`; 640x480 or 480x640).
+    see :func:`vision.render.scene.random_scene`).
+
+    With the chances of ``surface_mix`` = (paste, hard, background) the image is, in that order,
+    rendered tiles pasted on a background photo of ``backgrounds``
+    (:func:`vision.render.surfaces.pasted_scene`), a procedural hard surface with tile-like
+    objects (:func:`vision.render.surfaces.hard_scene`), or a background photo alone with no
+    label (:func:`vision.render.surfaces.augment_background`); the held-out background photos
+    (:func:`vision.render.surfaces.holdout_photos`) are never used. Otherwise, with chance
+    ``layout_share``, a game position (:func:`vision.render.layouts.random_layout_scene`; 640x480
+    or 480x640), else a random scene.
 
     Returns:
         A manifest row: image name, split, seed, scene kind, style family, set, label count.
+    Raises:
+        ValueError: ``surface_mix`` asks for background photos and ``backgrounds`` is None or
+            holds none.
     """
     rng = np.random.default_rng(seed)
+    name = f"{index:06d}"
+    mix = np.cumsum(np.asarray(surface_mix, np.float64))
+    r = rng.random() if mix[-1] > 0 else 1.0
+    if r < mix[-1]:
+        return _write_surface_scene(root, split, name, seed, rng, r, mix, backgrounds, jpeg_quality)
     if layout_share > 0 and rng.random() < layout_share:
         from .layouts import random_layout_scene
 
@@ -74,7 +93,6 @@ def write_scene(
         scene = random_layout_scene(rng, size)
     else:
         scene = random_scene(rng, low_pip_bias=low_pip_bias, set_weights=set_weights)
-    name = f"{index:06d}"
     cv2.imwrite(
         str(root / "images" / split / f"{name}.jpg"),
         scene.image,
@@ -93,10 +111,72 @@ def write_scene(
     }
 
 
+@functools.lru_cache(maxsize=4)
+def _training_backgrounds(folder: str) -> tuple[np.ndarray, ...]:
+    """The background photos of ``folder`` that are not held out, decoded (BGR)."""
+    from .surfaces import background_photos, holdout_photos
+
+    photos = background_photos(Path(folder))
+    held = holdout_photos(photos)
+    images = (cv2.imread(str(p)) for p in photos if p.name not in held)
+    return tuple(im for im in images if im is not None)
+
+
+def _write_surface_scene(
+    root: Path,
+    split: str,
+    name: str,
+    seed: int,
+    rng: np.random.Generator,
+    r: float,
+    mix: np.ndarray,
+    backgrounds: str | None,
+    jpeg_quality: int,
+) -> dict:
+    from .surfaces import augment_background, hard_scene, pasted_scene
+
+    bgs = _training_backgrounds(backgrounds) if backgrounds else ()
+    if not bgs and (r < mix[0] or r >= mix[1]):
+        raise ValueError(f"no background photos in {backgrounds!r}")
+    scene: RenderedScene | None
+    if r < mix[0]:
+        scene = pasted_scene(rng, bgs[int(rng.integers(len(bgs)))])
+        image, kind = scene.image, "paste"
+    elif r < mix[1]:
+        image, scene, _ = hard_scene(rng)
+        kind = "hard"
+    else:
+        image, scene, kind = augment_background(rng, bgs[int(rng.integers(len(bgs)))]), None, "bg"
+    cv2.imwrite(
+        str(root / "images" / split / f"{name}.jpg"),
+        image,
+        [cv2.IMWRITE_JPEG_QUALITY, jpeg_quality],
+    )
+    lines = obb_label_lines(scene) if scene is not None else []
+    (root / "labels" / split / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+    return {
+        "image": f"{split}/{name}.jpg",
+        "seed": seed,
+        "kind": kind,
+        "family": scene.style.family if scene is not None else "",
+        "max_pip": scene.style.max_pip if scene is not None else 0,
+        "labels": len(lines),
+        "face_down": sum(1 for ln in lines if ln.startswith("1 ")),
+    }
+
+
 def _job(args):
-    root, split, index, seed, bias, weights, share = args
+    root, split, index, seed, bias, weights, share, surface_mix, backgrounds = args
     return write_scene(
-        Path(root), split, index, seed, low_pip_bias=bias, set_weights=weights, layout_share=share
+        Path(root),
+        split,
+        index,
+        seed,
+        low_pip_bias=bias,
+        set_weights=weights,
+        layout_share=share,
+        surface_mix=surface_mix,
+        backgrounds=backgrounds,
     )
 
 
@@ -109,6 +189,8 @@ def write_obb_dataset(
     low_pip_bias: float = 0.0,
     set_weights: tuple[float, float, float] | None = None,
     layout_share: float = 0.0,
+    surface_mix: tuple[float, float, float] = (0.0, 0.0, 0.0),
+    backgrounds: str | Path | None = None,
 ) -> dict:
     """Render a full dataset.
 
@@ -123,13 +205,19 @@ def write_obb_dataset(
         set_weights: chances of double-6 / 9 / 12 sets (None: the renderer's 0.6 / 0.25 / 0.15).
         layout_share: chance per image of a rendered game position instead of a random scene
             (:func:`vision.render.layouts.random_layout_scene`); 0 keeps older datasets identical.
+        surface_mix: chances per image of tiles pasted on a background photo, a procedural hard
+            surface, a background photo alone (:func:`write_scene`); all 0 keeps older datasets
+            identical.
+        backgrounds: folder of background photos without dominoes (for ``surface_mix``).
     Returns:
         Summary dict (counts of images and labels per split), also written to ``summary.json``.
     Raises:
-        ValueError: negative counts.
+        ValueError: negative counts, or a ``surface_mix`` below 0 or summing to more than 1.
     """
     if n_train < 0 or n_val < 0:
         raise ValueError("image counts must be >= 0")
+    if min(surface_mix) < 0 or sum(surface_mix) > 1:
+        raise ValueError(f"surface_mix {surface_mix}: shares must be >= 0 and sum to <= 1")
     root = Path(root)
     jobs = []
     for split, n, salt in (("train", n_train, 1), ("val", n_val, 2)):
@@ -144,6 +232,8 @@ def write_obb_dataset(
                 low_pip_bias,
                 None if set_weights is None else tuple(set_weights),
                 float(layout_share),
+                tuple(float(v) for v in surface_mix),
+                None if backgrounds is None else str(backgrounds),
             )
             for i in range(n)
         ]
@@ -173,6 +263,7 @@ def write_obb_dataset(
         "seed": seed,
         "low_pip_bias": low_pip_bias,
         "layout_share": layout_share,
+        "surface_mix": list(surface_mix),
         "set_weights": None if set_weights is None else list(set_weights),
         "classes": CLASS_NAMES,
     }

@@ -1,0 +1,96 @@
+"""Tests of the real-surface training scenes (vision.render.surfaces) and the detector dataset's
+``surface_mix`` (vision.render.dataset)."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.render.dataset import write_obb_dataset
+from vision.render.surfaces import (
+    augment_background,
+    background_photos,
+    hard_scene,
+    holdout_photos,
+    pasted_scene,
+)
+
+
+def _backgrounds(folder, n=10):
+    """``n`` small textured photos without tiles written to ``folder``."""
+    rng = np.random.default_rng(0)
+    folder.mkdir()
+    for i in range(n):
+        img = rng.integers(0, 255, (300, 400, 3), dtype=np.uint8)
+        cv2.imwrite(str(folder / f"bg{i:02d}.jpg"), cv2.GaussianBlur(img, (0, 0), 3))
+    (folder / "SOURCES.md").write_text("not a photo")
+    return folder
+
+
+def test_background_photos_skip_other_files_and_hold_out_every_fifth(tmp_path):
+    photos = background_photos(_backgrounds(tmp_path / "bg"))
+    assert [p.name for p in photos] == [f"bg{i:02d}.jpg" for i in range(10)]
+    assert holdout_photos(photos) == {"bg02.jpg", "bg07.jpg"}
+
+
+def test_augmented_background_has_the_promised_size_range():
+    img = np.full((600, 800, 3), 128, np.uint8)
+    for seed in range(8):
+        out = augment_background(np.random.default_rng(seed), img)
+        assert out.dtype == np.uint8 and out.ndim == 3
+        assert 390 <= max(out.shape[:2]) <= 1610
+
+
+def test_pasted_scene_labels_tiles_on_the_photo():
+    bg = np.random.default_rng(1).integers(0, 255, (300, 400, 3), dtype=np.uint8)
+    scene = pasted_scene(np.random.default_rng(3), bg)
+    H, W = scene.image.shape[:2]
+    assert (W, H) in ((640, 640), (640, 480), (480, 640), (1024, 768))
+    assert scene.kind == "paste" and len(scene.labels) == len(scene.visible) > 0
+    a = pasted_scene(np.random.default_rng(3), bg)
+    assert np.array_equal(a.image, scene.image)  # one seed, one scene
+
+
+def test_hard_scene_gives_objects_and_sometimes_tiles():
+    with_tiles = 0
+    for seed in range(8):
+        img, scene, objs = hard_scene(np.random.default_rng(seed))
+        assert img.dtype == np.uint8 and img.shape[2] == 3
+        assert all(np.asarray(o).shape == (4, 2) for o in objs)
+        with_tiles += scene is not None and len(scene.labels) > 0
+    assert 0 < with_tiles < 8
+
+
+def test_dataset_surface_mix_writes_backgrounds_without_labels(tmp_path):
+    bgs = _backgrounds(tmp_path / "bg")
+    root = tmp_path / "ds"
+    summary = write_obb_dataset(
+        root, 12, 0, seed=4, surface_mix=(0.4, 0.2, 0.4), backgrounds=bgs, processes=1
+    )
+    rows = [json.loads(line) for line in (root / "manifest.jsonl").read_text().splitlines()]
+    kinds = {r["kind"] for r in rows}
+    assert {"paste", "bg"} <= kinds and kinds <= {"paste", "hard", "bg"}
+    for r in rows:
+        label = root / "labels" / r["image"].replace(".jpg", ".txt")
+        lines = label.read_text().split("\n")[:-1] if label.read_text() else []
+        assert len(lines) == r["labels"]
+        if r["kind"] == "bg":
+            assert r["labels"] == 0
+    assert summary["surface_mix"] == [0.4, 0.2, 0.4]
+    assert sum(summary["train_kinds"].values()) == 12
+
+
+def test_dataset_without_surface_mix_is_unchanged_and_bad_mix_is_refused(tmp_path):
+    a = write_obb_dataset(tmp_path / "a", 3, 0, seed=2)
+    b = write_obb_dataset(tmp_path / "b", 3, 0, seed=2, surface_mix=(0.0, 0.0, 0.0))
+    assert a["train_kinds"] == b["train_kinds"]
+    for i in range(3):
+        name = f"labels/train/{i:06d}.txt"
+        assert (tmp_path / "a" / name).read_text() == (tmp_path / "b" / name).read_text()
+    with pytest.raises(ValueError, match="surface_mix"):
+        write_obb_dataset(tmp_path / "c", 1, 0, surface_mix=(0.8, 0.0, 0.4))
+    with pytest.raises(ValueError, match="no background photos"):
+        write_obb_dataset(tmp_path / "d", 4, 0, seed=1, surface_mix=(1.0, 0.0, 0.0))
