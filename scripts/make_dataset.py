@@ -2,8 +2,8 @@
 """Render a synthetic ultralytics-OBB dataset of domino photos.
 
 Usage: python scripts/make_dataset.py --out data/tiles-obb --train 2000 --val 200 --seed 0 -j 2
-Real surfaces: ``--surface-mix 0.35 0.15 0.15`` (tiles on background photos, hard procedural
-surfaces, background photos alone) with ``--backgrounds ../shared/backgrounds``.
+Real surfaces: ``--surface-mix 0.35 0.12 0.13 0`` (tiles on background photos, hard
+procedural surfaces, background photos alone, close-ups) with ``--backgrounds DIR``.
 Classes: 0 = tile face up, 1 = tile face down. See vision/render/dataset.py for the format.
 """
 
@@ -50,11 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--surface-mix",
         type=float,
-        nargs=3,
-        default=(0.0, 0.0, 0.0),
-        metavar=("PASTE", "HARD", "BACKGROUND"),
+        nargs=4,
+        default=(0.0, 0.0, 0.0, 0.0),
+        metavar=("PASTE", "HARD", "BACKGROUND", "CLOSEUP"),
         help="chances per image of tiles pasted on a background photo, a procedural hard "
-        "surface with tile-like objects, a background photo alone (vision/render/surfaces.py)",
+        "surface with tile-like objects, a background photo alone, a close-up of one or two "
+        "tiles (vision/render/surfaces.py)",
     )
     ap.add_argument(
         "--backgrounds",

@@ -295,7 +295,11 @@ def eval_rendered(
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="render -> train YOLO-OBB -> export ONNX")
-    ap.add_argument("--data", default=str(ROOT / "data/tiles-obb"), help="dataset folder")
+    ap.add_argument(
+        "--data",
+        default=str(ROOT / "data/tiles-obb"),
+        help="dataset folder, or an ultralytics data .yaml (several datasets; not rendered)",
+    )
     ap.add_argument("--train", type=int, default=2000, help="rendered training images")
     ap.add_argument("--val", type=int, default=200, help="rendered validation images")
     ap.add_argument("--seed", type=int, default=0, help="dataset seed")
@@ -373,7 +377,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     data = Path(a.data)
-    if a.rerender or not (data / "data.yaml").exists():
+    data_yaml = data if data.suffix == ".yaml" else data / "data.yaml"
+    if data.suffix != ".yaml" and (a.rerender or not data_yaml.exists()):
         from vision.render.dataset import write_obb_dataset
 
         if a.rerender and data.exists():
@@ -403,7 +408,7 @@ def main(argv: list[str] | None = None) -> int:
         model = YOLO("yolo11n-obb.yaml")  # --from-weights is loaded through `pretrained`
         model.train(
             trainer=trainer,
-            data=str(data / "data.yaml"),
+            data=str(data_yaml),
             epochs=a.epochs,
             time=a.hours,
             imgsz=a.imgsz,

@@ -13,6 +13,7 @@ from vision.render.dataset import write_obb_dataset
 from vision.render.surfaces import (
     augment_background,
     background_photos,
+    closeup_scene,
     hard_scene,
     holdout_photos,
     pasted_scene,
@@ -64,22 +65,34 @@ def test_hard_scene_gives_objects_and_sometimes_tiles():
     assert 0 < with_tiles < 8
 
 
+def test_closeup_scene_has_one_or_two_big_tiles():
+    bg = np.random.default_rng(2).integers(0, 255, (300, 400, 3), dtype=np.uint8)
+    fractions = []
+    for seed in range(6):
+        scene = closeup_scene(np.random.default_rng(seed), bg if seed % 2 else None)
+        H, W = scene.image.shape[:2]
+        assert scene.kind == "closeup" and 1 <= len(scene.labels) <= 2
+        area = max(cv2.contourArea(d.corners.astype(np.float32)) for d in scene.labels)
+        fractions.append(area / (W * H))
+    assert min(fractions) > 0.08 and max(fractions) > 0.3  # a tile 30-70% of the short side wide
+
+
 def test_dataset_surface_mix_writes_backgrounds_without_labels(tmp_path):
     bgs = _backgrounds(tmp_path / "bg")
     root = tmp_path / "ds"
     summary = write_obb_dataset(
-        root, 12, 0, seed=4, surface_mix=(0.4, 0.2, 0.4), backgrounds=bgs, processes=1
+        root, 12, 0, seed=4, surface_mix=(0.3, 0.1, 0.3, 0.3), backgrounds=bgs, processes=1
     )
     rows = [json.loads(line) for line in (root / "manifest.jsonl").read_text().splitlines()]
     kinds = {r["kind"] for r in rows}
-    assert {"paste", "bg"} <= kinds and kinds <= {"paste", "hard", "bg"}
+    assert {"paste", "bg"} <= kinds and kinds <= {"paste", "hard", "bg", "closeup"}
     for r in rows:
         label = root / "labels" / r["image"].replace(".jpg", ".txt")
         lines = label.read_text().split("\n")[:-1] if label.read_text() else []
         assert len(lines) == r["labels"]
         if r["kind"] == "bg":
             assert r["labels"] == 0
-    assert summary["surface_mix"] == [0.4, 0.2, 0.4]
+    assert summary["surface_mix"] == [0.3, 0.1, 0.3, 0.3]
     assert sum(summary["train_kinds"].values()) == 12
 
 
@@ -92,5 +105,7 @@ def test_dataset_without_surface_mix_is_unchanged_and_bad_mix_is_refused(tmp_pat
         assert (tmp_path / "a" / name).read_text() == (tmp_path / "b" / name).read_text()
     with pytest.raises(ValueError, match="surface_mix"):
         write_obb_dataset(tmp_path / "c", 1, 0, surface_mix=(0.8, 0.0, 0.4))
+    with pytest.raises(ValueError, match="surface_mix"):
+        write_obb_dataset(tmp_path / "c", 1, 0, surface_mix=(0.5, 0.5))
     with pytest.raises(ValueError, match="no background photos"):
         write_obb_dataset(tmp_path / "d", 4, 0, seed=1, surface_mix=(1.0, 0.0, 0.0))

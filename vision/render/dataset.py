@@ -59,17 +59,19 @@ def write_scene(
     low_pip_bias: float = 0.0,
     set_weights: tuple[float, float, float] | None = None,
     layout_share: float = 0.0,
-    surface_mix: tuple[float, float, float] = (0.0, 0.0, 0.0),
+    surface_mix: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0),
     backgrounds: str | None = None,
 ) -> dict:
     """Render scene ``seed`` and write image + label file (``low_pip_bias``, ``set_weights``:
     see :func:`vision.render.scene.random_scene`).
 
-    With the chances of ``surface_mix`` = (paste, hard, background) the image is, in that order,
-    rendered tiles pasted on a background photo of ``backgrounds``
+    With the chances of ``surface_mix`` = (paste, hard, background, close-up) the image is, in
+    that order, rendered tiles pasted on a background photo of ``backgrounds``
     (:func:`vision.render.surfaces.pasted_scene`), a procedural hard surface with tile-like
-    objects (:func:`vision.render.surfaces.hard_scene`), or a background photo alone with no
-    label (:func:`vision.render.surfaces.augment_background`); the held-out background photos
+    objects (:func:`vision.render.surfaces.hard_scene`), a background photo alone with no label
+    (:func:`vision.render.surfaces.augment_background`), or a close-up of one or two tiles on a
+    background photo or a procedural table (:func:`vision.render.surfaces.closeup_scene`); a
+    missing fourth share is 0. The held-out background photos
     (:func:`vision.render.surfaces.holdout_photos`) are never used. Otherwise, with chance
     ``layout_share``, a game position (:func:`vision.render.layouts.random_layout_scene`; 640x480
     or 480x640), else a random scene.
@@ -82,7 +84,7 @@ def write_scene(
     """
     rng = np.random.default_rng(seed)
     name = f"{index:06d}"
-    mix = np.cumsum(np.asarray(surface_mix, np.float64))
+    mix = np.cumsum(np.asarray((*surface_mix, 0.0, 0.0, 0.0, 0.0)[:4], np.float64))
     r = rng.random() if mix[-1] > 0 else 1.0
     if r < mix[-1]:
         return _write_surface_scene(root, split, name, seed, rng, r, mix, backgrounds, jpeg_quality)
@@ -133,10 +135,10 @@ def _write_surface_scene(
     backgrounds: str | None,
     jpeg_quality: int,
 ) -> dict:
-    from .surfaces import augment_background, hard_scene, pasted_scene
+    from .surfaces import augment_background, closeup_scene, hard_scene, pasted_scene
 
     bgs = _training_backgrounds(backgrounds) if backgrounds else ()
-    if not bgs and (r < mix[0] or r >= mix[1]):
+    if not bgs and (r < mix[0] or mix[1] <= r < mix[2]):
         raise ValueError(f"no background photos in {backgrounds!r}")
     scene: RenderedScene | None
     if r < mix[0]:
@@ -145,8 +147,12 @@ def _write_surface_scene(
     elif r < mix[1]:
         image, scene, _ = hard_scene(rng)
         kind = "hard"
-    else:
+    elif r < mix[2]:
         image, scene, kind = augment_background(rng, bgs[int(rng.integers(len(bgs)))]), None, "bg"
+    else:
+        on_photo = bool(bgs) and rng.random() < 0.6
+        scene = closeup_scene(rng, bgs[int(rng.integers(len(bgs)))] if on_photo else None)
+        image, kind = scene.image, "closeup"
     cv2.imwrite(
         str(root / "images" / split / f"{name}.jpg"),
         image,
@@ -189,7 +195,7 @@ def write_obb_dataset(
     low_pip_bias: float = 0.0,
     set_weights: tuple[float, float, float] | None = None,
     layout_share: float = 0.0,
-    surface_mix: tuple[float, float, float] = (0.0, 0.0, 0.0),
+    surface_mix: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0),
     backgrounds: str | Path | None = None,
 ) -> dict:
     """Render a full dataset.
@@ -206,17 +212,18 @@ def write_obb_dataset(
         layout_share: chance per image of a rendered game position instead of a random scene
             (:func:`vision.render.layouts.random_layout_scene`); 0 keeps older datasets identical.
         surface_mix: chances per image of tiles pasted on a background photo, a procedural hard
-            surface, a background photo alone (:func:`write_scene`); all 0 keeps older datasets
-            identical.
+            surface, a background photo alone, a close-up (:func:`write_scene`; three or four
+            shares); all 0 keeps older datasets identical.
         backgrounds: folder of background photos without dominoes (for ``surface_mix``).
     Returns:
         Summary dict (counts of images and labels per split), also written to ``summary.json``.
     Raises:
-        ValueError: negative counts, or a ``surface_mix`` below 0 or summing to more than 1.
+        ValueError: negative counts, or a ``surface_mix`` of other than 3 or 4 shares, below 0 or
+            summing to more than 1.
     """
     if n_train < 0 or n_val < 0:
         raise ValueError("image counts must be >= 0")
-    if min(surface_mix) < 0 or sum(surface_mix) > 1:
+    if len(surface_mix) not in (3, 4) or min(surface_mix) < 0 or sum(surface_mix) > 1:
         raise ValueError(f"surface_mix {surface_mix}: shares must be >= 0 and sum to <= 1")
     root = Path(root)
     jobs = []

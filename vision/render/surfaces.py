@@ -141,3 +141,35 @@ def hard_scene(rng: np.random.Generator) -> tuple[np.ndarray, RenderedScene | No
     )
     scene.kind = "hard"
     return scene.image, scene, objs
+
+
+def closeup_scene(rng: np.random.Generator, background: np.ndarray | None = None) -> RenderedScene:
+    """A close-up: one or two tiles 30-70% of the short side wide (the length up to 1.4 times it,
+    so a tile often runs out of frame), perspective up to 0.25, on a view of ``background`` or on
+    a procedural table.
+
+    Args:
+        rng: random source.
+        background: ``HxWx3 uint8`` BGR photo without dominoes, or None for a procedural table.
+    Returns:
+        The scene (size one of :data:`HARD_SIZES`), ``kind`` "closeup".
+    """
+    W, H = HARD_SIZES[int(rng.integers(len(HARD_SIZES)))]
+    style = random_style(rng)
+    placements = random_placements(rng, "single", style.max_pip)[0][:2]
+    cam = make_camera(
+        rng,
+        placements,
+        (W, H),
+        tile_px=rng.uniform(0.3, 0.7) * min(W, H),
+        tilt=rng.uniform(0.0, 0.25),
+    )
+    table = None
+    if background is not None:
+        view = augment_background(rng, background)
+        table = cv2.resize(view, (W, H), interpolation=cv2.INTER_AREA).astype(np.float32)
+    scene = render_scene(
+        placements, rng, style=style, image_size=(W, H), camera=cam, background=table, clutter=0
+    )
+    scene.kind = "closeup"
+    return scene
