@@ -2,10 +2,12 @@
 """Benchmark of the vision pipeline (detector + pip counter): accuracy and speed.
 
     nice -n 10 .venv/bin/python scripts/bench_vision.py [--n 30] [--timing 30] [--scale 1|2] [--seed0 S] [--model M] [--json OUT]
-        [--real-only] [--without FILTER ...] [--with FILTER ...] [--tree DIR]
+        [--real-only] [--without FILTER ...] [--with FILTER ...] [--set MODULE.NAME=VALUE ...]
+        [--tree DIR]
 
 ``--without`` / ``--with`` switch box filters of ``vision.filters.BOX_FILTERS`` off / on
-(ablations). ``--tree DIR`` measures the ``vision`` package of another source tree (an older
+(ablations); ``--set`` changes a module constant of the pipeline for the run (a speed/accuracy
+trade-off measured against today's setting, e.g. ``--set vision.verifier.VIEWS=1``). ``--tree DIR`` measures the ``vision`` package of another source tree (an older
 commit: ``git archive COMMIT | tar -x -C DIR``) with this benchmark, for before/after timings.
 
 Parts:
@@ -466,6 +468,37 @@ def bench_timing(photos: Path, calls: int, model: str | None, conf: float) -> di
     return out
 
 
+def apply_settings(settings: list[str]) -> dict[str, object]:
+    """``--set MODULE.NAME=VALUE``: set each module constant (``VALUE`` a Python literal of the
+    constant's own type) and return ``{MODULE.NAME: VALUE}``.
+
+    Raises:
+        SystemExit: no such module or constant, a value that is not a literal, or of another type.
+    """
+    import ast
+    import importlib
+
+    done: dict[str, object] = {}
+    for item in settings:
+        target, sep, text = item.partition("=")
+        module, _, name = target.rpartition(".")
+        try:
+            mod = importlib.import_module(module) if sep and module else None
+            value = ast.literal_eval(text)
+        except (ImportError, ValueError, SyntaxError) as exc:
+            raise SystemExit(f"--set {item}: {exc}") from None
+        if mod is None or not hasattr(mod, name):
+            raise SystemExit(f"--set {item}: no constant {name!r} in {module or '?'}")
+        old = getattr(mod, name)
+        if isinstance(old, float) and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if type(value) is not type(old):
+            raise SystemExit(f"--set {item}: {target} is a {type(old).__name__}")
+        setattr(mod, name, value)
+        done[target] = value
+    return done
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=30, help="rendered images per set size (0: skip)")
@@ -519,6 +552,15 @@ def main(argv: list[str] | None = None) -> int:
         help="switch these box filters on (those the table has off): ablations",
     )
     ap.add_argument(
+        "--set",
+        dest="settings",
+        nargs="+",
+        default=[],
+        metavar="MODULE.NAME=VALUE",
+        help="set a module constant for this run (a Python literal of the constant's type), "
+        "e.g. vision.verifier.VIEWS=1: ablations",
+    )
+    ap.add_argument(
         "--tree",
         default=None,
         help="import vision (and its models) from this source tree instead, e.g. an older commit "
@@ -534,6 +576,7 @@ def main(argv: list[str] | None = None) -> int:
             filters.enabled(name)  # KeyError for an unknown name
         filters.DISABLED.update(args.without)
         filters.DISABLED.difference_update(args.with_)
+    settings = apply_settings(args.settings)
     import onnxruntime
 
     result = {
@@ -541,6 +584,7 @@ def main(argv: list[str] | None = None) -> int:
         "onnxruntime": onnxruntime.__version__,
         "conf": args.conf,
         "vision": str(Path(vision.__file__).resolve().parent),
+        "settings": settings,
     }
     try:
         from vision import filters

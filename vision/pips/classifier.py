@@ -117,11 +117,13 @@ def half_inputs(rect: np.ndarray, divider_pos: float, size: int = 32) -> np.ndar
         raise ValueError(
             f"expected a (2w, w, 3) rectified tile, got {None if rect is None else rect.shape}"
         )
+    from .counter import median_u8
+
     L, w = rect.shape[:2]
     m = max(2, int(round(0.07 * w)))
-    lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32)
-    body = np.median(lab[m : L - m, m : w - m].reshape(-1, 3), axis=0)
-    diff = lab - body
+    lab8 = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
+    body = median_u8(lab8[m : L - m, m : w - m])
+    diff = lab8.astype(np.float32) - body
     wd = diff.copy()
     wd[..., 1:] *= 1.6
     dist = np.sqrt((wd**2).sum(axis=2))
