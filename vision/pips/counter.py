@@ -17,12 +17,20 @@ A half with more than 12 pips or pips of wildly different sizes is unreadable (`
 
 from __future__ import annotations
 
+import os
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from typing import TypeVar, cast
 
 import cv2
 import numpy as np
 
 from vision.types import BLANK_OR_BACK_NOTE, TileDetection, TileFlag
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 MAX_PIPS = 12
 #: the half classifier's value wins a disagreement with the classical count when its probability
@@ -194,8 +202,8 @@ def read_tiles(
     width: int = RECT_W,
     use_classifier: bool = True,
 ) -> list[TileReading]:
-    """:func:`read_tile` on every box of one photo, with one half-classifier call for all of
-    them (one onnxruntime call per photo instead of one or two per tile).
+    """:func:`read_tile` on every box of one photo, the half classifier run on all of them at
+    once (at most two onnxruntime calls per photo instead of one or two per tile).
 
     Args:
         image: ``(H, W, 3) uint8`` BGR photo.
@@ -205,33 +213,85 @@ def read_tiles(
     Returns:
         one :class:`TileReading` per box, same order.
     """
-    # each box is read as the detector gave it and snapped to the body colour; the surer
-    # reading is kept
-    readings: list[list[tuple[np.ndarray, TileReading]]] = []
-    for corners in boxes:
+    # each box is read as snapped to the body colour (when that moves it) and as the detector
+    # gave it; the surer reading is kept. A box is read a second time only when the first
+    # reading can still lose: a reading replaces a readable one only when it is more than 0.05
+    # surer, and no confidence is above 1.
+    from .classifier import classifier_available
+
+    classify = use_classifier and classifier_available()
+
+    def first(corners: np.ndarray) -> tuple[list[np.ndarray], _BoxReading]:
         c0 = np.asarray(corners, np.float32).reshape(4, 2)
         snapped = snap_box(image, c0, width)
-        tries = [c0] if np.allclose(snapped, c0, atol=0.5) else [snapped, c0]
         # a box that snapped to one tile's body comes first: it wins ties
-        readings.append([(b, read_classical(image, b, width, snap=False)) for b in tries])
-    if use_classifier:
-        from .classifier import classifier_available, classify_halves, half_inputs
+        tries = [c0] if np.allclose(snapped, c0, atol=0.5) else [snapped, c0]
+        return tries, _read_box(image, tries[0], width, classify)
 
-        todo = [(b, r, r.rect) for tile in readings for b, r in tile if r.rect is not None]
-        if todo and classifier_available():
-            prob = classify_halves(
-                np.concatenate([half_inputs(rect, r.divider_pos) for _, r, rect in todo])
-            )
-            for k, (b, r, _) in enumerate(todo):
-                _combine(r, prob[2 * k : 2 * k + 2], b)
-    out = []
-    for tile in readings:
-        best = tile[0][1]
-        for _, r in tile[1:]:
-            if r.readable and (not best.readable or r.confidence > best.confidence + 0.05):
-                best = r
-        out.append(best)
-    return out
+    started = _map(first, list(boxes))
+    best = _keep_surer([None] * len(started), range(len(started)), [r for _, r in started])
+    again = [i for i, (tries, _) in enumerate(started) if len(tries) > 1 and not _settled(best[i])]
+    more = _map(lambda i: _read_box(image, started[i][0][1], width, classify), again)
+    best = _keep_surer(best, again, more)
+    return cast("list[TileReading]", best)  # every box has a first reading
+
+
+#: A box's classical reading, its half-classifier input (None: not classified) and the box.
+_BoxReading = tuple[TileReading, np.ndarray | None, np.ndarray]
+
+
+def _read_box(image: np.ndarray, box: np.ndarray, width: int, classify: bool) -> _BoxReading:
+    """The classical reading of ``box`` and, with ``classify``, its half-classifier input."""
+    from .classifier import half_inputs
+
+    r = read_classical(image, box, width, snap=False)
+    x = half_inputs(r.rect, r.divider_pos) if classify and r.rect is not None else None
+    return r, x, box
+
+
+def _keep_surer(
+    best: list[TileReading | None], tiles: Iterable[int], reads: list[_BoxReading]
+) -> list[TileReading | None]:
+    """The half classifier run once on all ``reads`` (combined into each, :func:`_combine`),
+    then each kept in ``best[tile]`` when it is the first or surer there (:func:`read_tile`)."""
+    from .classifier import classify_halves
+
+    todo = [(r, x, box) for r, x, box in reads if x is not None]
+    if todo:
+        prob = classify_halves(np.concatenate([x for _, x, _ in todo]))
+        for k, (r, _, box) in enumerate(todo):
+            _combine(r, prob[2 * k : 2 * k + 2], box)
+    for i, (r, _, _) in zip(tiles, reads):
+        b = best[i]
+        if b is None or (r.readable and (not b.readable or r.confidence > b.confidence + 0.05)):
+            best[i] = r
+    return best
+
+
+def _settled(r: TileReading | None) -> bool:
+    """True when no other reading of the tile can replace ``r`` in :func:`read_tiles`."""
+    return r is not None and r.readable and r.confidence + 0.05 >= 1.0
+
+
+#: Threads that read the tiles of one photo side by side (:func:`read_tiles`; OpenCV and NumPy
+#: release the GIL for most of a tile's reading); 1 reads them one after the other.
+READ_THREADS = 2
+_POOL: dict[tuple[int, int], ThreadPoolExecutor] = {}
+_POOL_LOCK = threading.Lock()
+
+
+def _map(fn: Callable[[_T], _R], items: list[_T]) -> list[_R]:
+    """``[fn(x) for x in items]``, on :data:`READ_THREADS` threads shared by the process (a
+    new pool after a fork: the parent's threads do not exist in the child)."""
+    if READ_THREADS <= 1 or len(items) < 2:
+        return [fn(x) for x in items]
+    key = (os.getpid(), READ_THREADS)
+    with _POOL_LOCK:
+        pool = _POOL.get(key)
+        if pool is None:
+            _POOL.clear()
+            pool = _POOL[key] = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="read-tiles")
+    return list(pool.map(fn, items))
 
 
 def _combine(r: TileReading, prob: np.ndarray, corners: np.ndarray) -> None:
