@@ -341,7 +341,7 @@ def test_median_u8_matches_numpy_median_for_odd_and_even_counts():
 
 
 def test_read_tiles_reads_each_box_as_read_tile_does(monkeypatch):
-    from vision.pips import counter
+    from vision import workers
     from vision.pips.counter import read_tiles
 
     pl = [
@@ -355,7 +355,7 @@ def test_read_tiles_reads_each_box_as_read_tile_does(monkeypatch):
     assert [r.confidence for r in together] == [read_tile(sc.image, b).confidence for b in boxes]
     assert sorted(tuple(sorted(r.pips)) for r in together) == [(1, 6), (2, 5)]
     assert read_tiles(sc.image, []) == []
-    monkeypatch.setattr(counter, "READ_THREADS", 1)  # one after the other: the same readings
+    monkeypatch.setattr(workers, "THREADS", 1)  # one after the other: the same readings
     assert [(r.pips, r.confidence, r.note) for r in read_tiles(sc.image, boxes)] == [
         (r.pips, r.confidence, r.note) for r in together
     ]

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from vision import workers
+
 DEFAULT_CLASSIFIER = Path(__file__).resolve().parents[2] / "models" / "pip-halves.onnx"
 
 _CACHE: dict[str, object] = {}
@@ -81,13 +83,25 @@ def classify_halves(
     if len(x) == 0:
         return np.zeros((0, 13), np.float32)
     both = np.concatenate([x, x[..., ::-1]]) if mirror else x
-    logits = s.run(None, {inp.name: np.ascontiguousarray(both, np.float32)})[0]
+    # in parts on the shared threads of vision.workers (each part's result is the same as in
+    # one call)
+    parts = np.array_split(both, max(1, min(workers.THREADS, len(both) // SPLIT_HALVES)))
+    logits = np.concatenate(
+        workers.run_all(
+            lambda part: s.run(None, {inp.name: np.ascontiguousarray(part, np.float32)})[0],
+            parts,
+        )
+    )
     e = np.exp(logits - logits.max(axis=1, keepdims=True))
     prob = e / e.sum(axis=1, keepdims=True)
     if mirror:
         prob = (prob[: len(x)] + prob[len(x) :]) / 2
     return prob.astype(np.float32)
 
+
+#: :func:`classify_halves` cuts its input into parts of at least this many halves, run at once
+#: on the threads of ``vision.workers``.
+SPLIT_HALVES = 16
 
 #: channels of :func:`half_inputs`: Lab difference from the body colour (L, a, b) and the ink map.
 N_CHANNELS = 4

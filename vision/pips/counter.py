@@ -17,20 +17,15 @@ A half with more than 12 pips or pips of wildly different sizes is unreadable (`
 
 from __future__ import annotations
 
-import os
-import threading
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import TypeVar, cast
+from typing import cast
 
 import cv2
 import numpy as np
 
 from vision.types import BLANK_OR_BACK_NOTE, TileDetection, TileFlag
-
-_T = TypeVar("_T")
-_R = TypeVar("_R")
+from vision.workers import run_all
 
 MAX_PIPS = 12
 #: the half classifier's value wins a disagreement with the classical count when its probability
@@ -228,10 +223,10 @@ def read_tiles(
         tries = [c0] if np.allclose(snapped, c0, atol=0.5) else [snapped, c0]
         return tries, _read_box(image, tries[0], width, classify)
 
-    started = _map(first, list(boxes))
+    started = run_all(first, list(boxes))
     best = _keep_surer([None] * len(started), range(len(started)), [r for _, r in started])
     again = [i for i, (tries, _) in enumerate(started) if len(tries) > 1 and not _settled(best[i])]
-    more = _map(lambda i: _read_box(image, started[i][0][1], width, classify), again)
+    more = run_all(lambda i: _read_box(image, started[i][0][1], width, classify), again)
     best = _keep_surer(best, again, more)
     return cast("list[TileReading]", best)  # every box has a first reading
 
@@ -271,27 +266,6 @@ def _keep_surer(
 def _settled(r: TileReading | None) -> bool:
     """True when no other reading of the tile can replace ``r`` in :func:`read_tiles`."""
     return r is not None and r.readable and r.confidence + 0.05 >= 1.0
-
-
-#: Threads that read the tiles of one photo side by side (:func:`read_tiles`; OpenCV and NumPy
-#: release the GIL for most of a tile's reading); 1 reads them one after the other.
-READ_THREADS = 2
-_POOL: dict[tuple[int, int], ThreadPoolExecutor] = {}
-_POOL_LOCK = threading.Lock()
-
-
-def _map(fn: Callable[[_T], _R], items: list[_T]) -> list[_R]:
-    """``[fn(x) for x in items]``, on :data:`READ_THREADS` threads shared by the process (a
-    new pool after a fork: the parent's threads do not exist in the child)."""
-    if READ_THREADS <= 1 or len(items) < 2:
-        return [fn(x) for x in items]
-    key = (os.getpid(), READ_THREADS)
-    with _POOL_LOCK:
-        pool = _POOL.get(key)
-        if pool is None:
-            _POOL.clear()
-            pool = _POOL[key] = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="read-tiles")
-    return list(pool.map(fn, items))
 
 
 def _combine(r: TileReading, prob: np.ndarray, corners: np.ndarray) -> None:
