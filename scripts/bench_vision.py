@@ -2,10 +2,12 @@
 """Benchmark of the vision pipeline (detector + pip counter): accuracy and speed.
 
     nice -n 10 .venv/bin/python scripts/bench_vision.py [--n 30] [--timing 30] [--scale 1|2] [--seed0 S] [--model M] [--json OUT]
-        [--real-only] [--without FILTER ...] [--with FILTER ...] [--tree DIR]
+        [--real-only] [--without FILTER ...] [--with FILTER ...] [--set MODULE.NAME=VALUE ...]
+        [--tree DIR]
 
 ``--without`` / ``--with`` switch box filters of ``vision.filters.BOX_FILTERS`` off / on
-(ablations). ``--tree DIR`` measures the ``vision`` package of another source tree (an older
+(ablations); ``--set`` changes a module constant of the pipeline for the run (a speed/accuracy
+trade-off measured against today's setting, e.g. ``--set vision.verifier.VIEWS=1``). ``--tree DIR`` measures the ``vision`` package of another source tree (an older
 commit: ``git archive COMMIT | tar -x -C DIR``) with this benchmark, for before/after timings.
 
 Parts:
@@ -33,7 +35,9 @@ Parts:
    size; median and p95 ms over ``--timing`` calls each.
    Also the median CPU time of the process per call (less sensitive to other jobs than the
    wall time) and the load average before and after (``os.getloadavg``): a figure taken with a
-   load average above the core count is pessimistic.
+   load average above the core count is pessimistic. ``--stages`` adds the mean ms per call of
+   each stage (detector passes 1 and 2, verifier, pip reader, the rest) and the number of calls
+   that ran the second detector pass.
 4. (``--turned``) the real photos turned by 0, 37, 90, 180 and 233 degrees at 640, 1280 and 1600
    px on the long side: values read, values read that the photo does not hold, extra backs.
 """
@@ -421,10 +425,43 @@ def bench_real_turned(photos: Path, model: str | None, conf: float) -> dict:
     return res
 
 
-def bench_timing(photos: Path, calls: int, model: str | None, conf: float) -> dict:
+def _stage_timers() -> dict[str, float]:
+    """Wrap the stages of ``vision.pipeline.detect`` (each detector pass with its letterbox and
+    NMS, the verifier, the pip reader) with timers; returns the dict they add their ms to
+    (cleared by the caller before each call). Whatever is left of a call (the 1280 px copy of
+    a larger photo, box records, filters) is "other"."""
+    from vision import pipeline
+    from vision.detector.onnx_model import TileDetector
+
+    spent: dict[str, float] = {}
+
+    def timed(fn, name=None):
+        def run(*a, **k):
+            key = name or (
+                "detector_pass_1" if "detector_pass_1" not in spent else "detector_pass_2"
+            )
+            t0 = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                spent[key] = spent.get(key, 0.0) + (time.perf_counter() - t0) * 1000
+
+        return run
+
+    TileDetector._run = timed(TileDetector._run)  # type: ignore[method-assign]
+    pipeline.verify = timed(pipeline.verify, "verifier")  # type: ignore[assignment]
+    pipeline.read_pips = timed(pipeline.read_pips, "pips")  # type: ignore[assignment]
+    return spent
+
+
+def bench_timing(
+    photos: Path, calls: int, model: str | None, conf: float, stages: bool = False
+) -> dict:
     """Part 3 (see the module docstring): ``detect()`` in process, models loaded once, on every
     real photo scaled to 1280 px on its long side plus four rendered 1280x960 scenes, and on the
-    real photos at full size; median and p95 ms over ``calls`` calls each."""
+    real photos at full size; median and p95 ms over ``calls`` calls each. ``stages``: also the
+    mean ms per call of each stage (:func:`_stage_timers`) and how many calls ran a second
+    detector pass."""
     from vision.render import random_scene
 
     files = sorted(p for p in photos.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
@@ -445,14 +482,19 @@ def bench_timing(photos: Path, calls: int, model: str | None, conf: float) -> di
     ]
     detect(scaled[0], model=model, conf_threshold=conf)  # load + warm up
     out: dict = {"load_average_before": round(os.getloadavg()[0], 2)}
+    spent = _stage_timers() if stages else None
     for label, imgs in (("1280px", scaled), ("full_size", full)):
-        times, cpu = [], []
+        times, cpu, per_stage = [], [], []
         for k in range(calls):
             img = imgs[k % len(imgs)]
+            if spent is not None:
+                spent.clear()
             t0, c0 = time.perf_counter(), time.process_time()
             detect(img, model=model, conf_threshold=conf)
             times.append((time.perf_counter() - t0) * 1000)
             cpu.append((time.process_time() - c0) * 1000)
+            if spent is not None:
+                per_stage.append({**spent, "other": times[-1] - sum(spent.values())})
         out[label] = {
             "calls": calls,
             "images": len(imgs),
@@ -460,10 +502,47 @@ def bench_timing(photos: Path, calls: int, model: str | None, conf: float) -> di
             "p95_ms": round(float(np.percentile(times, 95)), 1),
             "cpu_median_ms": round(float(np.median(cpu)), 1),
         }
+        if per_stage:
+            names = ("detector_pass_1", "detector_pass_2", "verifier", "pips", "other")
+            out[label]["stages_mean_ms"] = {
+                n: round(float(np.mean([s.get(n, 0.0) for s in per_stage])), 1) for n in names
+            }
+            out[label]["second_passes"] = sum("detector_pass_2" in s for s in per_stage)
     out["load_average_after"] = round(os.getloadavg()[0], 2)
     out["full_size"]["long_sides_px"] = sorted(int(max(im.shape[:2])) for im in full)
     print(f"timing: {out}", flush=True)
     return out
+
+
+def apply_settings(settings: list[str]) -> dict[str, object]:
+    """``--set MODULE.NAME=VALUE``: set each module constant (``VALUE`` a Python literal of the
+    constant's own type) and return ``{MODULE.NAME: VALUE}``.
+
+    Raises:
+        SystemExit: no such module or constant, a value that is not a literal, or of another type.
+    """
+    import ast
+    import importlib
+
+    done: dict[str, object] = {}
+    for item in settings:
+        target, sep, text = item.partition("=")
+        module, _, name = target.rpartition(".")
+        try:
+            mod = importlib.import_module(module) if sep and module else None
+            value = ast.literal_eval(text)
+        except (ImportError, ValueError, SyntaxError) as exc:
+            raise SystemExit(f"--set {item}: {exc}") from None
+        if mod is None or not hasattr(mod, name):
+            raise SystemExit(f"--set {item}: no constant {name!r} in {module or '?'}")
+        old = getattr(mod, name)
+        if isinstance(old, float) and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if type(value) is not type(old):
+            raise SystemExit(f"--set {item}: {target} is a {type(old).__name__}")
+        setattr(mod, name, value)
+        done[target] = value
+    return done
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -498,6 +577,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--real-only", action="store_true", help="only the real-photo parts")
     ap.add_argument(
+        "--stages",
+        action="store_true",
+        help="timing: also the mean ms of each stage per call (detector passes, verifier, pips)",
+    )
+    ap.add_argument(
         "--turned",
         action="store_true",
         help="also the real photos turned by 0/37/90/180/233 degrees at 640/1280/1600 px",
@@ -519,6 +603,15 @@ def main(argv: list[str] | None = None) -> int:
         help="switch these box filters on (those the table has off): ablations",
     )
     ap.add_argument(
+        "--set",
+        dest="settings",
+        nargs="+",
+        default=[],
+        metavar="MODULE.NAME=VALUE",
+        help="set a module constant for this run (a Python literal of the constant's type), "
+        "e.g. vision.verifier.VIEWS=1: ablations",
+    )
+    ap.add_argument(
         "--tree",
         default=None,
         help="import vision (and its models) from this source tree instead, e.g. an older commit "
@@ -534,6 +627,7 @@ def main(argv: list[str] | None = None) -> int:
             filters.enabled(name)  # KeyError for an unknown name
         filters.DISABLED.update(args.without)
         filters.DISABLED.difference_update(args.with_)
+    settings = apply_settings(args.settings)
     import onnxruntime
 
     result = {
@@ -541,6 +635,7 @@ def main(argv: list[str] | None = None) -> int:
         "onnxruntime": onnxruntime.__version__,
         "conf": args.conf,
         "vision": str(Path(vision.__file__).resolve().parent),
+        "settings": settings,
     }
     try:
         from vision import filters
@@ -564,7 +659,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.n > 0 and not args.real_only:
         result["rendered"] = bench_rendered(args.n, args.model, args.conf, args.seed0, args.scale)
     if args.timing > 0 and not args.real_only:
-        result["timing"] = bench_timing(args.photos, args.timing, args.model, args.conf)
+        result["timing"] = bench_timing(
+            args.photos, args.timing, args.model, args.conf, args.stages
+        )
     if args.json:
         args.json.write_text(json.dumps(result, indent=1, default=str))
     return 0

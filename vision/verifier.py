@@ -25,7 +25,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision import workers
 from vision.pips.classifier import onnx_session
+from vision.workers import run_all
 
 DEFAULT_VERIFIER = Path(__file__).resolve().parents[1] / "models" / "tile-verifier.onnx"
 
@@ -48,6 +50,9 @@ SURE_BOX_CONFIDENCE = 0.8
 #: Views of each crop whose probabilities are averaged (1-4: as is, turned 180 degrees, mirrored
 #: across, mirrored along), all in one onnxruntime call.
 VIEWS = 4
+#: The network input is cut into parts of at least this many crops, run at once on the
+#: threads of ``vision.workers`` (a part of fewer crops is not worth a thread).
+SPLIT_CROPS = 16
 
 
 def _model_path(path: str | os.PathLike | None) -> Path:
@@ -146,7 +151,7 @@ def verifier_crops(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
     cs = np.asarray(corners, np.float32).reshape(-1, 4, 2)
     if len(cs) == 0:
         return np.zeros((0, 3, CROP, CROP), np.float32)
-    return crops_to_input(np.stack([verifier_crop(image, c) for c in cs]))
+    return crops_to_input(np.stack(run_all(lambda c: verifier_crop(image, c), list(cs))))
 
 
 def verify(
@@ -175,9 +180,12 @@ def verify(
     views = np.concatenate(
         [x, x[:, :, ::-1, ::-1], x[:, :, :, ::-1], x[:, :, ::-1, :]][: max(1, min(4, VIEWS))]
     )
-    logits = sess.run(None, {sess.get_inputs()[0].name: np.ascontiguousarray(views)})[0].astype(
-        np.float64
-    )
+    name = sess.get_inputs()[0].name
+    # in parts on the shared threads (each part's result is the same as in one call)
+    parts = np.array_split(views, max(1, min(workers.THREADS, len(views) // SPLIT_CROPS)))
+    logits = np.concatenate(
+        run_all(lambda x: sess.run(None, {name: np.ascontiguousarray(x)})[0], parts)
+    ).astype(np.float64)
     e = np.exp(logits - logits.max(axis=1, keepdims=True))
     p = e / e.sum(axis=1, keepdims=True)
     return p.reshape(-1, n, 3).mean(axis=0).astype(np.float32)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -170,3 +171,23 @@ def test_dynamic_model_input_size_and_second_pass():
     finally:
         del det._run
     assert calls == [(384, 384), (onnx_model.FINE_IMGSZ, onnx_model.FINE_IMGSZ)]
+
+
+def test_shrink_halves_then_resizes_close_to_area_averaging():
+    from vision.detector import onnx_model
+
+    rng = np.random.default_rng(0)
+    small = rng.integers(0, 256, (24, 32, 3), dtype=np.uint8)
+    img = np.repeat(np.repeat(small, 40, axis=0), 40, axis=1)  # 960 x 1280, flat 40 px cells
+    out = onnx_model.shrink(img, (384, 288))
+    assert out.shape == (288, 384, 3) and out.dtype == np.uint8
+    area = cv2.resize(img, (384, 288), interpolation=cv2.INTER_AREA)
+    # the same picture: cells agree away from their edges
+    assert np.abs(out[6::12, 6::12].astype(int) - area[6::12, 6::12]).max() <= 1
+    # a factor of exactly 2 is exact area averaging
+    assert np.array_equal(
+        onnx_model.shrink(img, (640, 480)),
+        cv2.resize(img, (640, 480), interpolation=cv2.INTER_AREA),
+    )
+    # odd sizes: one row or column left out when halving, the output size is still the one asked
+    assert onnx_model.shrink(img[:877, :1279], (301, 207)).shape == (207, 301, 3)

@@ -22,14 +22,18 @@ def _render(
     tile: Tile, style, seed: int, angle: float = 0.0, flip: bool = False, effects: float = 0.3
 ):
     """One tile, close up (about 90 px wide), lightly photo-processed."""
-    pl = [Placement(tile, False, (0.0, 0.0), angle, flip)]
+    return _scene([Placement(tile, False, (0.0, 0.0), angle, flip)], seed, style, effects=effects)
+
+
+def _scene(placements, seed: int, style, tile_px: float = 90.0, effects: float = 0.3):
+    """Tiles on a plain table in a 400x300 photo, ``tile_px`` wide, lightly photo-processed."""
     return render_scene(
-        pl,
+        placements,
         seed,
         style=style,
         image_size=(400, 300),
         effects=effects,
-        tile_px=90.0,
+        tile_px=tile_px,
         tilt=0.03,
         surface=None,
         clutter=0,
@@ -237,17 +241,7 @@ def test_unsure_face_down_box_with_clear_pips_is_turned_face_up(tile):
 def test_unsure_face_down_box_on_a_back_stays_face_down():
     for seed in range(4):
         pl = [Placement(Tile(3, 4), True, (0.0, 0.0), 10.0 * seed, False)]
-        sc = render_scene(
-            pl,
-            seed,
-            style=preset_style("ivory"),
-            image_size=(400, 300),
-            effects=0.3,
-            tile_px=90.0,
-            tilt=0.03,
-            surface=None,
-            clutter=0,
-        )
+        sc = _scene(pl, seed, preset_style("ivory"))
         for ratio, read_backs in ((1.2, False), (30.0, True)):
             d = read_pips(
                 sc.image,
@@ -330,3 +324,38 @@ def test_face_down_box_with_a_mark_is_read_in_a_face_up_layout_when_the_classifi
             read_backs=True,
         )[0]
         assert not up.face_down and sorted(up.pips) == sorted(g.pips), j
+
+
+def test_median_u8_matches_numpy_median_for_odd_and_even_counts():
+    from vision.pips.counter import median_u8
+
+    rng = np.random.default_rng(1)
+    for h, w in [(1, 1), (2, 1), (7, 5), (8, 6), (40, 33)]:
+        region = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+        want = np.median(region.reshape(-1, 3).astype(np.float32), axis=0)
+        assert median_u8(region).tolist() == want.tolist()
+    with pytest.raises(ValueError):
+        median_u8(np.zeros((0, 4, 3), np.uint8))
+    with pytest.raises(ValueError):
+        median_u8(np.zeros((4, 4, 3), np.float32))
+
+
+def test_read_tiles_reads_each_box_as_read_tile_does(monkeypatch):
+    from vision import workers
+    from vision.pips.counter import read_tiles
+
+    pl = [
+        Placement(Tile(2, 5), False, (-1.4, 0.0), 80.0, False),
+        Placement(Tile(6, 1), False, (1.4, 0.0), 100.0, True),
+    ]
+    sc = _scene(pl, 7, preset_style("ivory"), tile_px=60.0)
+    boxes = [lab.corners for lab in sc.labels]
+    together = read_tiles(sc.image, boxes)
+    assert [r.pips for r in together] == [read_tile(sc.image, b).pips for b in boxes]
+    assert [r.confidence for r in together] == [read_tile(sc.image, b).confidence for b in boxes]
+    assert sorted(tuple(sorted(r.pips)) for r in together) == [(1, 6), (2, 5)]
+    assert read_tiles(sc.image, []) == []
+    monkeypatch.setattr(workers, "THREADS", 1)  # one after the other: the same readings
+    assert [(r.pips, r.confidence, r.note) for r in read_tiles(sc.image, boxes)] == [
+        (r.pips, r.confidence, r.note) for r in together
+    ]

@@ -53,6 +53,38 @@ class RawDetections:
         return RawDetections(self.xywhr[idx], self.scores[idx])
 
 
+#: How :func:`letterbox` shrinks a photo to the network input: ``"halve"`` (:func:`shrink`) or
+#: ``"area"`` (OpenCV ``INTER_AREA`` in one step).
+SHRINK = "halve"
+
+
+def shrink(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``image`` scaled down to ``size`` = ``(width, height)`` pixels.
+
+    With :data:`SHRINK` ``"halve"``: halved with 2x2 means (``INTER_AREA`` at a factor of
+    exactly 2: OpenCV's fast path) while it stays at least twice ``size``, then bilinear for
+    the factor left (under 2; ultralytics' letterbox resizes bilinearly in training too). One
+    ``INTER_AREA`` step at a factor that is not a whole number (1280 -> 384 px) costs 10-20
+    times as long (docs/vision.md, "Speed").
+
+    Args:
+        image: ``(H, W, C) uint8``.
+        size: ``(width, height)``, each at most the image's.
+    Returns:
+        ``(height, width, C) uint8``.
+    """
+    tw, th = size
+    if SHRINK == "halve":
+        h, w = image.shape[:2]
+        while w >= 2 * tw and h >= 2 * th:
+            w, h = w // 2, h // 2
+            image = cv2.resize(image[: 2 * h, : 2 * w], (w, h), interpolation=cv2.INTER_AREA)
+        if (w, h) == (tw, th):
+            return image
+        return cv2.resize(image, (tw, th), interpolation=cv2.INTER_LINEAR)
+    return cv2.resize(image, (tw, th), interpolation=cv2.INTER_AREA)
+
+
 def letterbox(
     image: np.ndarray, size: int | tuple[int, int]
 ) -> tuple[np.ndarray, float, tuple[float, float]]:
@@ -75,9 +107,7 @@ def letterbox(
     nw, nh = int(round(w * r)), int(round(h * r))
     dw, dh = (tw - nw) / 2, (th - nh) / 2
     if (nw, nh) != (w, h):
-        image = cv2.resize(
-            image, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR
-        )
+        image = shrink(image, (nw, nh)) if r < 1 else cv2.resize(image, (nw, nh))
     top, left = int(round(dh - 0.1)), int(round(dw - 0.1))
     bottom, right = th - nh - top, tw - nw - left
     padded = cv2.copyMakeBorder(
@@ -195,6 +225,8 @@ FINE_IMGSZ = 640
 
 #: Dynamic models are run on a rectangular input (:func:`rect_size`) instead of a square one.
 RECT_INPUT = False
+#: ... and the second pass (:data:`FINE_IMGSZ`) likewise.
+RECT_FINE_INPUT = False
 
 
 def rect_size(shape: tuple[int, ...], side: int, stride: int = 32) -> tuple[int, int]:
@@ -311,13 +343,14 @@ class TileDetector:
             )[0]
         rect = self.dynamic and RECT_INPUT
         first = rect_size(image.shape, max(self.imgsz)) if rect else self.imgsz
+        rect_fine = self.dynamic and RECT_FINE_INPUT
         det, width = self._run(image, first, conf_threshold, iou_threshold, max_det, max_covered)
         if (
             self.dynamic
             and FINE_IMGSZ > max(self.imgsz)
             and (width is None or width < SMALL_TILE_PX)
         ):
-            fine = rect_size(image.shape, FINE_IMGSZ) if rect else (FINE_IMGSZ, FINE_IMGSZ)
+            fine = rect_size(image.shape, FINE_IMGSZ) if rect_fine else (FINE_IMGSZ, FINE_IMGSZ)
             det = self._run(image, fine, conf_threshold, iou_threshold, max_det, max_covered)[0]
         return det
 

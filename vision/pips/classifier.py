@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from vision import workers
+
 DEFAULT_CLASSIFIER = Path(__file__).resolve().parents[2] / "models" / "pip-halves.onnx"
 
 _CACHE: dict[str, object] = {}
@@ -81,13 +83,25 @@ def classify_halves(
     if len(x) == 0:
         return np.zeros((0, 13), np.float32)
     both = np.concatenate([x, x[..., ::-1]]) if mirror else x
-    logits = s.run(None, {inp.name: np.ascontiguousarray(both, np.float32)})[0]
+    # in parts on the shared threads of vision.workers (each part's result is the same as in
+    # one call)
+    parts = np.array_split(both, max(1, min(workers.THREADS, len(both) // SPLIT_HALVES)))
+    logits = np.concatenate(
+        workers.run_all(
+            lambda part: s.run(None, {inp.name: np.ascontiguousarray(part, np.float32)})[0],
+            parts,
+        )
+    )
     e = np.exp(logits - logits.max(axis=1, keepdims=True))
     prob = e / e.sum(axis=1, keepdims=True)
     if mirror:
         prob = (prob[: len(x)] + prob[len(x) :]) / 2
     return prob.astype(np.float32)
 
+
+#: :func:`classify_halves` cuts its input into parts of at least this many halves, run at once
+#: on the threads of ``vision.workers``.
+SPLIT_HALVES = 16
 
 #: channels of :func:`half_inputs`: Lab difference from the body colour (L, a, b) and the ink map.
 N_CHANNELS = 4
@@ -117,11 +131,13 @@ def half_inputs(rect: np.ndarray, divider_pos: float, size: int = 32) -> np.ndar
         raise ValueError(
             f"expected a (2w, w, 3) rectified tile, got {None if rect is None else rect.shape}"
         )
+    from .counter import median_u8
+
     L, w = rect.shape[:2]
     m = max(2, int(round(0.07 * w)))
-    lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32)
-    body = np.median(lab[m : L - m, m : w - m].reshape(-1, 3), axis=0)
-    diff = lab - body
+    lab8 = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
+    body = median_u8(lab8[m : L - m, m : w - m])
+    diff = lab8.astype(np.float32) - body
     wd = diff.copy()
     wd[..., 1:] *= 1.6
     dist = np.sqrt((wd**2).sum(axis=2))

@@ -17,12 +17,15 @@ A half with more than 12 pips or pips of wildly different sizes is unreadable (`
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import cv2
 import numpy as np
 
 from vision.types import BLANK_OR_BACK_NOTE, TileDetection, TileFlag
+from vision.workers import run_all
 
 MAX_PIPS = 12
 #: the half classifier's value wins a disagreement with the classical count when its probability
@@ -36,6 +39,30 @@ COUNT_MIN_WIDTH = 40.0
 MARKED_BLANK_SURE = 0.9
 #: rectified tile width (across) in pixels; the length is twice this.
 RECT_W = 64
+
+
+def median_u8(region: np.ndarray) -> np.ndarray:
+    """Median of each channel of an ``(H, W, C) uint8`` image region, as
+    ``np.median(region.reshape(-1, C), axis=0)`` gives it (the mean of the two middle values for
+    an even pixel count), from a histogram of the 256 levels (``cv2.calcHist``): ``(C,)
+    float32``. A tile's body colour is the median of thousands of Lab pixels; counting them is
+    several times faster than sorting them.
+
+    Raises:
+        ValueError: not a non-empty ``(H, W, C) uint8`` array.
+    """
+    if region.dtype != np.uint8 or region.ndim != 3 or region.shape[0] * region.shape[1] == 0:
+        raise ValueError(
+            f"expected a non-empty (H, W, C) uint8 region, got {region.dtype} {region.shape}"
+        )
+    n = region.shape[0] * region.shape[1]
+    counts = np.stack(
+        [cv2.calcHist([region], [c], None, [256], [0, 256]).ravel() for c in range(region.shape[2])]
+    )
+    cum = np.cumsum(counts, axis=1)
+    lo = (cum <= (n - 1) // 2).sum(axis=1)  # the ((n - 1) // 2)-th smallest value
+    hi = (cum <= n // 2).sum(axis=1)  # the (n // 2)-th smallest value
+    return ((lo + hi) / 2).astype(np.float32)
 
 
 def rectify_tile(image: np.ndarray, corners: np.ndarray, width: int = RECT_W) -> np.ndarray:
@@ -116,13 +143,12 @@ class TileReading:
         )
 
 
-def _ink_mask(rect: np.ndarray, margin: int) -> tuple[np.ndarray, float]:
-    """Pixels differing from the body colour; returns ``(mask uint8 0/255, contrast)``."""
-    lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32)
-    h, w = lab.shape[:2]
-    inner = lab[margin : h - margin, margin : w - margin].reshape(-1, 3)
-    body = np.median(inner, axis=0)
-    diff = lab - body
+def _ink_mask(rect: np.ndarray, margin: int) -> np.ndarray:
+    """Pixels differing from the body colour: ``(2w, w) uint8`` mask, 0 or 255."""
+    lab8 = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
+    h, w = lab8.shape[:2]
+    body = median_u8(lab8[margin : h - margin, margin : w - margin])
+    diff = lab8.astype(np.float32) - body
     diff[..., 1:] *= 1.6  # chroma matters: light blue or yellow pips on ivory
     dist = np.sqrt((diff**2).sum(axis=2))
     d8 = np.clip(dist * 2, 0, 255).astype(np.uint8)
@@ -131,8 +157,7 @@ def _ink_mask(rect: np.ndarray, margin: int) -> tuple[np.ndarray, float]:
     thr = float(np.clip(otsu, 2 * 16, 2 * 60))
     mask = np.zeros((h, w), np.uint8)
     mask[margin : h - margin, margin : w - margin] = (core > thr).astype(np.uint8) * 255
-    hi = float(np.percentile(core, 99.5)) / 2
-    return mask, hi
+    return mask
 
 
 def read_tile(
@@ -163,36 +188,89 @@ def read_tile(
     Returns:
         :class:`TileReading` (``pips[i]`` belongs to ``halves[i]`` of the detection).
     """
-    # read the detector's box and the box snapped to the body colour; keep the surer reading
-    best: TileReading | None = None
-    snapped = snap_box(image, corners, width)
-    boxes = [np.asarray(corners, np.float32)]
-    if not np.allclose(snapped, boxes[0], atol=0.5):
-        boxes.insert(0, snapped)  # a box that snapped to one tile's body wins ties
-    for box in boxes:
-        r = _read_combined(image, box, width, use_classifier)
-        if best is None or (
-            r.readable and (not best.readable or r.confidence > best.confidence + 0.05)
-        ):
-            best = r
-    if best is None:  # never: at least the detector's box is read
-        raise RuntimeError("no box read")
+    return read_tiles(image, [corners], width, use_classifier)[0]
+
+
+def read_tiles(
+    image: np.ndarray,
+    boxes: list[np.ndarray] | np.ndarray,
+    width: int = RECT_W,
+    use_classifier: bool = True,
+) -> list[TileReading]:
+    """:func:`read_tile` on every box of one photo, the half classifier run on all of them at
+    once (at most two onnxruntime calls per photo instead of one or two per tile).
+
+    Args:
+        image: ``(H, W, 3) uint8`` BGR photo.
+        boxes: ``(4, 2)`` oriented boxes (:class:`TileDetection` order), or ``(N, 4, 2)``.
+        width: rectified width in pixels.
+        use_classifier: combine with the half classifier when its model file exists.
+    Returns:
+        one :class:`TileReading` per box, same order.
+    """
+    # each box is read as snapped to the body colour (when that moves it) and as the detector
+    # gave it; the surer reading is kept. A box is read a second time only when the first
+    # reading can still lose: a reading replaces a readable one only when it is more than 0.05
+    # surer, and no confidence is above 1.
+    from .classifier import classifier_available
+
+    classify = use_classifier and classifier_available()
+
+    def first(corners: np.ndarray) -> tuple[list[np.ndarray], _BoxReading]:
+        c0 = np.asarray(corners, np.float32).reshape(4, 2)
+        snapped = snap_box(image, c0, width)
+        # a box that snapped to one tile's body comes first: it wins ties
+        tries = [c0] if np.allclose(snapped, c0, atol=0.5) else [snapped, c0]
+        return tries, _read_box(image, tries[0], width, classify)
+
+    started = run_all(first, list(boxes))
+    best = _keep_surer([None] * len(started), range(len(started)), [r for _, r in started])
+    again = [i for i, (tries, _) in enumerate(started) if len(tries) > 1 and not _settled(best[i])]
+    more = run_all(lambda i: _read_box(image, started[i][0][1], width, classify), again)
+    best = _keep_surer(best, again, more)
+    return cast("list[TileReading]", best)  # every box has a first reading
+
+
+#: A box's classical reading, its half-classifier input (None: not classified) and the box.
+_BoxReading = tuple[TileReading, np.ndarray | None, np.ndarray]
+
+
+def _read_box(image: np.ndarray, box: np.ndarray, width: int, classify: bool) -> _BoxReading:
+    """The classical reading of ``box`` and, with ``classify``, its half-classifier input."""
+    from .classifier import half_inputs
+
+    r = read_classical(image, box, width, snap=False)
+    x = half_inputs(r.rect, r.divider_pos) if classify and r.rect is not None else None
+    return r, x, box
+
+
+def _keep_surer(
+    best: list[TileReading | None], tiles: Iterable[int], reads: list[_BoxReading]
+) -> list[TileReading | None]:
+    """The half classifier run once on all ``reads`` (combined into each, :func:`_combine`),
+    then each kept in ``best[tile]`` when it is the first or surer there (:func:`read_tile`)."""
+    from .classifier import classify_halves
+
+    todo = [(r, x, box) for r, x, box in reads if x is not None]
+    if todo:
+        prob = classify_halves(np.concatenate([x for _, x, _ in todo]))
+        for k, (r, _, box) in enumerate(todo):
+            _combine(r, prob[2 * k : 2 * k + 2], box)
+    for i, (r, _, _) in zip(tiles, reads):
+        b = best[i]
+        if b is None or (r.readable and (not b.readable or r.confidence > b.confidence + 0.05)):
+            best[i] = r
     return best
 
 
-def _read_combined(
-    image: np.ndarray, corners: np.ndarray, width: int, use_classifier: bool
-) -> TileReading:
-    r = read_classical(image, corners, width, snap=False)
-    if not use_classifier:
-        return r
-    from .classifier import classifier_available, classify_halves, half_inputs
+def _settled(r: TileReading | None) -> bool:
+    """True when no other reading of the tile can replace ``r`` in :func:`read_tiles`."""
+    return r is not None and r.readable and r.confidence + 0.05 >= 1.0
 
-    if not classifier_available():
-        return r
-    if r.rect is None:
-        return r
-    prob = classify_halves(half_inputs(r.rect, r.divider_pos))
+
+def _combine(r: TileReading, prob: np.ndarray, corners: np.ndarray) -> None:
+    """The half classifier's ``(2, 13)`` probabilities combined into the classical reading
+    ``r`` of the box ``corners`` (in place; the rule of :func:`read_tile`)."""
     cls = (int(prob[0].argmax()), int(prob[1].argmax()))
     pc = float(prob.max(axis=1).min())
     r.classifier_pips, r.classifier_confidence = cls, pc
@@ -223,7 +301,6 @@ def _read_combined(
             f"pip counter says {was[0]}-{was[1]}" if was_readable else "read by the half classifier"
         )
         r.note = "; ".join(x for x in (r.note, said) if x)
-    return r
 
 
 def read_classical(
@@ -304,11 +381,11 @@ def snap_box(image: np.ndarray, corners: np.ndarray, width: int = RECT_W) -> np.
     rect = cv2.warpPerspective(
         image, M, (W, L), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
     )
-    lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32)
-    inner = lab[int(L * 0.35) : int(L * 0.65), int(W * 0.35) : int(W * 0.65)].reshape(-1, 3)
-    body = np.median(inner, axis=0)
-    dist = np.sqrt(((lab - body) ** 2).sum(axis=2))
-    mask = (dist < 25).astype(np.uint8)
+    lab8 = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
+    inner = lab8[int(L * 0.35) : int(L * 0.65), int(W * 0.35) : int(W * 0.65)]
+    d = lab8.astype(np.float32) - median_u8(inner)
+    # Lab distance under 25 (squared: the same test without the square root)
+    mask = (np.einsum("ijk,ijk->ij", d, d) < 25 * 25).astype(np.uint8)
     k = max(3, int(W * 0.12)) | 1
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -360,12 +437,12 @@ def refine_box(image: np.ndarray, corners: np.ndarray, width: int = RECT_W) -> n
     grow = 1.3
     big = _box(ctr, u, v, length * 0.8, wid * grow)  # trimmed ends: skip neighbours end to end
     rect = rectify_tile(image, big, width)
-    lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32)
-    L, W = lab.shape[:2]
-    inner = lab[L // 8 : L - L // 8, int(W * 0.3) : int(W * 0.7)].reshape(-1, 3)
-    body = np.median(inner, axis=0)
-    dist = np.sqrt(((lab - body) ** 2).sum(axis=2))
-    near = (dist < 22).mean(axis=0)  # fraction of body-coloured pixels per column
+    lab8 = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
+    L, W = lab8.shape[:2]
+    inner = lab8[L // 8 : L - L // 8, int(W * 0.3) : int(W * 0.7)]
+    d = lab8.astype(np.float32) - median_u8(inner)
+    # fraction of body-coloured pixels (Lab distance under 22) per column
+    near = (np.einsum("ijk,ijk->ij", d, d) < 22 * 22).mean(axis=0)
     mid = W // 2
     if near[mid - 2 : mid + 3].mean() < 0.5:
         return np.asarray(corners, np.float32)
@@ -394,7 +471,7 @@ def read_rectified(rect: np.ndarray) -> TileReading:
     """:func:`read_tile` on an already rectified ``(2w, w, 3) uint8`` tile (half 0 on top)."""
     L, w = rect.shape[:2]
     margin = max(2, int(round(0.07 * w)))
-    mask, contrast = _ink_mask(rect, margin)
+    mask = _ink_mask(rect, margin)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     blobs = []
@@ -540,7 +617,10 @@ SMALL_BACK_READ_PX = 20.0
 
 
 def _read_unsure_back(
-    image: np.ndarray, d: TileDetection, read_backs: bool = False
+    image: np.ndarray,
+    d: TileDetection,
+    read_backs: bool = False,
+    reading: TileReading | None = None,
 ) -> TileDetection:
     """A face-down detection the detector was unsure of, read: face up when the pip counter reads
     it clearly (a confident reading, >= ``UNSURE_BACK_MIN_CONFIDENCE``; no large printed mark,
@@ -548,8 +628,9 @@ def _read_unsure_back(
     at >= ``MARKED_BLANK_SURE`` with ``read_backs``; at least one pip or a divider: a blank
     double has a divider, a plain back has neither). A face that shows nothing at all stays face
     down with the flag ``TileFlag.BLANK_OR_BACK``; otherwise ``d`` comes back unchanged.
+    ``reading``: the box's :func:`read_tile`, when it was read already.
     """
-    r = read_tile(image, d.corners)
+    r = reading if reading is not None else read_tile(image, d.corners)
     # a large mark blocks the reading unless the half classifier agrees with the count: on a tiny
     # tile (a few merged pips make a "large mark"), or, in a photo of face-up tiles only, when it
     # is sure (a coloured body's shading or a spinner pin leaves a mark)
@@ -582,16 +663,33 @@ def _face_down(d: TileDetection, note: str, flag: TileFlag) -> TileDetection:
     return replace(d, face_down=True, pips=None, pip_confidence=None, note=note, flag=flag)
 
 
-def read_one(image: np.ndarray, d: TileDetection, read_backs: bool = False) -> TileDetection:
-    """One detection read (:func:`read_pips`); a new record, ``d`` is not changed."""
+def needs_reading(d: TileDetection, read_backs: bool = False) -> bool:
+    """Whether :func:`read_one` reads the pips of ``d``: every face-up box, and a face-down one
+    the detector is unsure of (face-down score at most :data:`UNSURE_BACK_RATIO` times the
+    face-up score), narrower than :data:`SMALL_BACK_READ_PX`, or any with ``read_backs``."""
+    if not d.face_down:
+        return True
+    ratio = d.face_down_ratio
+    unsure = ratio is not None and ratio <= UNSURE_BACK_RATIO
+    return read_backs or unsure or min(d.size) < SMALL_BACK_READ_PX
+
+
+def read_one(
+    image: np.ndarray,
+    d: TileDetection,
+    read_backs: bool = False,
+    reading: TileReading | None = None,
+) -> TileDetection:
+    """One detection read (:func:`read_pips`); a new record, ``d`` is not changed.
+    ``reading``: the box's :func:`read_tile`, when it was read already (:func:`read_pips` reads
+    every box of a photo at once)."""
     ratio = d.face_down_ratio
     if d.face_down:
         d = replace(d, pips=None, pip_confidence=None)
-        unsure = ratio is not None and ratio <= UNSURE_BACK_RATIO
-        if read_backs or unsure or min(d.size) < SMALL_BACK_READ_PX:
-            return _read_unsure_back(image, d, read_backs)
+        if needs_reading(d, read_backs):
+            return _read_unsure_back(image, d, read_backs, reading)
         return d
-    r = read_tile(image, d.corners)
+    r = reading if reading is not None else read_tile(image, d.corners)
     pips = r.value if r.readable else None
     if pips is None:
         return replace(
@@ -667,12 +765,20 @@ def read_pips(
     Returns:
         new detections, same order, with ``pips``, ``pip_confidence``, ``flag`` and ``note``.
     """
+    # a ratio given for a detection without scores is used for reading only
+    given = [face_down_scores is not None and d.scores is None for d in detections]
+    dets = [
+        replace(d, scores=(1.0, float(face_down_scores[i])))
+        if given[i] and face_down_scores is not None
+        else d
+        for i, d in enumerate(detections)
+    ]
+    todo = [i for i, d in enumerate(dets) if needs_reading(d, read_backs)]
+    readings: list[TileReading | None] = [None] * len(dets)
+    for i, r in zip(todo, read_tiles(image, [dets[i].corners for i in todo])):
+        readings[i] = r
     out = []
-    for i, d in enumerate(detections):
-        if face_down_scores is not None and d.scores is None:
-            ratio = float(face_down_scores[i])
-            d = replace(d, scores=(1.0, ratio))
-            out.append(replace(read_one(image, d, read_backs), scores=None))
-        else:
-            out.append(read_one(image, d, read_backs))
+    for i, d in enumerate(dets):
+        one = read_one(image, d, read_backs, readings[i])
+        out.append(replace(one, scores=None) if given[i] else one)
     return out
