@@ -112,7 +112,7 @@ class _Search:
 
     def lookup(self, piles: Piles, pos: int):
         """The memoised ``(win, dep)`` for this clock at ``pos``, or None."""
-        entries = self.memo.get((tuple(p[-1:] for p in piles), pos))
+        entries = self.memo.get((tuple([p[-1:] for p in piles]), pos))
         if entries:
             for dep, cut, win in entries:
                 for d, p, c in zip(dep, piles, cut):
@@ -123,8 +123,8 @@ class _Search:
         return None
 
     def store(self, piles: Piles, pos: int, win: bool, dep: tuple) -> None:
-        key = (tuple(p[-1:] for p in piles), pos)
-        cut = tuple(p[-d:] if d > 1 else () for d, p in zip(dep, piles))
+        key = (tuple([p[-1:] for p in piles]), pos)
+        cut = tuple([p[-d:] if d > 1 else () for d, p in zip(dep, piles)])
         self.memo.setdefault(key, []).append((dep, cut, win))
 
     def episode(self, piles: Piles, pos: int, used: int = 0, rescuing: bool = False) -> tuple:
@@ -149,33 +149,31 @@ class _Search:
                 dep[k] = max(1, d[k] - 1)
                 win = True
                 break
-            for j, dj in enumerate(d):
-                if j == k:
-                    dj -= 1
-                if dj > dep[j]:
-                    dep[j] = dj
+            old = dep[k]
+            dep = list(map(max, dep, d))
+            dep[k] = max(old, d[k] - 1)
         if not targets and not tab.dbl[drawn]:
             w, d = self.episode(piles, pos + 1)
             if w:
                 dep, win = list(d), True
             else:
-                dep = [max(a, b) for a, b in zip(dep, d)]
+                dep = list(map(max, dep, d))
         if not win and used < MAX_MOVES_PER_DRAW and (rescuing or _in_trouble(tab, piles, drawn)):
             dd = drawn if tab.dbl[drawn] else -1
             rescuing = rescuing or _drawn_in_trouble(tab, piles, drawn)
             found, bfs = _rescue_search(
                 tab.n, piles, dd, min(RESCUE_DEPTH, MAX_MOVES_PER_DRAW - used), rescuing
             )
-            dep = [max(a, b) for a, b in zip(dep, bfs)]
+            dep = list(map(max, dep, bfs))
             for path, layout in found:
                 w, d = self.episode(layout, pos, used + len(path), rescuing)
                 pd = _path_depth(path, d)
                 if w:
-                    dep = [max(a, b) for a, b in zip(bfs, pd)]
+                    dep = list(map(max, bfs, pd))
                     dep[0] = 0
                     win = True
                     break
-                dep = [max(a, b) for a, b in zip(dep, pd)]
+                dep = list(map(max, dep, pd))
         dep[0] = 0
         result = tuple(dep)
         if used == 0:
@@ -262,39 +260,45 @@ def solve_line(state: BigClockState, node_limit: int = 100_000) -> list[BigClock
     return line if s.is_won() else None
 
 
-def evaluate_counted(
-    det: BigClockState, actions: Sequence[BigClockAction], node_limit: int
-) -> tuple[list[bool | None], int]:
-    """For each action: does it still win in the determinized state ``det`` (stock order
-    known)? True / False, or None when the search hit ``node_limit`` nodes. The searches share
-    one memo (a result proven for one action serves the others). Returns the answers and the
-    search nodes spent in all."""
-    memo: dict = {}
+def _plan_target(det: BigClockState, plan: Sequence[BigClockAction]) -> tuple | None:
+    """Where ``plan`` (a place, set aside or give up, or a list of moves) leaves ``det``, as
+    episode arguments ``(piles, stock position, moves used, rescuing)``; None for giving up."""
     tab, piles, drawn = det._tab, det._piles, det._drawn
+    first = plan[0]
+    if isinstance(first, Place):
+        return _put(piles, first.slot, drawn), 1, 0, False
+    if isinstance(first, SetAside):
+        return piles, 1, 0, False
+    if not isinstance(first, Move):
+        return None
+    rescuing = det.rescuing
+    for m in plan:
+        if isinstance(m, Move):  # a move plan holds moves only
+            if _drawn_in_trouble(tab, piles, drawn):
+                rescuing = True
+            piles = _move(piles, m.src, m.dst)
+    return piles, 0, det.moves_used + len(plan), rescuing
+
+
+def evaluate_counted(
+    det: BigClockState, plans: Sequence[Sequence[BigClockAction]], node_limit: int
+) -> tuple[list[bool | None], int]:
+    """For each plan (one place, set aside or give up, or a rescue: a list of moves): does it
+    still win in the determinized state ``det`` (stock order known)? True / False, or None when
+    the search hit ``node_limit`` nodes. The searches share one memo (a result proven for one
+    plan serves the others). Returns the answers and the search nodes spent in all."""
+    memo: dict = {}
     out: list[bool | None] = []
     spent = 0
-    for a in actions:
+    for plan in plans:
+        target = _plan_target(det, plan)
+        if target is None:
+            out.append(False)
+            continue
         search = _search_for(det, memo, node_limit)
         try:
-            if isinstance(a, Place):
-                out.append(search.episode(_put(piles, a.slot, drawn), 1)[0])
-            elif isinstance(a, SetAside):
-                out.append(search.episode(piles, 1)[0])
-            elif isinstance(a, Move):
-                rescuing = det.rescuing or _drawn_in_trouble(tab, piles, drawn)
-                out.append(
-                    search.episode(_move(piles, a.src, a.dst), 0, det.moves_used + 1, rescuing)[0]
-                )
-            else:
-                out.append(False)
+            out.append(search.episode(*target)[0])
         except SearchLimit:
             out.append(None)
         spent += min(search.budget.used, node_limit)
     return out, spent
-
-
-def _evaluate(
-    det: BigClockState, actions: Sequence[BigClockAction], node_limit: int
-) -> list[bool | None]:
-    """For each action: does it still win in this determinized state? (shared memo)."""
-    return evaluate_counted(det, actions, node_limit)[0]
