@@ -13,7 +13,6 @@ from typing import NamedTuple
 
 from ..calibration import quote
 from ..game import Hint
-from ..solitaire import play_out
 from .game import BigClockState
 from .policy import greedy_action
 from .rescue import RESCUE_DEPTH, _rescues
@@ -28,38 +27,29 @@ from .rules import (
 )
 from .search import evaluate_counted
 
-Plan = tuple[BigClockAction, ...]
 
-
-def _candidates(state: BigClockState) -> list[Plan]:
-    """The plans worth ranking, each a tuple of actions: one place, set aside or give up, or a
-    whole **rescue** (the moves of :func:`_rescues`, ending with a double home or the drawn
-    double able to go home). Greedy's choice comes first (as its whole rescue when it moves),
-    then the places (by the slot rule), set aside / give up, then the rescues, shortest first;
-    rescues that end in the same layout count once. Other moves are legal but lead nowhere by
-    themselves; the hint does not rank them."""
+def _candidates(state: BigClockState) -> list[BigClockAction]:
+    """The actions worth ranking: the greedy choice first, then the places (by the slot rule),
+    set aside / give up, then the first moves of rescue sequences (:func:`_rescues`). Other
+    moves are legal but lead nowhere by themselves; the hint does not rank them."""
     acts = state.legal_actions()
     if not acts:
         return []
     tab, piles, drawn = state._tab, state._piles, state._drawn
-    rescues: list[Plan] = []
-    if any(isinstance(a, Move) for a in acts):
-        dd = drawn if tab.dbl[drawn] else -1
-        depth = min(RESCUE_DEPTH, MAX_MOVES_PER_DRAW - state.moves_used)
-        layouts = set()
-        for path, layout in _rescues(tab.n, piles, dd, depth, state.rescuing):
-            if layout not in layouts:
-                layouts.add(layout)
-                rescues.append(tuple(Move(*m) for m in path))
-    g = greedy_action(state)
-    out: list[Plan] = [next((r for r in rescues if r[0] == g), (g,))]
+    out = [greedy_action(state)]
     places = sorted(
         (a for a in acts if isinstance(a, Place)),
         key=lambda a: -_place_score(tab, piles, a.slot, drawn),
     )
-    out += [(a,) for a in places if (a,) not in out]
-    out += [(a,) for a in acts if isinstance(a, (SetAside, GiveUp)) and (a,) not in out]
-    out += [r for r in rescues if r not in out]
+    out += [a for a in places if a not in out]
+    out += [a for a in acts if isinstance(a, (SetAside, GiveUp)) and a not in out]
+    if any(isinstance(a, Move) for a in acts):
+        dd = drawn if tab.dbl[drawn] else -1
+        depth = min(RESCUE_DEPTH, MAX_MOVES_PER_DRAW - state.moves_used)
+        for path, _ in _rescues(tab.n, piles, dd, depth, state.rescuing):
+            m = Move(*path[0])
+            if m not in out:
+                out.append(m)
     return out
 
 
@@ -74,15 +64,12 @@ class HintSettings(NamedTuple):
         node_budget: solver nodes per hint call, all searches together: the time limit (a
             node costs more on the larger sets; the per-size budgets of :data:`HINT_SETTINGS`
             keep a call under 1 s CPU at the 95th percentile, docs/big-clock.md).
-        rollouts: greedy play-outs per plan that break a tie of the race (:func:`_tie_break`;
-            0: the candidate order breaks it).
     """
 
     samples: int
     min_samples: int
     node_limit: int
     node_budget: int
-    rollouts: int = 0
 
 
 #: Hint defaults per size (max_pip -> :class:`HintSettings`), sized for 1 s p95 per hint call on
@@ -116,9 +103,24 @@ def clearly_better(x: int, y: int) -> bool:
     return x - y >= 2 + math.sqrt(x + y)
 
 
+#: Sampled stock orders of the recent draws and the solver's proven results on each:
+#: (size, drawn tile, unseen tiles in no order) -> [(order, memo), ...]. The hint calls of one
+#: draw (the moves of a rescue reveal nothing) search the same orders and reuse each other's
+#: proofs; a memo holds for any clock with that stock order.
+_SAMPLES: OrderedDict[Hashable, list[tuple[tuple[int, ...], dict]]] = OrderedDict()
+#: Draws whose samples are kept (oldest forgotten first).
+SAMPLE_CACHE_SIZE = 2
+
+
+def _draw_key(state: BigClockState) -> Hashable:
+    """What fixes the stock orders a hint may sample: the size, the drawn tile and the unseen
+    tiles."""
+    return (state._tab.n, state._drawn, tuple(sorted(state._stock)))
+
+
 def race(
     state: BigClockState,
-    cands: list[Plan],
+    cands: list[BigClockAction],
     settings: HintSettings,
     seed: int | None,
 ) -> tuple[list[list], int]:
@@ -132,20 +134,31 @@ def race(
     or when no two live candidates gave a different answer on any sample so far (the choice
     does not matter to the search: the candidate order, greedy's choice first, decides), or
     when ``settings.node_budget`` is spent. With at most one stock tile left nothing is hidden:
-    one sample is exact.
+    one sample is exact. The sampled orders and the proofs found on them are kept for the next
+    calls of the same draw (:data:`_SAMPLES`): sample ``k`` of every call of one draw is the
+    same order, drawn with the ``seed`` of the first call.
     """
     rng = random.Random(seed)
     outcomes: list[list] = [[] for _ in cands]
     live = list(range(len(cands)))
     n = 1 if len(state._stock) <= 1 else settings.samples
     spent = 0
+    pool = _SAMPLES.get(_draw_key(state))
+    if pool is None:
+        pool = _SAMPLES[_draw_key(state)] = []
+        while len(_SAMPLES) > SAMPLE_CACHE_SIZE:
+            _SAMPLES.popitem(last=False)
     for k in range(n):
         left = settings.node_budget - spent
         if left <= 0:
             break
-        det = state.determinize(random.Random(rng.getrandbits(64)))
+        if k == len(pool):
+            order = state.determinize(random.Random(rng.getrandbits(64)))._stock
+            pool.append((tuple(order), {}))
+        det = state.clone()
+        det._stock = list(pool[k][0])
         limit = min(settings.node_limit, max(MIN_NODE_LIMIT, left // len(live)))
-        found, used = evaluate_counted(det, [cands[i] for i in live], limit)
+        found, used = evaluate_counted(det, [cands[i] for i in live], limit, pool[k][1])
         spent += used
         for i, r in zip(live, found):
             outcomes[i].append(r)
@@ -163,63 +176,11 @@ def race(
     return outcomes, spent
 
 
-def _tie_break(
-    state: BigClockState, cands: list[Plan], tied: list[int], rollouts: int, seed: int | None
-) -> int:
-    """The plan among ``tied`` (indices into ``cands``, the race could not tell them apart)
-    whose position greedy play wins most often: ``rollouts`` sampled stock orders, each played
-    out with :func:`greedy_action` after every tied plan (the same orders for all); a tie goes
-    to the first of ``tied``."""
-    rng = random.Random(None if seed is None else seed + 7919)
-    wins = [0] * len(tied)
-    for _ in range(rollouts):
-        det = state.determinize(random.Random(rng.getrandbits(64)))
-        for j, i in enumerate(tied):
-            s = det.clone()
-            for a in cands[i]:
-                s.apply_action(a)
-            wins[j] += play_out(s, greedy_action)
-    return tied[max(range(len(tied)), key=lambda j: (wins[j], -j))]
-
-
 def _score(results: list) -> float:
     """Ranking score of a candidate: ``(wins + 0.5) / (finished + 1)`` (an unfinished search is
     no win; a candidate whose searches never finished sits at one half)."""
     done = [r for r in results if r is not None]
     return (sum(r is True for r in done) + 0.5) / (len(done) + 1)
-
-
-#: Rescues chosen by earlier hint calls, to be followed: the information set reached after
-#: each move of the chosen rescue -> (the moves still to make, the settings, the chance and the
-#: reason quoted). Moves reveal nothing, so the choice made at the start of a rescue still holds.
-_PLANS: OrderedDict[Hashable, tuple[Plan, str, float | None, str]] = OrderedDict()
-#: Most rescues remembered (oldest forgotten first).
-PLAN_CACHE_SIZE = 1024
-
-
-def _info_key(state: BigClockState) -> Hashable:
-    """What the player knows of ``state``: the clock, the drawn tile, the unseen tiles (in no
-    order), the tiles set aside and the moves made on this draw."""
-    return (
-        state._tab.n,
-        state._piles,
-        state._drawn,
-        tuple(sorted(state._stock)),
-        tuple(state._set_aside),
-        state.moves_used,
-        state.rescuing,
-    )
-
-
-def _remember(state: BigClockState, plan: Plan, cfg: str, chance: float | None, why: str) -> None:
-    """Store the rest of a chosen rescue under each information set it passes through."""
-    s = state.clone()
-    for k in range(len(plan) - 1):
-        s.apply_action(plan[k])
-        _PLANS[_info_key(s)] = (plan[k + 1 :], cfg, chance, why)
-        _PLANS.move_to_end(_info_key(s))
-    while len(_PLANS) > PLAN_CACHE_SIZE:
-        _PLANS.popitem(last=False)
 
 
 def hint(
@@ -229,31 +190,24 @@ def hint(
     node_limit: int | None = None,
     settings: HintSettings | None = None,
 ) -> Hint:
-    """The best action by a race over sampled stock orders (:func:`race`): each plan of
-    :func:`_candidates` (a place, set aside, give up or a whole rescue) is searched with the
-    perfect-information solver on the same sampled orders (an unfinished search is left out of
-    the rate, never a win); plans clearly worse than the leader drop out, and the race stops
-    where the choice does not matter. ``settings`` (default :data:`HINT_SETTINGS` of the size)
-    sets the search; ``samples`` and ``node_limit`` override its most samples and nodes per
-    search.
+    """The best action by a race over sampled stock orders (:func:`race`): each candidate of
+    :func:`_candidates` is searched with the perfect-information solver on the same sampled
+    orders (an unfinished search is left out of the rate, never a win); candidates clearly
+    worse than the leader drop out, and the race stops where the choice does not matter.
+    ``settings`` (default :data:`HINT_SETTINGS` of the size) sets the search; ``samples`` and
+    ``node_limit`` override its most samples and nodes per search.
 
-    A rescue is chosen as a whole: the hint returns its first move and remembers the rest
-    (:data:`_PLANS`); asked again in the information set that move leads to (moves reveal
-    nothing), it returns the next move at once, with the same chance and reason and
-    ``search`` None.
-
-    Returns a :class:`engine.game.Hint`: ``ranking`` ``[(action, raw rate)]`` best first, one
-    entry per first action (the raw rate: wins over finished searches, nan when none finished;
-    plans that raced longer first), ``plan`` the chosen plan's actions, ``win_chance`` the
-    calibrated chance (``engine.calibration``, table ``big-clock/double-N``, measured with these
-    settings) of the best plan's raw rate, or None where that tenth of raw rates is not
-    calibrated (the explanation then says how the search went and that no chance is shown);
-    exact (1.0 / 0.0) once at most one stock tile is left. ``Hint.search`` holds the raw counts
-    ``{"won", "finished", "unknown", "raw", "nodes"}``. When :func:`_candidates` has only one
-    plan its first action is returned at once with ``win_chance=None`` (nothing to choose). A
-    position given without its drawn tile (``state.drawn_known`` False) gets no advice:
-    ``Hint(None)`` whose explanation asks for the drawn tile. A terminal state:
-    ``Hint(None, win_chance=1.0 or 0.0)``.
+    Returns a :class:`engine.game.Hint`: ``ranking`` ``[(action, raw rate)]`` best first (the
+    raw rate: wins over finished searches, nan when none finished; candidates that raced
+    longer first), ``win_chance`` the calibrated chance (``engine.calibration``, table
+    ``big-clock/double-N``, measured with these settings) of the best action's raw rate, or
+    None where that tenth of raw rates is not calibrated (the explanation then says how the
+    search went and that no chance is shown); exact (1.0 / 0.0) once at most one stock tile is
+    left. ``Hint.search`` holds the raw counts ``{"won", "finished", "unknown", "raw",
+    "nodes"}``. When :func:`_candidates` has only one action it is returned at once with
+    ``win_chance=None`` (nothing to choose). A position given without its drawn tile
+    (``state.drawn_known`` False) gets no advice: ``Hint(None)`` whose explanation asks for the
+    drawn tile. A terminal state: ``Hint(None, win_chance=1.0 or 0.0)``.
     """
     t0 = time.perf_counter()
     if state.is_terminal():
@@ -269,6 +223,16 @@ def hint(
             "type it (or photograph it) and ask again.",
             0.0,
         )
+    cands = _candidates(state)
+    if len(cands) == 1:
+        return Hint(
+            cands[0],
+            [(cands[0], float("nan"))],
+            "win_rate",
+            None,
+            f"{state.action_to_string(cands[0])}: the only sensible move",
+            0.0,
+        )
     cfg = settings or HINT_SETTINGS[state._tab.n]
     if samples is not None:
         cfg = cfg._replace(samples=samples, min_samples=min(cfg.min_samples, samples))
@@ -276,44 +240,13 @@ def hint(
         cfg = cfg._replace(node_limit=node_limit)
     if samples is not None or node_limit is not None:
         cfg = cfg._replace(node_budget=max(cfg.node_budget, cfg.samples * cfg.node_limit))
-    follow = _PLANS.get(_info_key(state))
-    if follow is not None and follow[1] == repr(cfg) and follow[0][0] in state.legal_actions():
-        rest, _, chance, why = follow
-        return Hint(
-            rest[0],
-            [(rest[0], float("nan"))],
-            "win_rate",
-            chance,
-            f"{state.action_to_string(rest[0])}: the rescue goes on; {why}",
-            (time.perf_counter() - t0) * 1000,
-            plan=list(rest),
-        )
-    cands = _candidates(state)
-    if len(cands) == 1:
-        _remember(state, cands[0], repr(cfg), None, "the only sensible move")
-        return Hint(
-            cands[0][0],
-            [(cands[0][0], float("nan"))],
-            "win_rate",
-            None,
-            f"{state.action_to_string(cands[0][0])}: the only sensible move",
-            0.0,
-            plan=list(cands[0]),
-        )
     outcomes, nodes = race(state, cands, cfg, seed)
     order = sorted(range(len(cands)), key=lambda i: (-len(outcomes[i]), -_score(outcomes[i]), i))
-    b = order[0]
-    tied = [i for i in order if len(outcomes[i]) == len(outcomes[b]) and outcomes[i] == outcomes[b]]
-    if cfg.rollouts and len(tied) > 1 and len(state._stock) > 1:
-        b = _tie_break(state, cands, tied, cfg.rollouts, seed)
-        order.remove(b)
-        order.insert(0, b)
     ranking: list[tuple[Hashable, float]] = []
     for i in order:
-        if any(a == cands[i][0] for a, _ in ranking):
-            continue
         done = [r for r in outcomes[i] if r is not None]
-        ranking.append((cands[i][0], sum(done) / len(done) if done else float("nan")))
+        ranking.append((cands[i], sum(done) / len(done) if done else float("nan")))
+    b = order[0]
     best = cands[b]
     finished = [r for r in outcomes[b] if r is not None]
     won = sum(finished)
@@ -327,15 +260,14 @@ def hint(
         repr(tuple(cfg)),
         exact=len(state._stock) <= 1,
     )
-    _remember(state, best, repr(cfg), chance, why)
     return Hint(
-        best[0],
+        best,
         ranking,
         "win_rate",
         chance,
-        f"{state.action_to_string(best[0])}: {why}",
+        f"{state.action_to_string(best)}: {why}",
         (time.perf_counter() - t0) * 1000,
-        plan=list(best),
+        plan=[best],
         search={
             "won": won,
             "finished": len(finished),

@@ -260,44 +260,36 @@ def solve_line(state: BigClockState, node_limit: int = 100_000) -> list[BigClock
     return line if s.is_won() else None
 
 
-def _plan_target(det: BigClockState, plan: Sequence[BigClockAction]) -> tuple | None:
-    """Where ``plan`` (a place, set aside or give up, or a list of moves) leaves ``det``, as
-    episode arguments ``(piles, stock position, moves used, rescuing)``; None for giving up."""
-    tab, piles, drawn = det._tab, det._piles, det._drawn
-    first = plan[0]
-    if isinstance(first, Place):
-        return _put(piles, first.slot, drawn), 1, 0, False
-    if isinstance(first, SetAside):
-        return piles, 1, 0, False
-    if not isinstance(first, Move):
-        return None
-    rescuing = det.rescuing
-    for m in plan:
-        if isinstance(m, Move):  # a move plan holds moves only
-            if _drawn_in_trouble(tab, piles, drawn):
-                rescuing = True
-            piles = _move(piles, m.src, m.dst)
-    return piles, 0, det.moves_used + len(plan), rescuing
-
-
 def evaluate_counted(
-    det: BigClockState, plans: Sequence[Sequence[BigClockAction]], node_limit: int
+    det: BigClockState,
+    actions: Sequence[BigClockAction],
+    node_limit: int,
+    memo: dict | None = None,
 ) -> tuple[list[bool | None], int]:
-    """For each plan (one place, set aside or give up, or a rescue: a list of moves): does it
-    still win in the determinized state ``det`` (stock order known)? True / False, or None when
-    the search hit ``node_limit`` nodes. The searches share one memo (a result proven for one
-    plan serves the others). Returns the answers and the search nodes spent in all."""
-    memo: dict = {}
+    """For each action: does it still win in the determinized state ``det`` (stock order
+    known)? True / False, or None when the search hit ``node_limit`` nodes. The searches share
+    one memo (a result proven for one action serves the others): ``memo``, or a fresh one;
+    a memo holds proven results for one stock order (``det``'s drawn tile and stock) and may
+    be passed again for any state with that same order. Returns the answers and the search
+    nodes spent in all."""
+    memo = {} if memo is None else memo
+    tab, piles, drawn = det._tab, det._piles, det._drawn
     out: list[bool | None] = []
     spent = 0
-    for plan in plans:
-        target = _plan_target(det, plan)
-        if target is None:
-            out.append(False)
-            continue
+    for a in actions:
         search = _search_for(det, memo, node_limit)
         try:
-            out.append(search.episode(*target)[0])
+            if isinstance(a, Place):
+                out.append(search.episode(_put(piles, a.slot, drawn), 1)[0])
+            elif isinstance(a, SetAside):
+                out.append(search.episode(piles, 1)[0])
+            elif isinstance(a, Move):
+                rescuing = det.rescuing or _drawn_in_trouble(tab, piles, drawn)
+                out.append(
+                    search.episode(_move(piles, a.src, a.dst), 0, det.moves_used + 1, rescuing)[0]
+                )
+            else:
+                out.append(False)
         except SearchLimit:
             out.append(None)
         spent += min(search.budget.used, node_limit)
