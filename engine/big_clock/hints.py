@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Hashable
@@ -110,6 +111,7 @@ def clearly_better(x: int, y: int) -> bool:
 _SAMPLES: OrderedDict[Hashable, list[tuple[tuple[int, ...], dict]]] = OrderedDict()
 #: Draws whose samples are kept (oldest forgotten first).
 SAMPLE_CACHE_SIZE = 2
+_SAMPLES_LOCK = threading.Lock()
 
 
 def _draw_key(state: BigClockState) -> Hashable:
@@ -143,11 +145,12 @@ def race(
     live = list(range(len(cands)))
     n = 1 if len(state._stock) <= 1 else settings.samples
     spent = 0
-    pool = _SAMPLES.get(_draw_key(state))
-    if pool is None:
-        pool = _SAMPLES[_draw_key(state)] = []
-        while len(_SAMPLES) > SAMPLE_CACHE_SIZE:
-            _SAMPLES.popitem(last=False)
+    with _SAMPLES_LOCK:  # hint calls may come from several server threads
+        pool = _SAMPLES.get(_draw_key(state))
+        if pool is None:
+            pool = _SAMPLES[_draw_key(state)] = []
+            while len(_SAMPLES) > SAMPLE_CACHE_SIZE:
+                _SAMPLES.popitem(last=False)
     for k in range(n):
         left = settings.node_budget - spent
         if left <= 0:
