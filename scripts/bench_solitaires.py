@@ -201,6 +201,8 @@ def summarise(name: str, label: str, rows: list[dict]) -> dict:
     s["hint_p95_ms"] = percentile(times, 0.95)
     s["hint_cpu_median_ms"] = statistics.median(cpu) if cpu else float("nan")
     s["hint_cpu_p95_ms"] = percentile(cpu, 0.95)
+    s["hint_cpu_max_ms"] = max(cpu) if cpu else float("nan")
+    s["hint_cpu_s_per_deal"] = sum(cpu) / 1000 / len(hinted) if hinted else float("nan")
     solver_ms = [r["solver_ms"] for r in rows]
     s["solver_median_ms"] = statistics.median(solver_ms)
     s["solver_p95_ms"] = percentile(solver_ms, 0.95)
@@ -316,6 +318,15 @@ def main(argv: list[str] | None = None) -> int:
                 f" | {s['hint_cpu_median_ms']:.1f} / {s['hint_cpu_p95_ms']:.1f} |",
                 flush=True,
             )
+            if h:
+                print(
+                    f"<!-- {name} {label}: {s['hint_calls']} hint calls, CPU ms median "
+                    f"{s['hint_cpu_median_ms']:.0f} / p95 {s['hint_cpu_p95_ms']:.0f} / max "
+                    f"{s['hint_cpu_max_ms']:.0f}; hint CPU {s['hint_cpu_s_per_deal']:.2f} s "
+                    f"per deal -->",
+                    file=sys.stderr,
+                    flush=True,
+                )
             if args.json:
                 Path(args.json).write_text(json.dumps(summaries, indent=1))
     return 0

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import math
 import random
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Hashable
 from typing import NamedTuple
 
@@ -102,6 +104,22 @@ def clearly_better(x: int, y: int) -> bool:
     return x - y >= 2 + math.sqrt(x + y)
 
 
+#: Sampled stock orders of the recent draws and the solver's proven results on each:
+#: (size, drawn tile, unseen tiles in no order) -> [(order, memo), ...]. The hint calls of one
+#: draw (the moves of a rescue reveal nothing) search the same orders and reuse each other's
+#: proofs; a memo holds for any clock with that stock order.
+_SAMPLES: OrderedDict[Hashable, list[tuple[tuple[int, ...], dict]]] = OrderedDict()
+#: Draws whose samples are kept (oldest forgotten first).
+SAMPLE_CACHE_SIZE = 2
+_SAMPLES_LOCK = threading.Lock()
+
+
+def _draw_key(state: BigClockState) -> Hashable:
+    """What fixes the stock orders a hint may sample: the size, the drawn tile and the unseen
+    tiles."""
+    return (state._tab.n, state._drawn, tuple(sorted(state._stock)))
+
+
 def race(
     state: BigClockState,
     cands: list[BigClockAction],
@@ -118,20 +136,32 @@ def race(
     or when no two live candidates gave a different answer on any sample so far (the choice
     does not matter to the search: the candidate order, greedy's choice first, decides), or
     when ``settings.node_budget`` is spent. With at most one stock tile left nothing is hidden:
-    one sample is exact.
+    one sample is exact. The sampled orders and the proofs found on them are kept for the next
+    calls of the same draw (:data:`_SAMPLES`): sample ``k`` of every call of one draw is the
+    same order, drawn with the ``seed`` of the first call.
     """
     rng = random.Random(seed)
     outcomes: list[list] = [[] for _ in cands]
     live = list(range(len(cands)))
     n = 1 if len(state._stock) <= 1 else settings.samples
     spent = 0
+    with _SAMPLES_LOCK:  # hint calls may come from several server threads
+        pool = _SAMPLES.get(_draw_key(state))
+        if pool is None:
+            pool = _SAMPLES[_draw_key(state)] = []
+            while len(_SAMPLES) > SAMPLE_CACHE_SIZE:
+                _SAMPLES.popitem(last=False)
     for k in range(n):
         left = settings.node_budget - spent
         if left <= 0:
             break
-        det = state.determinize(random.Random(rng.getrandbits(64)))
+        if k == len(pool):
+            order = state.determinize(random.Random(rng.getrandbits(64)))._stock
+            pool.append((tuple(order), {}))
+        det = state.clone()
+        det._stock = list(pool[k][0])
         limit = min(settings.node_limit, max(MIN_NODE_LIMIT, left // len(live)))
-        found, used = evaluate_counted(det, [cands[i] for i in live], limit)
+        found, used = evaluate_counted(det, [cands[i] for i in live], limit, pool[k][1])
         spent += used
         for i, r in zip(live, found):
             outcomes[i].append(r)

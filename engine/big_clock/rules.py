@@ -139,6 +139,9 @@ def _drawn_in_trouble(tab: _Tables, piles: Piles, drawn: int) -> bool:
 
 def _place_targets(tab: _Tables, piles: Piles, drawn: int) -> list[int]:
     """Slots where the drawn tile may be placed now (RULES.md 2 and the blank-slot rule)."""
+    if () not in piles[1:]:  # no blank slot: the matching rule on every top
+        dbl, share = tab.dbl, tab.share[drawn]
+        return [k for k in tab.slots if not dbl[piles[k][-1]] and share[piles[k][-1]]]
     blanks = [k for k in tab.slots if not piles[k]]
     if blanks:
         if tab.dbl[drawn]:

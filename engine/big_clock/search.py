@@ -112,7 +112,7 @@ class _Search:
 
     def lookup(self, piles: Piles, pos: int):
         """The memoised ``(win, dep)`` for this clock at ``pos``, or None."""
-        entries = self.memo.get((tuple(p[-1:] for p in piles), pos))
+        entries = self.memo.get((tuple([p[-1:] for p in piles]), pos))
         if entries:
             for dep, cut, win in entries:
                 for d, p, c in zip(dep, piles, cut):
@@ -123,8 +123,8 @@ class _Search:
         return None
 
     def store(self, piles: Piles, pos: int, win: bool, dep: tuple) -> None:
-        key = (tuple(p[-1:] for p in piles), pos)
-        cut = tuple(p[-d:] if d > 1 else () for d, p in zip(dep, piles))
+        key = (tuple([p[-1:] for p in piles]), pos)
+        cut = tuple([p[-d:] if d > 1 else () for d, p in zip(dep, piles)])
         self.memo.setdefault(key, []).append((dep, cut, win))
 
     def episode(self, piles: Piles, pos: int, used: int = 0, rescuing: bool = False) -> tuple:
@@ -149,33 +149,31 @@ class _Search:
                 dep[k] = max(1, d[k] - 1)
                 win = True
                 break
-            for j, dj in enumerate(d):
-                if j == k:
-                    dj -= 1
-                if dj > dep[j]:
-                    dep[j] = dj
+            old = dep[k]
+            dep = list(map(max, dep, d))
+            dep[k] = max(old, d[k] - 1)
         if not targets and not tab.dbl[drawn]:
             w, d = self.episode(piles, pos + 1)
             if w:
                 dep, win = list(d), True
             else:
-                dep = [max(a, b) for a, b in zip(dep, d)]
+                dep = list(map(max, dep, d))
         if not win and used < MAX_MOVES_PER_DRAW and (rescuing or _in_trouble(tab, piles, drawn)):
             dd = drawn if tab.dbl[drawn] else -1
             rescuing = rescuing or _drawn_in_trouble(tab, piles, drawn)
             found, bfs = _rescue_search(
                 tab.n, piles, dd, min(RESCUE_DEPTH, MAX_MOVES_PER_DRAW - used), rescuing
             )
-            dep = [max(a, b) for a, b in zip(dep, bfs)]
+            dep = list(map(max, dep, bfs))
             for path, layout in found:
                 w, d = self.episode(layout, pos, used + len(path), rescuing)
                 pd = _path_depth(path, d)
                 if w:
-                    dep = [max(a, b) for a, b in zip(bfs, pd)]
+                    dep = list(map(max, bfs, pd))
                     dep[0] = 0
                     win = True
                     break
-                dep = [max(a, b) for a, b in zip(dep, pd)]
+                dep = list(map(max, dep, pd))
         dep[0] = 0
         result = tuple(dep)
         if used == 0:
@@ -263,13 +261,18 @@ def solve_line(state: BigClockState, node_limit: int = 100_000) -> list[BigClock
 
 
 def evaluate_counted(
-    det: BigClockState, actions: Sequence[BigClockAction], node_limit: int
+    det: BigClockState,
+    actions: Sequence[BigClockAction],
+    node_limit: int,
+    memo: dict | None = None,
 ) -> tuple[list[bool | None], int]:
     """For each action: does it still win in the determinized state ``det`` (stock order
     known)? True / False, or None when the search hit ``node_limit`` nodes. The searches share
-    one memo (a result proven for one action serves the others). Returns the answers and the
-    search nodes spent in all."""
-    memo: dict = {}
+    one memo (a result proven for one action serves the others): ``memo``, or a fresh one;
+    a memo holds proven results for one stock order (``det``'s drawn tile and stock) and may
+    be passed again for any state with that same order. Returns the answers and the search
+    nodes spent in all."""
+    memo = {} if memo is None else memo
     tab, piles, drawn = det._tab, det._piles, det._drawn
     out: list[bool | None] = []
     spent = 0
@@ -291,10 +294,3 @@ def evaluate_counted(
             out.append(None)
         spent += min(search.budget.used, node_limit)
     return out, spent
-
-
-def _evaluate(
-    det: BigClockState, actions: Sequence[BigClockAction], node_limit: int
-) -> list[bool | None]:
-    """For each action: does it still win in this determinized state? (shared memo)."""
-    return evaluate_counted(det, actions, node_limit)[0]

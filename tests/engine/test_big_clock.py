@@ -646,6 +646,14 @@ def test_a_position_without_its_drawn_tile_gets_no_advice():
 # --- the hint's race ----------------------------------------------------------------------
 
 
+@pytest.fixture(autouse=True)
+def _no_kept_samples():
+    """Every test starts with no sampled orders kept from an earlier hint call."""
+    bc_hints._SAMPLES.clear()
+    yield
+    bc_hints._SAMPLES.clear()
+
+
 def test_clearly_better_is_a_paired_sign_test():
     cb = bc_hints.clearly_better
     assert cb(4, 0) and cb(6, 1) and cb(10, 3)
@@ -669,7 +677,7 @@ def _fake_search(answer):
     """An ``evaluate_counted`` whose answer for a candidate is ``answer(candidate index)``."""
     calls = []
 
-    def fake(det, actions, limit):
+    def fake(det, actions, limit, memo=None):
         calls.append(len(actions))
         return [answer(index[a]) for a in actions], 10 * len(actions)
 
@@ -722,5 +730,20 @@ def test_the_hint_keeps_to_its_node_budget(max_pip):
     h = bc.hint(state, settings=cfg)
     assert h.action in cands
     assert 0 < h.search["nodes"] <= cfg.node_budget + bc_hints.MIN_NODE_LIMIT * len(cands)
+    bc_hints._SAMPLES.clear()  # forget the samples and proofs of this draw
     again = bc.hint(state, settings=cfg)  # same seed, same hint
     assert (again.action, again.search) == (h.action, h.search)
+
+
+def test_the_calls_of_one_draw_share_samples_and_proofs():
+    state = _contested()
+    cfg = bc_hints.HintSettings(samples=12, min_samples=12, node_limit=50_000, node_budget=10**7)
+    first = bc.hint(state, settings=cfg, seed=3)
+    assert first.search["unknown"] == 0  # every search finished: the answers are proofs
+    # another seed, the same draw: the same sampled orders, answered from the kept proofs
+    again = bc.hint(state, settings=cfg, seed=99)
+    assert (again.action, again.search["won"]) == (first.action, first.search["won"])
+    assert again.search["nodes"] < first.search["nodes"] / 4
+    bc_hints._SAMPLES.clear()
+    fresh = bc.hint(state, settings=cfg, seed=99)  # forgotten: searched afresh
+    assert fresh.search["nodes"] > 4 * again.search["nodes"]
