@@ -60,7 +60,7 @@ DEMOS = [
         None,
         ["6-6", "2-6", "1-2", "0-3"],
     ),
-    (TABLEAUX, ["Ana", "Ben"], "rendered/tableaux.jpg", 6, ["3-3", "1-5", "3-4"]),
+    (TABLEAUX, ["Ana", "Ben"], "rendered/tableaux.jpg", 6, ["1-1", "6-6", "3-6", "2-6"]),
     (GOOD_NEIGHBORS, ["You"], "rendered/good-neighbors.jpg", 6, None),
     (BIG_CLOCK, ["You"], "rendered/big-clock.jpg", 6, ["0-3"]),  # the tile drawn from the stock
     (LUZON, ["You"], "rendered/luzon.jpg", None, None),
