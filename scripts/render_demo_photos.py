@@ -3,7 +3,8 @@
 Until real photos of these layouts exist, ``domino-companion serve`` opens its Good Neighbors,
 Big Clock, Luzon and Tableaux demo tables on photos drawn by ``vision/render`` (the game played
 a few random legal moves by the engine, laid out as the game lays it, drawn with a set style,
-table and camera). A photo is kept only when the committed pipeline (``vision.pipeline.detect``
+table and camera; the Big Clock's drawn tile is a tile of the set not on the table, chosen by
+the seed). A photo is kept only when the committed pipeline (``vision.pipeline.detect``
 then ``vision.layout.read``) rebuilds its position exactly (``read_matches``) with no problem
 and a hint (a solitaire's chance to win at least 20%), so the demo tables open without errors. The page marks these photos as rendered.
 
@@ -28,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import get_game_type  # noqa: E402
 from engine.catalog import BIG_CLOCK, GOOD_NEIGHBORS, LUZON, TABLEAUX  # noqa: E402
+from engine.tiles import DominoSet  # noqa: E402
 from vision.layout import detect_options, read  # noqa: E402
 from vision.pipeline import detect  # noqa: E402
 from vision.render.layouts import make_layout, read_matches, render_layout  # noqa: E402
@@ -55,6 +57,13 @@ def keep(game: str, seed: int) -> tuple[bytes, dict] | None:
     started = time.perf_counter()
     dets = detect(image, **detect_options(game))
     hand = [str(t) for t in sample.hand] if sample.hand else None
+    if hand is None and get_game_type(game).takes_hand:  # the Big Clock's drawn tile
+        shown = {p.tile for p in sample.placements}
+        hand = [
+            str(
+                random.Random(seed).choice([t for t in DominoSet(sample.max_pip) if t not in shown])
+            )
+        ]
     res = read(dets, game, hand=hand, **params)
     hint = None  # asked from the engine, as the companion does
     if res.state is not None and res.legal_moves:
