@@ -86,73 +86,18 @@ def write_scene(
     name = f"{index:06d}"
     mix = np.cumsum(np.asarray((*surface_mix, 0.0, 0.0, 0.0, 0.0)[:4], np.float64))
     r = rng.random() if mix[-1] > 0 else 1.0
-    if r < mix[-1]:
-        return _write_surface_scene(root, split, name, seed, rng, r, mix, backgrounds, jpeg_quality)
-    if layout_share > 0 and rng.random() < layout_share:
-        from .layouts import random_layout_scene
-
-        size = (640, 480) if rng.random() < 0.6 else (480, 640)
-        scene = random_layout_scene(rng, size)
-    else:
-        scene = random_scene(rng, low_pip_bias=low_pip_bias, set_weights=set_weights)
-    cv2.imwrite(
-        str(root / "images" / split / f"{name}.jpg"),
-        scene.image,
-        [cv2.IMWRITE_JPEG_QUALITY, jpeg_quality],
-    )
-    lines = obb_label_lines(scene)
-    (root / "labels" / split / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
-    return {
-        "image": f"{split}/{name}.jpg",
-        "seed": seed,
-        "kind": scene.kind,
-        "family": scene.style.family,
-        "max_pip": scene.style.max_pip,
-        "labels": len(lines),
-        "face_down": sum(1 for ln in lines if ln.startswith("1 ")),
-    }
-
-
-@functools.lru_cache(maxsize=4)
-def _training_backgrounds(folder: str) -> tuple[np.ndarray, ...]:
-    """The background photos of ``folder`` that are not held out, decoded (BGR)."""
-    from .surfaces import background_photos, holdout_photos
-
-    photos = background_photos(Path(folder))
-    held = holdout_photos(photos)
-    images = (cv2.imread(str(p)) for p in photos if p.name not in held)
-    return tuple(im for im in images if im is not None)
-
-
-def _write_surface_scene(
-    root: Path,
-    split: str,
-    name: str,
-    seed: int,
-    rng: np.random.Generator,
-    r: float,
-    mix: np.ndarray,
-    backgrounds: str | None,
-    jpeg_quality: int,
-) -> dict:
-    from .surfaces import augment_background, closeup_scene, hard_scene, pasted_scene
-
-    bgs = _training_backgrounds(backgrounds) if backgrounds else ()
-    if not bgs and (r < mix[0] or mix[1] <= r < mix[2]):
-        raise ValueError(f"no background photos in {backgrounds!r}")
     scene: RenderedScene | None
-    if r < mix[0]:
-        scene = pasted_scene(rng, bgs[int(rng.integers(len(bgs)))])
-        image, kind = scene.image, "paste"
-    elif r < mix[1]:
-        image, scene, _ = hard_scene(rng)
-        kind = "hard"
-    elif r < mix[2]:
-        image, scene, kind = augment_background(rng, bgs[int(rng.integers(len(bgs)))]), None, "bg"
+    if r < mix[-1]:
+        image, scene, kind = _surface_scene(rng, r, mix, backgrounds)
     else:
-        on_photo = bool(bgs) and rng.random() < 0.6
-        scene = closeup_scene(rng, bgs[int(rng.integers(len(bgs)))] if on_photo else None)
-        image, kind = scene.image, "closeup"
+        if layout_share > 0 and rng.random() < layout_share:
+            from .layouts import random_layout_scene
+
+            size = (640, 480) if rng.random() < 0.6 else (480, 640)
+            scene = random_layout_scene(rng, size)
+        else:
+            scene = random_scene(rng, low_pip_bias=low_pip_bias, set_weights=set_weights)
+        image, kind = scene.image, scene.kind
     cv2.imwrite(
         str(root / "images" / split / f"{name}.jpg"),
         image,
@@ -169,6 +114,40 @@ def _write_surface_scene(
         "labels": len(lines),
         "face_down": sum(1 for ln in lines if ln.startswith("1 ")),
     }
+
+
+@functools.lru_cache(maxsize=4)
+def _training_backgrounds(folder: str) -> tuple[np.ndarray, ...]:
+    """The background photos of ``folder`` that are not held out, decoded (BGR)."""
+    from .surfaces import background_photos, holdout_photos
+
+    photos = background_photos(Path(folder))
+    held = holdout_photos(photos)
+    images = (cv2.imread(str(p)) for p in photos if p.name not in held)
+    return tuple(im for im in images if im is not None)
+
+
+def _surface_scene(
+    rng: np.random.Generator, r: float, mix: np.ndarray, backgrounds: str | None
+) -> tuple[np.ndarray, RenderedScene | None, str]:
+    """The image, scene (None: no tile) and kind of :func:`write_scene`'s ``surface_mix`` draw
+    ``r`` (``mix``: the cumulative shares)."""
+    from .surfaces import augment_background, closeup_scene, hard_scene, pasted_scene
+
+    bgs = _training_backgrounds(backgrounds) if backgrounds else ()
+    if not bgs and (r < mix[0] or mix[1] <= r < mix[2]):
+        raise ValueError(f"no background photos in {backgrounds!r}")
+    if r < mix[0]:
+        scene = pasted_scene(rng, bgs[int(rng.integers(len(bgs)))])
+        return scene.image, scene, "paste"
+    if r < mix[1]:
+        image, hard, _ = hard_scene(rng)
+        return image, hard, "hard"
+    if r < mix[2]:
+        return augment_background(rng, bgs[int(rng.integers(len(bgs)))]), None, "bg"
+    on_photo = bool(bgs) and rng.random() < 0.6
+    scene = closeup_scene(rng, bgs[int(rng.integers(len(bgs)))] if on_photo else None)
+    return scene.image, scene, "closeup"
 
 
 def _job(args):

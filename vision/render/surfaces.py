@@ -80,6 +80,13 @@ def augment_background(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(out)
 
 
+def _table(rng: np.random.Generator, background: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """A random view of ``background`` (:func:`augment_background`) resized to ``size`` = (W, H),
+    as the ``HxWx3 float32`` table :func:`vision.render.scene.render_scene` draws on."""
+    view = augment_background(rng, background)
+    return cv2.resize(view, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
 def pasted_scene(rng: np.random.Generator, background: np.ndarray) -> RenderedScene:
     """Rendered tiles on a random view of a background photo (cut-paste), no clutter.
 
@@ -102,8 +109,7 @@ def pasted_scene(rng: np.random.Generator, background: np.ndarray) -> RenderedSc
         else {"fill": rng.uniform(0.4, 1.5)}
     )
     cam = make_camera(rng, placements, (W, H), **cam_kw)
-    view = augment_background(rng, background)
-    table = cv2.resize(view, (W, H), interpolation=cv2.INTER_AREA).astype(np.float32)
+    table = _table(rng, background, (W, H))
     scene = render_scene(
         placements, rng, style=style, image_size=(W, H), camera=cam, background=table, clutter=0
     )
@@ -164,10 +170,7 @@ def closeup_scene(rng: np.random.Generator, background: np.ndarray | None = None
         tile_px=rng.uniform(0.3, 0.7) * min(W, H),
         tilt=rng.uniform(0.0, 0.25),
     )
-    table = None
-    if background is not None:
-        view = augment_background(rng, background)
-        table = cv2.resize(view, (W, H), interpolation=cv2.INTER_AREA).astype(np.float32)
+    table = _table(rng, background, (W, H)) if background is not None else None
     scene = render_scene(
         placements, rng, style=style, image_size=(W, H), camera=cam, background=table, clutter=0
     )
