@@ -145,10 +145,11 @@ def race(
     live = list(range(len(cands)))
     n = 1 if len(state._stock) <= 1 else settings.samples
     spent = 0
+    key = _draw_key(state)
     with _SAMPLES_LOCK:  # hint calls may come from several server threads
-        pool = _SAMPLES.get(_draw_key(state))
+        pool = _SAMPLES.get(key)
         if pool is None:
-            pool = _SAMPLES[_draw_key(state)] = []
+            pool = _SAMPLES[key] = []
             while len(_SAMPLES) > SAMPLE_CACHE_SIZE:
                 _SAMPLES.popitem(last=False)
     for k in range(n):
