@@ -104,11 +104,20 @@ def clearly_better(x: int, y: int) -> bool:
     return x - y >= 2 + math.sqrt(x + y)
 
 
-#: Sampled stock orders of the recent draws and the solver's proven results on each:
-#: (size, drawn tile, unseen tiles in no order) -> [(order, memo), ...]. The hint calls of one
-#: draw (the moves of a rescue reveal nothing) search the same orders and reuse each other's
-#: proofs; a memo holds for any clock with that stock order.
-_SAMPLES: OrderedDict[Hashable, list[tuple[tuple[int, ...], dict]]] = OrderedDict()
+class _Pool:
+    """The sampled stock orders of one draw and the solver's proven results on each:
+    ``orders[k] = (order, memo)``; order ``k`` is the ``k``-th draw of ``rng`` (seeded by the
+    first hint call of the draw), so it does not depend on which call asked for it first."""
+
+    def __init__(self, seed: int | None):
+        self.rng = random.Random(seed)
+        self.orders: list[tuple[tuple[int, ...], dict]] = []
+
+
+#: The sample pools of the recent draws: (size, drawn tile, unseen tiles in no order) ->
+#: :class:`_Pool`. The hint calls of one draw (the moves of a rescue reveal nothing) search the
+#: same orders and reuse each other's proofs; a memo holds for any clock with that stock order.
+_SAMPLES: OrderedDict[Hashable, _Pool] = OrderedDict()
 #: Draws whose samples are kept (oldest forgotten first).
 SAMPLE_CACHE_SIZE = 2
 _SAMPLES_LOCK = threading.Lock()
@@ -138,9 +147,9 @@ def race(
     when ``settings.node_budget`` is spent. With at most one stock tile left nothing is hidden:
     one sample is exact. The sampled orders and the proofs found on them are kept for the next
     calls of the same draw (:data:`_SAMPLES`): sample ``k`` of every call of one draw is the
-    same order, drawn with the ``seed`` of the first call.
+    same order, the ``k``-th drawn with the ``seed`` of the first call (several server threads
+    asking at once add each order once, under :data:`_SAMPLES_LOCK`).
     """
-    rng = random.Random(seed)
     outcomes: list[list] = [[] for _ in cands]
     live = list(range(len(cands)))
     n = 1 if len(state._stock) <= 1 else settings.samples
@@ -149,20 +158,22 @@ def race(
     with _SAMPLES_LOCK:  # hint calls may come from several server threads
         pool = _SAMPLES.get(key)
         if pool is None:
-            pool = _SAMPLES[key] = []
+            pool = _SAMPLES[key] = _Pool(seed)
             while len(_SAMPLES) > SAMPLE_CACHE_SIZE:
                 _SAMPLES.popitem(last=False)
     for k in range(n):
         left = settings.node_budget - spent
         if left <= 0:
             break
-        if k == len(pool):
-            order = state.determinize(random.Random(rng.getrandbits(64)))._stock
-            pool.append((tuple(order), {}))
+        with _SAMPLES_LOCK:
+            if k == len(pool.orders):
+                order = state.determinize(random.Random(pool.rng.getrandbits(64)))._stock
+                pool.orders.append((tuple(order), {}))
+            sample, memo = pool.orders[k]
         det = state.clone()
-        det._stock = list(pool[k][0])
+        det._stock = list(sample)
         limit = min(settings.node_limit, max(MIN_NODE_LIMIT, left // len(live)))
-        found, used = evaluate_counted(det, [cands[i] for i in live], limit, pool[k][1])
+        found, used = evaluate_counted(det, [cands[i] for i in live], limit, memo)
         spent += used
         for i, r in zip(live, found):
             outcomes[i].append(r)

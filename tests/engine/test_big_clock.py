@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from hypothesis import given, settings
@@ -747,3 +748,32 @@ def test_the_calls_of_one_draw_share_samples_and_proofs():
     bc_hints._SAMPLES.clear()
     fresh = bc.hint(state, settings=cfg, seed=99)  # forgotten: searched afresh
     assert fresh.search["nodes"] > 4 * again.search["nodes"]
+
+
+def _expected_orders(state, seed: int, n: int) -> list[tuple[int, ...]]:
+    """The first ``n`` sampled orders of a draw whose first hint call had ``seed``."""
+    rng = random.Random(seed)
+    return [tuple(state.determinize(random.Random(rng.getrandbits(64)))._stock) for _ in range(n)]
+
+
+def test_a_later_call_of_one_draw_extends_the_samples_with_new_orders():
+    state = _contested()
+    few = bc_hints.HintSettings(samples=4, min_samples=4, node_limit=300, node_budget=10**6)
+    more = few._replace(samples=10, min_samples=10)
+    bc.hint(state, settings=few, seed=5)
+    bc.hint(state, settings=more, seed=5)  # the same seed again, as the server asks
+    (pool,) = bc_hints._SAMPLES.values()
+    orders = [o for o, _memo in pool.orders]
+    assert orders == _expected_orders(state, 5, 10)
+    assert len(set(orders)) == 10  # no order sampled twice
+
+
+def test_threads_hinting_one_draw_at_once_add_each_order_once():
+    state = _contested()
+    cfg = bc_hints.HintSettings(samples=16, min_samples=16, node_limit=300, node_budget=10**6)
+    with ThreadPoolExecutor(4) as pool_:
+        hints = list(pool_.map(lambda _: bc.hint(state.clone(), settings=cfg, seed=7), range(4)))
+    (pool,) = bc_hints._SAMPLES.values()
+    assert [o for o, _memo in pool.orders] == _expected_orders(state, 7, 16)
+    cands = bc_hints._candidates(state)
+    assert all(h.action in cands for h in hints)
