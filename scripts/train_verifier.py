@@ -50,6 +50,7 @@ from vision.detector import obb_corners  # noqa: E402
 from vision.render.surfaces import (  # noqa: E402
     augment_background,
     background_photos,
+    card_scene,
     hard_scene,
     holdout_photos,
     pasted_scene,
@@ -161,9 +162,10 @@ def random_boxes(rng, W: int, H: int, n: int) -> list[np.ndarray]:
     return out
 
 
-#: Default shares of the four scene kinds of a shard: rendered scene on a procedural table,
-#: rendered tiles pasted on a background photo, procedural hard surface, background photo alone.
-DEFAULT_MIX = (0.35, 0.25, 0.2, 0.2)
+#: Default shares of the scene kinds of a shard: rendered scene on a procedural table,
+#: rendered tiles pasted on a background photo, procedural hard surface, background photo alone,
+#: printed cards on a background photo (:func:`vision.render.surfaces.card_scene`).
+DEFAULT_MIX = (0.35, 0.25, 0.2, 0.2, 0.0)
 
 
 def make_shard(
@@ -172,10 +174,10 @@ def make_shard(
     backgrounds: Path,
     out: Path,
     holdout: bool,
-    mix: tuple[float, float, float, float] = DEFAULT_MIX,
+    mix: tuple[float, ...] = DEFAULT_MIX,
 ) -> dict:
     """Render one shard of crops (see the module docstring) to ``out``; ``mix`` gives the shares
-    of the four scene kinds (:data:`DEFAULT_MIX`, normalised to sum 1)."""
+    of the scene kinds (:data:`DEFAULT_MIX`, normalised to sum 1; a fifth share left out is 0)."""
     from vision.detector import load_detector
     from vision.render import random_scene
     from vision.render.layouts import random_layout_scene
@@ -187,7 +189,9 @@ def make_shard(
     bgs = {p.name: cv2.imread(str(p)) for p in use}
     names = sorted(bgs)
     seed0 = (HOLDOUT_SEED0 if holdout else SEED0) + 100_000 * shard
-    edges = np.cumsum(np.asarray(mix, np.float64) / float(np.sum(mix)))
+    shares = np.asarray(tuple(mix) + (0.0,) * (5 - len(mix)), np.float64)
+    edges = np.cumsum(shares / shares.sum())
+    edges[-1] = 1.0  # the last kind with a share takes the rounding
     crops, cls, src = [], [], []
     t0 = time.time()
     for i in range(n_scenes):
@@ -210,6 +214,16 @@ def make_shard(
             labels, vis = (hard.labels, hard.visible) if hard is not None else ([], [])
             c, k = scene_samples(rng, det, img, labels, vis, extra_neg=objs)
             kind = "hard"
+        elif (
+            shares[4] > 0 and r >= edges[3]
+        ):  # printed cards (dot grids, checkerboards) on a background photo
+            name = names[int(rng.integers(len(names)))]
+            img, cards_scene, cards = card_scene(rng, bgs[name])
+            labels, vis = (
+                (cards_scene.labels, cards_scene.visible) if cards_scene is not None else ([], [])
+            )
+            c, k = scene_samples(rng, det, img, labels, vis, extra_neg=cards)
+            kind = f"cards:{name}"
         else:  # a background photo: everything there is not a tile
             name = names[int(rng.integers(len(names)))]
             img = augment_background(rng, bgs[name])
@@ -584,11 +598,12 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument(
         "--mix",
         type=float,
-        nargs=4,
+        nargs="+",
         default=DEFAULT_MIX,
-        metavar=("RENDER", "PASTE", "HARD", "BG"),
-        help="shares of rendered scenes, tiles pasted on background photos, hard surfaces and "
-        "background photos alone (default %(default)s)",
+        metavar="SHARE",
+        help="shares of rendered scenes, tiles pasted on background photos, hard surfaces, "
+        "background photos alone and (optional fifth) printed cards on background photos "
+        "(default %(default)s)",
     )
     t = sub.add_parser("train", help="train and export")
     t.add_argument("--shards", type=int, nargs="+", required=True)
@@ -621,6 +636,8 @@ def main(argv: list[str] | None = None) -> int:
         if out.exists():
             print(f"{out} exists; skipped")
             return 0
+        if not 4 <= len(a.mix) <= 5:
+            ap.error("--mix takes 4 or 5 shares")
         make_shard(a.shard, a.scenes, a.backgrounds, out, a.holdout, tuple(a.mix))
     elif a.cmd == "train":
         train(a.data, a.shards, a.epochs, a.model, a.lr, a.threads, seed=a.seed, init=a.init)

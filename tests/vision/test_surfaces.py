@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 
 from vision.render.dataset import write_obb_dataset
+from vision.render.hard_negatives import add_printed_cards
 from vision.render.surfaces import (
     augment_background,
     background_photos,
+    card_scene,
     closeup_scene,
     hard_scene,
     holdout_photos,
@@ -62,6 +64,35 @@ def test_hard_scene_gives_objects_and_sometimes_tiles():
         assert img.dtype == np.uint8 and img.shape[2] == 3
         assert all(np.asarray(o).shape == (4, 2) for o in objs)
         with_tiles += scene is not None and len(scene.labels) > 0
+    assert 0 < with_tiles < 8
+
+
+def test_printed_cards_are_drawn_inside_their_boxes():
+    for seed in range(6):
+        img = np.full((240, 320, 3), 40.0, np.float32)
+        boxes = add_printed_cards(img, np.random.default_rng(seed), n=1, size_px=40)
+        (box,) = boxes
+        assert box.shape == (4, 2)
+        inside = np.zeros((240, 320), np.uint8)
+        cv2.fillConvexPoly(inside, np.round(box).astype(np.int32), 1)
+        changed = np.abs(img - 40.0).max(axis=2) > 1
+        # the card covers its box and nothing far outside it
+        assert changed[inside > 0].mean() > 0.8
+        grown = cv2.dilate(inside, np.ones((5, 5), np.uint8))
+        assert not changed[grown == 0].any()
+        sides = np.linalg.norm(box - np.roll(box, -1, axis=0), axis=1)
+        assert 1.05 <= sides.max() / sides.min() <= 2.45
+
+
+def test_card_scene_gives_cards_and_sometimes_tiles():
+    bg = np.random.default_rng(2).integers(0, 255, (300, 400, 3), dtype=np.uint8)
+    with_tiles = 0
+    for seed in range(8):
+        img, scene, cards = card_scene(np.random.default_rng(seed), bg)
+        assert img.dtype == np.uint8 and 1 <= len(cards) <= 4
+        if scene is not None:
+            with_tiles += 1
+            assert scene.kind == "cards" and scene.image is img and len(scene.labels) > 0
     assert 0 < with_tiles < 8
 
 

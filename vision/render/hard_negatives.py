@@ -3,7 +3,8 @@
 A detector trained on :mod:`vision.render.table` alone takes dark textured rectangles for
 face-down tiles. These surfaces and objects teach the tile verifier (``scripts/train_verifier.py``)
 what is not a tile: woven and carbon mats, knit, grained leather with glare, speckled laminate,
-damask and floral cloth, checkerboards, and tile-sized dark objects (books, phones, boxes).
+damask and floral cloth, checkerboards, tile-sized dark objects (books, phones, boxes), and
+printed cards whose pattern covers the whole card (dot grids, checkerboard targets, stripes).
 They use their own random draws, so the scenes of :func:`vision.render.random_scene` are
 unchanged. Images are ``(H, W, 3) float32`` BGR in 0..255, like :mod:`vision.render.table`.
 """
@@ -178,5 +179,101 @@ def add_tile_like_objects(
                     -1,
                     cv2.LINE_AA,
                 )
+        out.append(box)
+    return out
+
+
+#: Patterns of :func:`add_printed_cards`.
+CARD_PATTERNS = ("dots", "checker", "stripes")
+
+
+def add_printed_cards(
+    img: np.ndarray, rng: np.random.Generator, n: int | None = None, size_px: float | None = None
+) -> list[np.ndarray]:
+    """Draw printed cards about a tile's size that are not tiles: a pale or coloured card whose
+    one pattern runs over its whole face with no divider, a regular grid of dots (calibration
+    targets, dice sheets; 1.1-1.55 times as long as wide, shorter than a tile), a checkerboard
+    target or stripes. A tile shows two halves, each with its own pip pattern; these show one
+    pattern end to end.
+
+    Args:
+        img: ``(H, W, 3) float32`` image, modified in place.
+        rng: numpy random generator.
+        n: number of cards (None: random 1..4).
+        size_px: typical card width in pixels (None: random).
+    Returns:
+        The ``(4, 2) float32`` corners of each card (long side first), image pixels.
+    """
+    h, w = img.shape[:2]
+    n = int(rng.integers(1, 5)) if n is None else n
+    out = []
+    for _ in range(n):
+        wid = size_px * rng.uniform(0.6, 1.6) if size_px else rng.uniform(0.03, 0.2) * min(h, w)
+        pattern = str(rng.choice(CARD_PATTERNS))
+        # a dot grid as long as a tile (about 2:1) may be a tile without a divider: dot cards
+        # are shorter (1.1-1.55), the others any length
+        length = wid * (rng.uniform(1.1, 1.55) if pattern == "dots" else rng.uniform(1.1, 2.4))
+        cx, cy = rng.uniform(0.1 * w, 0.9 * w), rng.uniform(0.1 * h, 0.9 * h)
+        ang = rng.uniform(0, 180)
+        box = cv2.boxPoints(((cx, cy), (length, wid), ang)).astype(np.float32)
+        light = rng.random() < 0.75
+        card = _colour(rng, 170, 255) if light else _colour(rng, 20, 160)
+        ink = _colour(rng, 0, 70) if light else _colour(rng, 180, 255)
+        # the card drawn flat in its own frame (length x width), then warped onto the image
+        cw, ch = max(8, int(round(length))), max(4, int(round(wid)))
+        face = np.empty((ch, cw, 3), np.float32)
+        face[:] = card
+        margin = rng.uniform(0.05, 0.15) * ch
+        if pattern == "dots":
+            rows = int(rng.integers(2, 7))
+            cols = max(2, int(round(rows * cw / ch * rng.uniform(0.8, 1.25))))
+            rad = max(1.0, min((cw - 2 * margin) / cols, (ch - 2 * margin) / rows) * 0.3)
+            rad *= rng.uniform(0.7, 1.3)
+            for i in range(rows):
+                for j in range(cols):
+                    x = margin + (j + 0.5) * (cw - 2 * margin) / cols
+                    y = margin + (i + 0.5) * (ch - 2 * margin) / rows
+                    cv2.circle(
+                        face,
+                        (int(x * 4), int(y * 4)),
+                        int(rad * 4),
+                        tuple(map(float, ink)),
+                        -1,
+                        cv2.LINE_AA,
+                        2,
+                    )
+        elif pattern == "checker":
+            rows = int(rng.integers(2, 8))
+            cell = (ch - 2 * margin) / rows
+            cols = max(2, int((cw - 2 * margin) / cell))
+            for i in range(rows):
+                for j in range(cols):
+                    if (i + j) % 2:
+                        continue
+                    x0, y0 = margin + j * cell, margin + i * cell
+                    cv2.rectangle(
+                        face,
+                        (int(x0), int(y0)),
+                        (int(x0 + cell), int(y0 + cell)),
+                        tuple(map(float, ink)),
+                        -1,
+                    )
+        else:  # stripes
+            k = int(rng.integers(3, 12))
+            for i in range(k):
+                x0 = margin + i * (cw - 2 * margin) / k
+                cv2.rectangle(
+                    face,
+                    (int(x0), int(margin)),
+                    (int(x0 + (cw - 2 * margin) / (2 * k)), int(ch - margin)),
+                    tuple(map(float, ink)),
+                    -1,
+                )
+        src = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], np.float32)
+        m = cv2.getPerspectiveTransform(src, box)
+        warped = cv2.warpPerspective(face, m, (w, h), flags=cv2.INTER_LINEAR)
+        mask = cv2.warpPerspective(np.ones((ch, cw), np.float32), m, (w, h))
+        shade = 1 + 0.06 * smooth_noise(rng, h, w, max(4.0, wid / 2))
+        img[:] = img * (1 - mask[..., None]) + (warped * shade[..., None]) * mask[..., None]
         out.append(box)
     return out

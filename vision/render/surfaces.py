@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from .augment import photo_effects
-from .hard_negatives import add_tile_like_objects, hard_surface
+from .hard_negatives import add_printed_cards, add_tile_like_objects, hard_surface
 from .scene import RenderedScene, make_camera, random_placements, render_scene
 from .styles import random_style
 
@@ -147,6 +147,37 @@ def hard_scene(rng: np.random.Generator) -> tuple[np.ndarray, RenderedScene | No
     )
     scene.kind = "hard"
     return scene.image, scene, objs
+
+
+def card_scene(
+    rng: np.random.Generator, background: np.ndarray
+) -> tuple[np.ndarray, RenderedScene | None, list]:
+    """Printed cards that are not tiles (:func:`vision.render.hard_negatives.add_printed_cards`:
+    dot grids, checkerboard targets, stripes) on a random view of a background photo, with
+    rendered tiles of about the cards' size half of the time.
+
+    Args:
+        rng: random source.
+        background: ``HxWx3 uint8`` BGR photo without dominoes.
+    Returns:
+        ``(image, scene, cards)`` as :func:`hard_scene`: the ``HxWx3 uint8`` BGR image (size
+        one of :data:`PASTE_SIZES`); the scene with the tiles' labels, or None when there is no
+        tile; the cards' ``(4, 2)`` float corner arrays in px.
+    """
+    W, H = PASTE_SIZES[int(rng.integers(len(PASTE_SIZES)))]
+    table = _table(rng, background, (W, H))
+    size = rng.uniform(14, 80) * min(W, H) / 640
+    cards = add_printed_cards(table, rng, size_px=size)
+    style = random_style(rng)
+    placements = random_placements(rng, None, style.max_pip)[0] if rng.random() < 0.5 else []
+    if not placements:
+        return photo_effects(table, rng, 1.0), None, cards
+    cam = make_camera(rng, placements, (W, H), tile_px=size)
+    scene = render_scene(
+        placements, rng, style=style, image_size=(W, H), camera=cam, background=table, clutter=0
+    )
+    scene.kind = "cards"
+    return scene.image, scene, cards
 
 
 def closeup_scene(rng: np.random.Generator, background: np.ndarray | None = None) -> RenderedScene:
