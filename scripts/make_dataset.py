@@ -50,12 +50,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--surface-mix",
         type=float,
-        nargs=4,
+        nargs="+",
         default=(0.0, 0.0, 0.0, 0.0),
-        metavar=("PASTE", "HARD", "BACKGROUND", "CLOSEUP"),
-        help="chances per image of tiles pasted on a background photo, a procedural hard "
-        "surface with tile-like objects, a background photo alone, a close-up of one or two "
-        "tiles (vision/render/surfaces.py)",
+        metavar="SHARE",
+        help="chances per image (4 or 5 shares) of tiles pasted on a background photo, a "
+        "procedural hard surface with tile-like objects, a background photo alone, a close-up "
+        "of one or two tiles, printed cards that are not tiles on a background photo "
+        "(vision/render/surfaces.py)",
     )
     ap.add_argument(
         "--backgrounds",

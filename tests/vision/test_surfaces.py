@@ -140,3 +140,14 @@ def test_dataset_without_surface_mix_is_unchanged_and_bad_mix_is_refused(tmp_pat
         write_obb_dataset(tmp_path / "c", 1, 0, surface_mix=(0.5, 0.5))
     with pytest.raises(ValueError, match="no background photos"):
         write_obb_dataset(tmp_path / "d", 4, 0, seed=1, surface_mix=(1.0, 0.0, 0.0))
+
+
+def test_dataset_card_share_writes_cards_without_labels_for_them(tmp_path):
+    bgs = _backgrounds(tmp_path / "bg")
+    root = tmp_path / "ds"
+    write_obb_dataset(root, 6, 0, seed=9, surface_mix=(0, 0, 0, 0, 1.0), backgrounds=bgs)
+    rows = [json.loads(line) for line in (root / "manifest.jsonl").read_text().splitlines()]
+    assert {r["kind"] for r in rows} == {"cards"}
+    assert any(r["labels"] == 0 for r in rows) and any(r["labels"] > 0 for r in rows)
+    with pytest.raises(ValueError, match="background photos"):
+        write_obb_dataset(tmp_path / "no", 1, 0, seed=9, surface_mix=(0, 0, 0, 0, 1.0))

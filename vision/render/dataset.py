@@ -65,13 +65,15 @@ def write_scene(
     """Render scene ``seed`` and write image + label file (``low_pip_bias``, ``set_weights``:
     see :func:`vision.render.scene.random_scene`).
 
-    With the chances of ``surface_mix`` = (paste, hard, background, close-up) the image is, in
+    With the chances of ``surface_mix`` = (paste, hard, background, close-up, cards) the image
+    is, in
     that order, rendered tiles pasted on a background photo of ``backgrounds``
     (:func:`vision.render.surfaces.pasted_scene`), a procedural hard surface with tile-like
     objects (:func:`vision.render.surfaces.hard_scene`), a background photo alone with no label
     (:func:`vision.render.surfaces.augment_background`), or a close-up of one or two tiles on a
-    background photo or a procedural table (:func:`vision.render.surfaces.closeup_scene`); a
-    missing fourth share is 0. The held-out background photos
+    background photo or a procedural table (:func:`vision.render.surfaces.closeup_scene`), or
+    printed cards that are not tiles on a background photo, with tiles half of the time
+    (:func:`vision.render.surfaces.card_scene`); missing shares are 0. The held-out background photos
     (:func:`vision.render.surfaces.holdout_photos`) are never used. Otherwise, with chance
     ``layout_share``, a game position (:func:`vision.render.layouts.random_layout_scene`; 640x480
     or 480x640), else a random scene.
@@ -84,7 +86,7 @@ def write_scene(
     """
     rng = np.random.default_rng(seed)
     name = f"{index:06d}"
-    mix = np.cumsum(np.asarray((*surface_mix, 0.0, 0.0, 0.0, 0.0)[:4], np.float64))
+    mix = np.cumsum(np.asarray((*surface_mix, 0.0, 0.0, 0.0, 0.0, 0.0)[:5], np.float64))
     r = rng.random() if mix[-1] > 0 else 1.0
     scene: RenderedScene | None
     if r < mix[-1]:
@@ -132,10 +134,10 @@ def _surface_scene(
 ) -> tuple[np.ndarray, RenderedScene | None, str]:
     """The image, scene (None: no tile) and kind of :func:`write_scene`'s ``surface_mix`` draw
     ``r`` (``mix``: the cumulative shares)."""
-    from .surfaces import augment_background, closeup_scene, hard_scene, pasted_scene
+    from .surfaces import augment_background, card_scene, closeup_scene, hard_scene, pasted_scene
 
     bgs = _training_backgrounds(backgrounds) if backgrounds else ()
-    if not bgs and (r < mix[0] or mix[1] <= r < mix[2]):
+    if not bgs and (r < mix[0] or mix[1] <= r < mix[2] or mix[3] <= r):
         raise ValueError(f"no background photos in {backgrounds!r}")
     if r < mix[0]:
         scene = pasted_scene(rng, bgs[int(rng.integers(len(bgs)))])
@@ -145,6 +147,9 @@ def _surface_scene(
         return image, hard, "hard"
     if r < mix[2]:
         return augment_background(rng, bgs[int(rng.integers(len(bgs)))]), None, "bg"
+    if r >= mix[3]:
+        image, cards, _ = card_scene(rng, bgs[int(rng.integers(len(bgs)))])
+        return image, cards, "cards"
     on_photo = bool(bgs) and rng.random() < 0.6
     scene = closeup_scene(rng, bgs[int(rng.integers(len(bgs)))] if on_photo else None)
     return scene.image, scene, "closeup"
@@ -197,12 +202,12 @@ def write_obb_dataset(
     Returns:
         Summary dict (counts of images and labels per split), also written to ``summary.json``.
     Raises:
-        ValueError: negative counts, or a ``surface_mix`` of other than 3 or 4 shares, below 0 or
+        ValueError: negative counts, or a ``surface_mix`` of other than 3 to 5 shares, below 0 or
             summing to more than 1.
     """
     if n_train < 0 or n_val < 0:
         raise ValueError("image counts must be >= 0")
-    if len(surface_mix) not in (3, 4) or min(surface_mix) < 0 or sum(surface_mix) > 1:
+    if len(surface_mix) not in (3, 4, 5) or min(surface_mix) < 0 or sum(surface_mix) > 1:
         raise ValueError(f"surface_mix {surface_mix}: shares must be >= 0 and sum to <= 1")
     root = Path(root)
     jobs = []
