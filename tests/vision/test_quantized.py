@@ -81,6 +81,9 @@ def test_a_stale_int8_model_is_not_loaded(tmp_path):
     with pytest.warns(RuntimeWarning, match="not made from"):
         assert default_model(fp32, int8) == fp32
     assert default_model(fp32, tmp_path / "none.onnx") == fp32
+    int8.write_bytes(b"version https://git-lfs.github.com/spec/v1\n")  # not a model
+    with pytest.warns(RuntimeWarning, match="cannot be loaded"):
+        assert default_model(fp32, int8) == fp32
 
 
 def test_quantize_script_writes_a_model_that_names_its_source(tmp_path):

@@ -443,8 +443,8 @@ def _cached_sha256(path: Path) -> str:
 def default_model(fp32: Path = FP32_MODEL, int8: Path = INT8_MODEL) -> Path:
     """The detector file loaded when none is named: ``int8`` when it exists and was made from
     ``fp32`` as that file is now (its metadata :data:`SOURCE_KEY` is the SHA-256 of ``fp32``),
-    else ``fp32``. A stale ``int8`` (``fp32`` retrained and not quantised again) gives a
-    ``RuntimeWarning`` and is not used.
+    else ``fp32``. A stale ``int8`` (``fp32`` retrained and not quantised again) or one that
+    onnxruntime cannot load gives a ``RuntimeWarning`` and is not used.
 
     Args:
         fp32, int8: the two files (default :data:`FP32_MODEL`, :data:`INT8_MODEL`).
@@ -455,11 +455,16 @@ def default_model(fp32: Path = FP32_MODEL, int8: Path = INT8_MODEL) -> Path:
         return fp32
     if not fp32.is_file():
         return int8
-    if _load(int8.resolve()).source_sha256 == _cached_sha256(fp32.resolve()):
-        return int8
+    try:
+        source = _load(int8.resolve()).source_sha256
+    except Exception as e:  # an unreadable file (onnxruntime's own error types)
+        why = f"cannot be loaded ({type(e).__name__})"
+    else:
+        if source == _cached_sha256(fp32.resolve()):
+            return int8
+        why = f"was not made from the present {fp32.name}"
     warnings.warn(
-        f"{int8.name} was not made from the present {fp32.name}: using {fp32.name} "
-        "(make it again with scripts/quantize_detector.py)",
+        f"{int8.name} {why}: using {fp32.name} (make it again with scripts/quantize_detector.py)",
         RuntimeWarning,
         stacklevel=2,
     )
