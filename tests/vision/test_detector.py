@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from vision.detector import (
-    DEFAULT_MODEL,
     decode_obb,
+    default_model,
     letterbox,
     load_detector,
     obb_corners,
@@ -106,7 +106,7 @@ def test_letterbox_maps_points_back():
 
 def test_committed_model_loads_once_with_two_classes():
     det = load_detector()
-    assert det is load_detector(DEFAULT_MODEL)  # cached
+    assert det is load_detector(default_model())  # cached
     assert len(det.names) == 2 and det.imgsz[0] % 32 == 0
     out = det.session.run(None, {det.input_name: np.zeros((1, 3, *det.imgsz), np.float32)})[0]
     assert out.ndim == 3 and out.shape[1] == 4 + 2 + 1

@@ -5,17 +5,21 @@ with numpy and OpenCV. Classes: 0 = face-up tile, 1 = face-down tile.
 
 Public API:
 
-- :func:`load_detector` ``(path=None) -> TileDetector`` (cached: one session per model file).
+- :func:`load_detector` ``(path=None) -> TileDetector`` (cached: one session per model file);
+  :func:`default_model`: the int8 quantisation :data:`INT8_MODEL` when it was made from the
+  present :data:`FP32_MODEL`, else that fp32 file.
 - :class:`TileDetector` ``.detect(image) -> list[TileDetection]`` (pips not yet read).
 - :func:`letterbox`, :func:`decode_obb`, :func:`rotated_nms`, :func:`suppress_covered`, :func:`obb_corners`: the steps.
 """
 
 from .onnx_model import (
-    DEFAULT_MODEL,
+    FP32_MODEL,
+    INT8_MODEL,
     MAX_COVERED,
     RawDetections,
     TileDetector,
     decode_obb,
+    default_model,
     letterbox,
     load_detector,
     obb_corners,
@@ -24,11 +28,13 @@ from .onnx_model import (
 )
 
 __all__ = [
-    "DEFAULT_MODEL",
+    "FP32_MODEL",
+    "INT8_MODEL",
     "MAX_COVERED",
     "RawDetections",
     "TileDetector",
     "decode_obb",
+    "default_model",
     "letterbox",
     "load_detector",
     "obb_corners",

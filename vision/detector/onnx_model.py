@@ -8,8 +8,10 @@ of the ``N`` anchor points: ``cx, cy, w, h`` in letterboxed input pixels, ``nc``
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 import threading
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,8 +21,14 @@ import numpy as np
 from vision.filters import MAX_COVERED, suppress_covered
 from vision.types import TileDetection
 
-#: The committed detector; ``DOMINO_DETECTOR_MODEL`` (environment) overrides it.
-DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "tiles-obb.onnx"
+_MODELS = Path(__file__).resolve().parents[2] / "models"
+#: The trained fp32 detector (``scripts/train_detector.py`` exports it).
+FP32_MODEL = _MODELS / "tiles-obb.onnx"
+#: Its int8 quantisation (``scripts/quantize_detector.py``): the detector loaded by default when
+#: it was made from :data:`FP32_MODEL` as that file is now (:func:`default_model`).
+INT8_MODEL = _MODELS / "tiles-obb.int8.onnx"
+#: ONNX metadata key of a quantised model: the SHA-256 of the fp32 file it was made from.
+SOURCE_KEY = "source_sha256"
 
 FACE_UP, FACE_DOWN = 0, 1
 
@@ -198,6 +206,15 @@ def rotated_nms(
     return kept[order][:max_det]
 
 
+def file_sha256(path: str | os.PathLike) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def _metadata(session) -> tuple[tuple[int, int] | None, dict[int, str]]:
     meta = session.get_modelmeta().custom_metadata_map
     imgsz, names = None, {}
@@ -262,6 +279,8 @@ class TileDetector:
         imgsz: ``(height, width)`` of the network input, from the model (metadata or input shape).
         dynamic: the model takes any input size (then :meth:`raw` may run a second, larger pass).
         names: class names from the model metadata (``{0: ..., 1: ...}``).
+        source_sha256: for a quantised model, the SHA-256 of the fp32 file it was made from
+            (metadata :data:`SOURCE_KEY`); None otherwise.
     """
 
     def __init__(self, path: str | os.PathLike, threads: int | None = None):
@@ -286,6 +305,9 @@ class TileDetector:
         inp = self.session.get_inputs()[0]
         self.input_name = inp.name
         imgsz, self.names = _metadata(self.session)
+        self.source_sha256: str | None = self.session.get_modelmeta().custom_metadata_map.get(
+            SOURCE_KEY
+        )
         shape = inp.shape
         #: True when the network takes any input size (exported with ``dynamic=True``)
         self.dynamic = not (isinstance(shape[2], int) and isinstance(shape[3], int))
@@ -407,16 +429,61 @@ class TileDetector:
 
 _CACHE: dict[tuple[str, float], TileDetector] = {}
 _CACHE_LOCK = threading.Lock()
+_SHA_CACHE: dict[tuple[str, float, int], str] = {}
+
+
+def _cached_sha256(path: Path) -> str:
+    st = path.stat()
+    key = (str(path), st.st_mtime, st.st_size)
+    if key not in _SHA_CACHE:
+        _SHA_CACHE[key] = file_sha256(path)
+    return _SHA_CACHE[key]
+
+
+def default_model(fp32: Path = FP32_MODEL, int8: Path = INT8_MODEL) -> Path:
+    """The detector file loaded when none is named: ``int8`` when it exists and was made from
+    ``fp32`` as that file is now (its metadata :data:`SOURCE_KEY` is the SHA-256 of ``fp32``),
+    else ``fp32``. A stale ``int8`` (``fp32`` retrained and not quantised again) or one that
+    onnxruntime cannot load gives a ``RuntimeWarning`` and is not used.
+
+    Args:
+        fp32, int8: the two files (default :data:`FP32_MODEL`, :data:`INT8_MODEL`).
+    Returns:
+        one of the two paths (``fp32`` also when neither exists: loading it then raises).
+    """
+    if not int8.is_file():
+        return fp32
+    if not fp32.is_file():
+        return int8
+    try:
+        source = _load(int8.resolve()).source_sha256
+    except Exception as e:  # an unreadable file (onnxruntime's own error types)
+        why = f"cannot be loaded ({type(e).__name__})"
+    else:
+        if source == _cached_sha256(fp32.resolve()):
+            return int8
+        why = f"was not made from the present {fp32.name}"
+    warnings.warn(
+        f"{int8.name} {why}: using {fp32.name} (make it again with scripts/quantize_detector.py)",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+    return fp32
 
 
 def load_detector(path: str | os.PathLike | None = None) -> TileDetector:
-    """The detector for ``path`` (default: ``$DOMINO_DETECTOR_MODEL`` or :data:`DEFAULT_MODEL`),
-    loaded once and cached (reloaded when the file changes).
+    """The detector for ``path`` (default: ``$DOMINO_DETECTOR_MODEL``, else
+    :func:`default_model`: the int8 file when it matches the fp32 one), loaded once and cached
+    (reloaded when the file changes).
 
     Raises:
         FileNotFoundError: no model file.
     """
-    p = Path(path or os.environ.get("DOMINO_DETECTOR_MODEL") or DEFAULT_MODEL).resolve()
+    named = path or os.environ.get("DOMINO_DETECTOR_MODEL")
+    return _load(Path(named).resolve() if named else default_model().resolve())
+
+
+def _load(p: Path) -> TileDetector:
     if not p.is_file():
         raise FileNotFoundError(
             f"detector model not found: {p} (train it with scripts/train_detector.py)"
