@@ -27,9 +27,10 @@ branches) and the stem (:data:`STEM`, ``--exclude``); ``--keep-fp32 final`` also
 head's last convs, ``--keep-fp32 head`` the whole head.
 
 The result keeps the fp32 model's metadata (``imgsz``, ``names``) and records the SHA-256 of the
-fp32 file (``source_sha256``): the runtime loads ``models/tiles-obb.int8.onnx`` by default only
-while ``models/tiles-obb.onnx`` is that file (:func:`vision.detector.default_model`), so a
-retrained fp32 model is used as it is until this script runs again. ``--cache FILE`` keeps the
+fp32 file (``source_sha256``): with ``DOMINO_DETECTOR_MODEL=int8`` the runtime loads
+``models/tiles-obb.int8.onnx`` only while ``models/tiles-obb.onnx`` is that file
+(:func:`vision.detector.default_model`; the fp32 file is the default), so a retrained fp32 model
+is used as it is until this script runs again. ``--cache FILE`` keeps the
 calibration ranges for trying other ``--exclude`` / ``--keep-fp32`` settings without
 calibrating again. Accuracy and speed against the fp32 model: models/MODEL_CARD.md and
 docs/vision.md ("Speed").

@@ -60,13 +60,16 @@ def test_int8_gives_the_fp32_boxes_on_rendered_scenes():
 
 
 @needs_int8
-def test_the_runtime_loads_the_int8_model_by_default(monkeypatch):
+def test_the_runtime_loads_fp32_by_default_and_int8_when_asked(monkeypatch):
     monkeypatch.delenv("DOMINO_DETECTOR_MODEL", raising=False)
-    assert default_model() == INT8_MODEL
+    assert default_model() == FP32_MODEL
+    assert load_detector().path == FP32_MODEL.resolve()
+    assert load_detector().source_sha256 is None
+    monkeypatch.setenv("DOMINO_DETECTOR_MODEL", "int8")
     assert load_detector().path == INT8_MODEL.resolve()
     assert load_detector().source_sha256 == file_sha256(FP32_MODEL)
-    monkeypatch.setenv("DOMINO_DETECTOR_MODEL", str(FP32_MODEL))  # any file can be named
-    assert load_detector().path == FP32_MODEL.resolve()
+    monkeypatch.setenv("DOMINO_DETECTOR_MODEL", str(INT8_MODEL))  # any file can be named
+    assert load_detector().path == INT8_MODEL.resolve()
 
 
 @needs_int8
@@ -75,15 +78,16 @@ def test_a_stale_int8_model_is_not_loaded(tmp_path):
     fp32, int8 = tmp_path / "d.onnx", tmp_path / "d.int8.onnx"
     shutil.copy(FP32_MODEL, fp32)
     shutil.copy(INT8_MODEL, int8)
-    assert default_model(fp32, int8) == int8
+    assert default_model(fp32, int8, prefer_int8=True) == int8
+    assert default_model(fp32, int8) == fp32  # not asked for
     with open(fp32, "ab") as f:  # another fp32 file now
         f.write(b"\0")
     with pytest.warns(RuntimeWarning, match="not made from"):
-        assert default_model(fp32, int8) == fp32
-    assert default_model(fp32, tmp_path / "none.onnx") == fp32
+        assert default_model(fp32, int8, prefer_int8=True) == fp32
+    assert default_model(fp32, tmp_path / "none.onnx", prefer_int8=True) == fp32
     int8.write_bytes(b"version https://git-lfs.github.com/spec/v1\n")  # not a model
     with pytest.warns(RuntimeWarning, match="cannot be loaded"):
-        assert default_model(fp32, int8) == fp32
+        assert default_model(fp32, int8, prefer_int8=True) == fp32
 
 
 def test_quantize_script_writes_a_model_that_names_its_source(tmp_path):

@@ -6,8 +6,8 @@ with numpy and OpenCV. Classes: 0 = face-up tile, 1 = face-down tile.
 Public API:
 
 - :func:`load_detector` ``(path=None) -> TileDetector`` (cached: one session per model file);
-  :func:`default_model`: the int8 quantisation :data:`INT8_MODEL` when it was made from the
-  present :data:`FP32_MODEL`, else that fp32 file.
+  :func:`default_model`: :data:`FP32_MODEL`, or, asked for, the int8 quantisation
+  :data:`INT8_MODEL` when it was made from the present fp32 file.
 - :class:`TileDetector` ``.detect(image) -> list[TileDetection]`` (pips not yet read).
 - :func:`letterbox`, :func:`decode_obb`, :func:`rotated_nms`, :func:`suppress_covered`, :func:`obb_corners`: the steps.
 """

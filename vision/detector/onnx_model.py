@@ -25,7 +25,7 @@ _MODELS = Path(__file__).resolve().parents[2] / "models"
 #: The trained fp32 detector (``scripts/train_detector.py`` exports it).
 FP32_MODEL = _MODELS / "tiles-obb.onnx"
 #: Its int8 quantisation (``scripts/quantize_detector.py``): the detector loaded by default when
-#: it was made from :data:`FP32_MODEL` as that file is now (:func:`default_model`).
+#: it was made from :data:`FP32_MODEL` as that file is now, when asked for (:func:`default_model`).
 INT8_MODEL = _MODELS / "tiles-obb.int8.onnx"
 #: ONNX metadata key of a quantised model: the SHA-256 of the fp32 file it was made from.
 SOURCE_KEY = "source_sha256"
@@ -440,18 +440,24 @@ def _cached_sha256(path: Path) -> str:
     return _SHA_CACHE[key]
 
 
-def default_model(fp32: Path = FP32_MODEL, int8: Path = INT8_MODEL) -> Path:
-    """The detector file loaded when none is named: ``int8`` when it exists and was made from
-    ``fp32`` as that file is now (its metadata :data:`SOURCE_KEY` is the SHA-256 of ``fp32``),
-    else ``fp32``. A stale ``int8`` (``fp32`` retrained and not quantised again) or one that
-    onnxruntime cannot load gives a ``RuntimeWarning`` and is not used.
+def default_model(
+    fp32: Path = FP32_MODEL, int8: Path = INT8_MODEL, prefer_int8: bool = False
+) -> Path:
+    """The detector file loaded when no file is named: ``fp32``; with ``prefer_int8``
+    (``DOMINO_DETECTOR_MODEL=int8``) ``int8`` when it exists and was made from ``fp32`` as that
+    file is now (its metadata :data:`SOURCE_KEY` is the SHA-256 of ``fp32``), else ``fp32``. A
+    stale ``int8`` (``fp32`` retrained and not quantised again) or one that onnxruntime cannot
+    load gives a ``RuntimeWarning`` and is not used. The int8 file halves the detector's CPU
+    time but reads fewer rendered game layouts, so it is not the default (docs/vision.md,
+    "Speed").
 
     Args:
         fp32, int8: the two files (default :data:`FP32_MODEL`, :data:`INT8_MODEL`).
+        prefer_int8: take ``int8`` where it is current.
     Returns:
         one of the two paths (``fp32`` also when neither exists: loading it then raises).
     """
-    if not int8.is_file():
+    if not prefer_int8 or not int8.is_file():
         return fp32
     if not fp32.is_file():
         return int8
@@ -472,15 +478,17 @@ def default_model(fp32: Path = FP32_MODEL, int8: Path = INT8_MODEL) -> Path:
 
 
 def load_detector(path: str | os.PathLike | None = None) -> TileDetector:
-    """The detector for ``path`` (default: ``$DOMINO_DETECTOR_MODEL``, else
-    :func:`default_model`: the int8 file when it matches the fp32 one), loaded once and cached
-    (reloaded when the file changes).
+    """The detector for ``path`` (default: ``$DOMINO_DETECTOR_MODEL``, a file or ``int8``: the
+    int8 file where it matches the fp32 one, :func:`default_model`; else the fp32 file), loaded
+    once and cached (reloaded when the file changes).
 
     Raises:
         FileNotFoundError: no model file.
     """
-    named = path or os.environ.get("DOMINO_DETECTOR_MODEL")
-    return _load(Path(named).resolve() if named else default_model().resolve())
+    named = str(path or os.environ.get("DOMINO_DETECTOR_MODEL") or "")
+    if not named or named == "int8":
+        return _load(default_model(prefer_int8=named == "int8").resolve())
+    return _load(Path(named).resolve())
 
 
 def _load(p: Path) -> TileDetector:
