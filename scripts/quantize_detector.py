@@ -51,7 +51,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vision.detector import letterbox  # noqa: E402
+from vision.detector import FP32_MODEL, INT8_MODEL, TileDetector, letterbox  # noqa: E402
 from vision.detector.onnx_model import SOURCE_KEY, file_sha256  # noqa: E402
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
@@ -257,18 +257,10 @@ def time_sessions(models: list[Path], sizes: list[int], runs: int) -> list[dict[
     """Bare onnxruntime sessions (the runtime's options: default threads, no spinning) on one
     rendered 1280x960 scene letterboxed at each size: median wall and CPU ms per run over
     ``runs`` runs, the models alternated run by run (so a change of load hits them alike)."""
-    import onnxruntime as ort
-
     from vision.render import random_scene
 
     image = random_scene(np.random.default_rng(10_900_000), image_size=(1280, 960)).image
-    opts = ort.SessionOptions()
-    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    opts.log_severity_level = 3
-    sessions = [
-        ort.InferenceSession(str(m), sess_options=opts, providers=["CPUExecutionProvider"])
-        for m in models
-    ]
+    sessions = [TileDetector(m).session for m in models]
     rows: list[dict[str, object]] = []
     for size in sizes:
         feed = {sessions[0].get_inputs()[0].name: letterbox(image, size)[0]}
@@ -306,20 +298,13 @@ def score_error(
     scenes (seeds :data:`AGREE_SEED0` + k) letterboxed at each size: over the anchors where
     either model's best class score is above 0.15, the mean and 99th percentile of the score
     difference, and the number of anchors on different sides of ``conf``."""
-    import onnxruntime as ort
-
     from vision.render import random_scene
 
     images = [
         random_scene(np.random.default_rng(AGREE_SEED0 + k), image_size=(1280, 960)).image
         for k in range(scenes)
     ]
-    opts = ort.SessionOptions()
-    opts.log_severity_level = 3
-    sessions = [
-        ort.InferenceSession(str(m), sess_options=opts, providers=["CPUExecutionProvider"])
-        for m in models
-    ]
+    sessions = [TileDetector(m).session for m in models]
     name = sessions[0].get_inputs()[0].name
     feeds = [{name: letterbox(im, s)[0]} for im in images for s in sizes]
     ref = [sessions[0].run(None, f)[0][0, 4:-1].max(axis=0) for f in feeds]
@@ -344,8 +329,8 @@ def score_error(
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", type=Path, default=ROOT / "models/tiles-obb.onnx")
-    ap.add_argument("--out", type=Path, default=ROOT / "models/tiles-obb.int8.onnx")
+    ap.add_argument("--model", type=Path, default=FP32_MODEL)
+    ap.add_argument("--out", type=Path, default=INT8_MODEL)
     ap.add_argument(
         "--calib",
         type=Path,

@@ -151,6 +151,13 @@ def scene_samples(rng, det, img, labels, visible, extra_neg=()) -> tuple[list, l
     return crops, cls
 
 
+def object_scene_samples(rng, det, img, scene, objects) -> tuple[list, list]:
+    """:func:`scene_samples` of a scene with objects that are not tiles (``hard_scene``,
+    ``card_scene``: ``(image, scene or None when it holds no tile, objects)``)."""
+    labels, vis = (scene.labels, scene.visible) if scene is not None else ([], [])
+    return scene_samples(rng, det, img, labels, vis, extra_neg=objects)
+
+
 def random_boxes(rng, W: int, H: int, n: int) -> list[np.ndarray]:
     """Tile-shaped boxes anywhere in a ``W x H`` image (width 8..25% of the short side)."""
     out = []
@@ -210,19 +217,11 @@ def make_shard(
             c, k = scene_samples(rng, det, scene.image, scene.labels, scene.visible)
             kind = f"paste:{name}"
         elif r < edges[2]:  # procedural hard surface with tile-like objects, with or without tiles
-            img, hard, objs = hard_scene(rng)
-            labels, vis = (hard.labels, hard.visible) if hard is not None else ([], [])
-            c, k = scene_samples(rng, det, img, labels, vis, extra_neg=objs)
+            c, k = object_scene_samples(rng, det, *hard_scene(rng))
             kind = "hard"
-        elif (
-            shares[4] > 0 and r >= edges[3]
-        ):  # printed cards (dot grids, checkerboards) on a background photo
+        elif shares[4] > 0 and r >= edges[3]:  # printed cards on a background photo
             name = names[int(rng.integers(len(names)))]
-            img, cards_scene, cards = card_scene(rng, bgs[name])
-            labels, vis = (
-                (cards_scene.labels, cards_scene.visible) if cards_scene is not None else ([], [])
-            )
-            c, k = scene_samples(rng, det, img, labels, vis, extra_neg=cards)
+            c, k = object_scene_samples(rng, det, *card_scene(rng, bgs[name]))
             kind = f"cards:{name}"
         else:  # a background photo: everything there is not a tile
             name = names[int(rng.integers(len(names)))]

@@ -66,15 +66,14 @@ def write_scene(
     see :func:`vision.render.scene.random_scene`).
 
     With the chances of ``surface_mix`` = (paste, hard, background, close-up, cards) the image
-    is, in
-    that order, rendered tiles pasted on a background photo of ``backgrounds``
+    is, in that order, rendered tiles pasted on a background photo of ``backgrounds``
     (:func:`vision.render.surfaces.pasted_scene`), a procedural hard surface with tile-like
     objects (:func:`vision.render.surfaces.hard_scene`), a background photo alone with no label
     (:func:`vision.render.surfaces.augment_background`), or a close-up of one or two tiles on a
     background photo or a procedural table (:func:`vision.render.surfaces.closeup_scene`), or
     printed cards that are not tiles on a background photo, with tiles half of the time
-    (:func:`vision.render.surfaces.card_scene`); missing shares are 0. The held-out background photos
-    (:func:`vision.render.surfaces.holdout_photos`) are never used. Otherwise, with chance
+    (:func:`vision.render.surfaces.card_scene`); missing shares are 0. The held-out background
+    photos (:func:`vision.render.surfaces.holdout_photos`) are never used. Otherwise, with chance
     ``layout_share``, a game position (:func:`vision.render.layouts.random_layout_scene`; 640x480
     or 480x640), else a random scene.
 
