@@ -231,10 +231,13 @@
     const body = { scores, kind: $('round-kind').value, source: fromPhoto ? 'photo' : 'hand' };
     // one key per entry until it is stored: pressing Record again after a lost answer is no second entry
     roundKey = roundKey || newKey();
+    // what was sent; the change feed may show the entry before this answer comes, and points
+    // typed for the next entry meanwhile must stay
+    const sent = [...$('round-inputs').querySelectorAll('input')].map((inp) => [inp, inp.value]);
     try {
       table = await api('POST', `/api/tables/${table.id}/rounds`, body, roundKey);
       roundKey = null;
-      for (const inp of $('round-inputs').querySelectorAll('input')) inp.value = '';
+      for (const [inp, v] of sent) if (inp.value === v) inp.value = '';
       const note = $('count-note'); if (note) note.textContent = '';
       fromPhoto = false; say(''); renderTable();
     } catch (e) { say(e.message); }

@@ -103,6 +103,21 @@ def wait_until_ready(page) -> None:
     page.wait_for_selector("body[data-ready='true']", state="attached")
 
 
+def new_draw_table(server: str) -> dict:
+    """A draw-game table for Ana and Ben made through the API (no page): its JSON."""
+    import json
+    import urllib.request
+
+    req = urllib.request.Request(
+        f"{server}/api/tables",
+        data=json.dumps({"game": "draw100", "players": ["Ana", "Ben"]}).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.load(r)
+
+
 def start_table(
     page,
     server: str,
@@ -273,14 +288,7 @@ def test_a_lost_answer_to_record_is_resent_and_scored_once(server, page):
     import json
     import urllib.request
 
-    req = urllib.request.Request(
-        f"{server}/api/tables",
-        data=json.dumps({"game": "draw100", "players": ["Ana", "Ben"]}).encode(),
-        headers={"Content-Type": "application/json"},
-        method="POST",
-    )
-    with urllib.request.urlopen(req, timeout=30) as r:
-        t = json.load(r)
+    t = new_draw_table(server)
     keys: list[str] = []
 
     def lose_first_answer(route):
@@ -306,6 +314,29 @@ def test_a_lost_answer_to_record_is_resent_and_scored_once(server, page):
     with urllib.request.urlopen(f"{server}/api/tables/{t['id']}", timeout=30) as r:
         stored = json.load(r)
     assert len(stored["rounds"]) == 1 and stored["players"][0]["total"] == 12
+
+
+def test_points_typed_while_an_entry_is_stored_are_kept(server, page):
+    """The answer to Record comes late (the change feed may show the entry first): the points
+    typed for the next entry meanwhile stay; only what was sent is cleared."""
+
+    t = new_draw_table(server)
+    held: list = []
+    page.route("**/api/tables/*/rounds", lambda route: held.append(route))  # it waits here
+    page.goto(f"{server}/join/{t['code']}")
+    page.fill("#round-inputs input.points >> nth=0", "35")
+    page.click("#record")
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert len(held) == 1
+    page.fill("#round-inputs input.points >> nth=1", "20")  # the next entry, typed meanwhile
+    held[0].continue_()
+    page.wait_for_function("document.querySelectorAll('#history li').length === 1")
+    page.wait_for_function("document.querySelector('#round-inputs input.points').value === ''")
+    assert page.input_value("#round-inputs input.points >> nth=1") == "20"
+    assert page.locator("#totals td.pts").all_text_contents() == ["35", "0"]
 
 
 # --- a page a player can use at the table (all at 360x740) ----------------------------------------
@@ -458,17 +489,8 @@ def test_each_phone_keeps_its_own_hand_and_a_watcher_sees_none(
 ):
     """Two players' phones and a watcher at one draw table: each phone picks its seat, types its
     hand and sees the moves for its own hand only; the watcher sees no hand and no hand box."""
-    import json
-    import urllib.request
 
-    req = urllib.request.Request(
-        f"{server}/api/tables",
-        data=json.dumps({"game": "draw100", "players": ["Ana", "Ben"]}).encode(),
-        headers={"Content-Type": "application/json"},
-        method="POST",
-    )
-    with urllib.request.urlopen(req, timeout=30) as r:
-        t = json.load(r)
+    t = new_draw_table(server)
     phones = [new_context_page(browser) for _ in range(3)]
     try:
         (_, ana), (_, ben), (_, watcher) = phones
