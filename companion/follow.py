@@ -153,6 +153,20 @@ class Follower:
         self._stamp(out, self.frame)
         return out
 
+    def sync_scores(self, totals: Sequence[int], winner: int | None) -> None:
+        """Take the score sheet's running totals as the follower's tally: ``totals[seat]``
+        (points, every entry not undone) and ``winner`` (the seat of the sheet's winner, None
+        while the game is open). Called after an entry is typed or undone on a phone: the
+        sheet is what counts, so an undone camera score is taken back here too and a game the
+        sheet reopens is followed again. Tableaux: the difference per seat also goes to the
+        current hand's tally (which decides who starts the next hand). A solitaire keeps no
+        tally: nothing changes.
+
+        Raises:
+            ValueError: ``totals`` does not have one entry per seat, or ``winner`` is no seat.
+        """
+        self._rules.sync_scores([int(x) for x in totals], winner)
+
     # --- output --------------------------------------------------------------------------
     def summary(self) -> dict:
         """JSON-ready: game, frames seen, plays, flags, questions, scores (per seat, or the
@@ -241,8 +255,18 @@ class _GameFollow:
     def on_tap(self, kind: str, player: int | None) -> list[dict]:
         return [{"type": "question", "message": f"a {kind!r} tap means nothing in this game"}]
 
+    def sync_scores(self, totals: list[int], winner: int | None) -> None:
+        """See :meth:`Follower.sync_scores` (games without a tally: nothing to do)."""
+
     def summary(self) -> dict:
         return {}
+
+
+def _check_sync(seats: int, totals: list[int], winner: int | None) -> None:
+    if len(totals) != seats:
+        raise ValueError(f"the sheet's totals name {len(totals)} seats, this game has {seats}")
+    if winner is not None and not 0 <= winner < seats:
+        raise ValueError(f"the winner must be a seat 0..{seats - 1}, got {winner!r}")
 
 
 def _order_note(what: str, items: list[str], sep: str = ", ") -> list[dict]:
@@ -378,6 +402,13 @@ class _TableauxFollow(_GameFollow):
             self.winner = p
             out.append({"type": "result", "winner": p, "scores": list(self.scores)})
         return out
+
+    def sync_scores(self, totals, winner):
+        _check_sync(2, totals, winner)
+        for p in (0, 1):
+            self.hand_scores[p] += totals[p] - self.scores[p]
+            self.scores[p] = totals[p]
+        self.winner = winner
 
     def _end_hand(self) -> list[dict]:
         out = self.flush()  # taps made before the table was cleared
@@ -605,6 +636,11 @@ class _Draw100Follow(_GameFollow):
     @property
     def over(self) -> bool:
         return self.winner is not None
+
+    def sync_scores(self, totals, winner):
+        _check_sync(self.n, totals, winner)
+        self.scores = list(totals)
+        self.winner = winner
 
     def _reset(self):
         self.line = self._Line()

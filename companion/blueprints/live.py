@@ -481,6 +481,22 @@ def _int_arg(name: str, default: int, lo: int, hi: int) -> int:
 _TABLE_CHANGE = re.compile(r"^/api/tables/(\d+)/(rounds|undo|photos|camera)$")
 
 
+def _sync_follower(table_id: int) -> dict:
+    """The table (``store.table_json``) after an entry was typed or undone; its follower, if
+    any, takes the sheet's totals and winner (``Follower.sync_scores``). Read under the
+    follower's lock, where camera scores are stored too, so the tally and the sheet agree."""
+    live = hub().get(table_id)
+    if live is None or live.follower is None:
+        return store.table_json(get_db(), table_id)
+    with live.lock:
+        table = store.table_json(get_db(), table_id)
+        if table["scored"]:
+            by_seat = sorted(table["players"], key=lambda p: p["seat"])
+            winner = table["winner"]["seat"] if table["winner"] else None
+            live.follower.sync_scores([p["total"] for p in by_seat], winner)
+    return table
+
+
 @bp.after_app_request
 def announce_changes(response):
     """Put other phones' changes into the feed: a score entry recorded or undone (``table``
@@ -494,7 +510,7 @@ def announce_changes(response):
         elif m:
             tid = int(m.group(1))
             if m.group(2) in ("rounds", "undo"):
-                rec = {"type": "table", "table": store.table_json(get_db(), tid)}
+                rec = {"type": "table", "table": _sync_follower(tid)}
             else:
                 pid = (response.get_json(silent=True) or {}).get("id")
                 rec = {"type": "photo", "photo_id": pid}

@@ -617,3 +617,49 @@ def test_the_big_clock_live_card_offers_its_two_taps(client):
     page = client.get(f"/t/{d['id']}").get_data(as_text=True)
     assert 'id="live-pass">Pass<' in page and 'id="live-turn"' in page
     assert "Give up" not in page
+
+
+def _live_summary(client, tid) -> dict:
+    r = client.get(f"/api/tables/{tid}/live/events?after=0&wait=0")
+    assert r.status_code == 200
+    return r.json["summary"]
+
+
+def test_the_follower_takes_the_sheet_after_an_entry_is_typed_or_undone(client):
+    """The score sheet is what counts: an undone camera score leaves the follower's tally, a
+    typed entry that ends the game stops the following, and undoing it reopens the game for
+    the camera too."""
+    t = new_table(client, "tableaux", ("Ana", "Ben"))
+    tid, h = t["id"], {"X-Table-Code": t["code"]}
+    r = client.post(f"/api/tables/{tid}/live/tap", json={"kind": "pass"}, headers=h)
+    assert r.status_code == 200 and r.json["summary"]["scores"] == [-3, 0]
+    camera_entry = r.json["records"][-1]["round_id"]
+    r = client.post(f"/api/tables/{tid}/undo", json={"round_id": camera_entry}, headers=h)
+    assert r.status_code == 200
+    assert _live_summary(client, tid)["scores"] == [0, 0]
+    # the next pass (Ben is to move now) counts from the sheet's totals, not twice
+    r = client.post(f"/api/tables/{tid}/live/tap", json={"kind": "pass"}, headers=h)
+    assert r.json["summary"]["scores"] == [0, -3]
+
+    d = new_table(client, "draw100", ("Ana", "Ben", "Cleo"))
+    did, dh = d["id"], {"X-Table-Code": d["code"]}
+    assert (
+        client.post(
+            f"/api/tables/{did}/live/tap", json={"kind": "player", "player": 2}, headers=dh
+        ).status_code
+        == 200
+    )
+    ana = d["players"][0]["id"]
+    r = client.post(
+        f"/api/tables/{did}/rounds", json={"scores": {ana: 105}, "kind": "domino"}, headers=dh
+    )
+    assert r.status_code == 201 and r.json["status"] == "finished"
+    s = _live_summary(client, did)
+    assert (s["scores"], s["over"], s["winner"]) == ([105, 0, 0], True, 0)
+    last = r.json["rounds"][-1]["id"]
+    assert (
+        client.post(f"/api/tables/{did}/undo", json={"round_id": last}, headers=dh).status_code
+        == 200
+    )
+    s = _live_summary(client, did)
+    assert (s["scores"], s["over"], s["winner"]) == ([0, 0, 0], False, None)
