@@ -110,9 +110,14 @@ class _Search:
             return sorted(targets, key=lambda k: score(k) + 6.0 * noise(), reverse=True)
         return sorted(targets, key=score, reverse=True)
 
+    @staticmethod
+    def _key(piles: Piles, pos: int) -> tuple:
+        """The memo key: the top tile of every pile (empty for a blank slot) and ``pos``."""
+        return tuple([p[-1:] for p in piles]), pos
+
     def lookup(self, piles: Piles, pos: int):
         """The memoised ``(win, dep)`` for this clock at ``pos``, or None."""
-        entries = self.memo.get((tuple([p[-1:] for p in piles]), pos))
+        entries = self.memo.get(self._key(piles, pos))
         if entries:
             for dep, cut, win in entries:
                 for d, p, c in zip(dep, piles, cut):
@@ -123,7 +128,7 @@ class _Search:
         return None
 
     def store(self, piles: Piles, pos: int, win: bool, dep: tuple) -> None:
-        key = (tuple([p[-1:] for p in piles]), pos)
+        key = self._key(piles, pos)
         cut = tuple([p[-d:] if d > 1 else () for d, p in zip(dep, piles)])
         self.memo.setdefault(key, []).append((dep, cut, win))
 
