@@ -589,6 +589,29 @@ def test_bench_results_are_appended_and_reused(tmp_path):
     ]
 
 
+def test_other_hint_designs_play_legal_games_and_are_compared_paired():
+    """scripts/bench_big_clock_variants.py: chance-node MCTS and the rollout tie-break play a
+    whole deal with legal actions only (``apply_action`` raises otherwise) and the same seed
+    gives the same game; the McNemar test counts the deals only one side won."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "bench_big_clock_variants.py"
+    spec = importlib.util.spec_from_file_location("bench_big_clock_variants", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    a = bench.play_deal(("mcts", 6, 5, {"iters": 60, "c": 0.6}))
+    assert a == bench.play_deal(("mcts", 6, 5, {"iters": 60, "c": 0.6})) | {"cpu_ms": a["cpu_ms"]}
+    assert isinstance(a["won"], bool) and a["cpu_ms"]
+    b = bench.play_deal(("rollout-tiebreak", 6, 5, {"orders": 4}))
+    assert isinstance(b["won"], bool) and len(b["cpu_ms"]) >= 6
+    state = BigClockGame(6).new_initial_state(5)
+    assert bench.mcts_action(state, 30, 1, 0.6) in state.legal_actions()
+    assert bench.mcnemar([True, True, False, False], [False, False, False, True])[:2] == (2, 1)
+    x, y, p = bench.mcnemar([True] * 10, [False] * 10)
+    assert (x, y) == (10, 0) and abs(p - 2 / 1024) < 1e-12
+
+
 # --- properties ---------------------------------------------------------------------------
 
 
