@@ -11,14 +11,17 @@ both without knowledge of the stock order:
   one new node per iteration, then a greedy playout to the end; the most visited root action
   is played. ``--iters`` iterations per call, exploration constant ``--c``.
 - ``rollout-tiebreak``: the shipped hint's race; where several candidates share the best
-  result of the race, greedy playouts on ``--orders`` sampled stock orders choose among them.
+  result of the race, greedy playouts on ``--orders`` sampled stock orders choose among them
+  (the race at the size's default settings; its nodes per search are part of the file name).
 
 Each deal (seed ``s``, hint seed ``s * 1000 + len(history)`` per call like
 ``scripts/bench_solitaires.py``) is appended as a JSON line to
 ``<out-dir>/big-clock-double-<N>-<variant>-<settings>.jsonl`` and reused when the same command
 runs again. The report compares with the shipped hint's per-deal results of
 ``scripts/bench_solitaires.py`` (``--base``, default ``data/bench/big-clock-double-6-hint.jsonl``)
-on the same seeds: win rates with 95% Wilson intervals, the paired counts (deals only one of
+on the same seeds, played with the default settings of the size or, with
+``--base-node-limit N``, with those settings but ``N`` nodes per search: win rates with 95%
+Wilson intervals, the paired counts (deals only one of
 the two won) with an exact two-sided McNemar p, and the CPU time per call (ms).
 
 Example (docs/big-clock.md, "Other designs measured")::
@@ -202,9 +205,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2, help="worker processes")
     ap.add_argument("--out-dir", type=Path, default=Path("data/bench-variants"))
     ap.add_argument("--base", type=Path, default=None, help="the shipped hint's per-deal results")
+    ap.add_argument(
+        "--base-node-limit",
+        type=int,
+        default=None,
+        help="compare with the hint results made with this many nodes per search (default: "
+        "the size's default settings)",
+    )
     args = ap.parse_args(argv)
     cfg: dict[str, Any] = (
-        {"iters": args.iters, "c": args.c} if args.variant == "mcts" else {"orders": args.orders}
+        {"iters": args.iters, "c": args.c}
+        if args.variant == "mcts"
+        else {"orders": args.orders, "race": bc_hints.HINT_SETTINGS[args.max_pip].node_limit}
     )
     tag = "-".join(f"{k}{v}" for k, v in cfg.items())
     path = args.out_dir / f"big-clock-double-{args.max_pip}-{args.variant}-{tag}.jsonl"
@@ -233,16 +245,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     base_path = args.base or Path(f"data/bench/big-clock-double-{args.max_pip}-hint.jsonl")
     if base_path.exists():
+        want = bc_hints.HINT_SETTINGS[args.max_pip]
+        if args.base_node_limit is not None:
+            want = want._replace(node_limit=args.base_node_limit)
         base = {}
         for line in base_path.read_text().splitlines():
-            r = json.loads(line)
-            base[r["seed"]] = r
+            try:
+                r = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut by an interrupted run
+            cfg = r.get("config", {})
+            if cfg.get("settings") == repr(want) and cfg.get("samples") is None:
+                base[r["seed"]] = r
         pair = [r for r in rows if r["seed"] in base]
         b = [bool(base[r["seed"]]["won"]) for r in pair]
         x, y, p = mcnemar([bool(r["won"]) for r in pair], b)
         bcpu = [t for r in pair for t in base[r["seed"]]["hint_cpu_ms"]]
         print(
-            f"  shipped hint on the same {len(pair)} deals: {_rate(sum(b), len(pair))}; "
+            f"  hint {tuple(want)} on the same {len(pair)} deals: {_rate(sum(b), len(pair))}; "
             f"won only by {args.variant} {x}, only by the hint {y}, McNemar p {p:.3f}; "
             f"hint CPU ms per call p95 {percentile(bcpu, 0.95):.0f}, "
             f"{sum(bcpu) / 1000 / max(len(pair), 1):.1f} CPU-s per deal"

@@ -74,11 +74,14 @@ class HintSettings(NamedTuple):
 
 
 #: Hint defaults per size (max_pip -> :class:`HintSettings`), sized for 1 s p95 per hint call on
-#: one core of the 2-core server (timings and the reference in docs/big-clock.md).
+#: one core of the 2-core server (timings and the reference in docs/big-clock.md). Double-6
+#: searches stop at 300 nodes: a win the solver does not find within them counts as not won,
+#: and that won more deals than 2,000 nodes per search, paired on the same deals
+#: (docs/big-clock.md, "Nodes per search").
 HINT_SETTINGS = {
     12: HintSettings(samples=48, min_samples=6, node_limit=1500, node_budget=12_000),
     9: HintSettings(samples=48, min_samples=6, node_limit=1500, node_budget=14_000),
-    6: HintSettings(samples=64, min_samples=8, node_limit=2000, node_budget=35_000),
+    6: HintSettings(samples=64, min_samples=8, node_limit=300, node_budget=35_000),
 }
 
 #: Fewest nodes a search is given when the budget left is shared by many live candidates.
