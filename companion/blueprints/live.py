@@ -493,7 +493,10 @@ def _sync_follower(table_id: int) -> dict:
         if table["scored"]:
             by_seat = sorted(table["players"], key=lambda p: p["seat"])
             winner = table["winner"]["seat"] if table["winner"] else None
-            live.follower.sync_scores([p["total"] for p in by_seat], winner)
+            try:
+                live.follower.sync_scores([p["total"] for p in by_seat], winner)
+            except ValueError as exc:  # seats the follower does not have: the notice still goes
+                current_app.logger.warning("table %s: follower not synced: %s", table_id, exc)
     return table
 
 
