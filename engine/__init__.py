@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .catalog import GAMES, GameType, Hand, Shape, Table, games_where, get_game_type
-from .game import TERMINAL, Game, Hint, IllegalActionError, State, wilson_interval
+from .game import TERMINAL, Game, Hint, IllegalActionError, State, mcnemar, wilson_interval
 from .tiles import DominoSet, Tile
 
 
@@ -41,5 +41,6 @@ __all__ = [
     "get_game_type",
     "games_where",
     "GAMES",
+    "mcnemar",
     "wilson_interval",
 ]

@@ -170,6 +170,22 @@ def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, flo
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def mcnemar(before: list[bool], after: list[bool]) -> tuple[int, int, float]:
+    """Exact two-sided McNemar test of paired wins (the same deals or games played two ways,
+    used by the benchmark scripts): ``(won only before, won only after, p)``.
+
+    Raises:
+        ValueError: the lists differ in length.
+    """
+    if len(before) != len(after):
+        raise ValueError(f"{len(before)} against {len(after)} games: not the same seeds")
+    b = sum(1 for x, y in zip(before, after) if x and not y)
+    c = sum(1 for x, y in zip(before, after) if y and not x)
+    m = b + c
+    p = min(1.0, 2 * sum(math.comb(m, i) for i in range(min(b, c) + 1)) / 2**m) if m else 1.0
+    return b, c, p
+
+
 @dataclass
 class Hint:
     """A recommended action with the evidence behind it (what the phone shows).

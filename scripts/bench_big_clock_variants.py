@@ -37,28 +37,20 @@ import math
 import random
 import sys
 import time
-from math import comb
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine import wilson_interval  # noqa: E402
+from engine import mcnemar, wilson_interval  # noqa: E402
 from engine.big_clock import hints as bc_hints  # noqa: E402
 from engine.big_clock.game import BigClockGame, BigClockState  # noqa: E402
 from engine.big_clock.policy import greedy_action  # noqa: E402
 from engine.big_clock.rules import BigClockAction  # noqa: E402
-from engine.solitaire import percentile  # noqa: E402
+from engine.solitaire import percentile, play_out  # noqa: E402
 
 VARIANTS = ("mcts", "rollout-tiebreak")
-
-
-def greedy_playout(state: BigClockState) -> bool:
-    """Play ``state`` (changed in place) to the end with ``greedy_action``; won?"""
-    while not state.is_terminal():
-        state.apply_action(greedy_action(state))
-    return state.is_won()
 
 
 def sampled_orders(state: BigClockState, n: int, rng: random.Random) -> list[list[int]]:
@@ -119,7 +111,7 @@ def mcts_action(state: BigClockState, iters: int, seed: int, c: float) -> BigClo
                 edge[2][s._drawn] = _Node()
                 break
             node = child
-        won = 1.0 if greedy_playout(s) else 0.0
+        won = 1.0 if play_out(s, greedy_action) else 0.0
         for n, e in path:
             n.visits += 1
             e[0] += 1
@@ -137,9 +129,7 @@ def tiebreak_action(state: BigClockState, seed: int, orders: int) -> BigClockAct
     if len(cands) == 1:
         return cands[0]
     outcomes, _ = bc_hints.race(state, cands, bc_hints.HINT_SETTINGS[state._tab.n], seed)
-    rank = sorted(
-        range(len(cands)), key=lambda i: (-len(outcomes[i]), -bc_hints._score(outcomes[i]), i)
-    )
+    rank = bc_hints.ranked(outcomes)
     b = rank[0]
     top = [
         i
@@ -157,7 +147,7 @@ def tiebreak_action(state: BigClockState, seed: int, orders: int) -> BigClockAct
             s = state.clone()
             s._stock = list(order)
             s.apply_action(cands[i])
-            w += greedy_playout(s)
+            w += play_out(s, greedy_action)
         wins[i] = w
     return cands[max(top, key=lambda i: (wins[i], -i))]
 
@@ -178,15 +168,6 @@ def play_deal(job: tuple) -> dict:
         cpu.append((time.process_time() - c0) * 1000)
         s.apply_action(a)
     return {"seed": seed, "won": s.is_won(), "cpu_ms": cpu}
-
-
-def mcnemar(a: list[bool], b: list[bool]) -> tuple[int, int, float]:
-    """Exact two-sided McNemar test on paired wins: ``(won only by a, won only by b, p)``."""
-    x = sum(1 for u, v in zip(a, b) if u and not v)
-    y = sum(1 for u, v in zip(a, b) if v and not u)
-    m = x + y
-    p = min(1.0, 2 * sum(comb(m, i) for i in range(min(x, y) + 1)) / 2**m) if m else 1.0
-    return x, y, p
 
 
 def _rate(k: int, n: int) -> str:

@@ -28,9 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from math import comb  # noqa: E402
-
-from engine.game import wilson_interval  # noqa: E402
+from engine.game import mcnemar, wilson_interval  # noqa: E402
 from engine.tableaux import TableauxGame, greedy_action, hint  # noqa: E402
 
 
@@ -60,21 +58,6 @@ def play_game(
         "hands": s.hand_number,
         "actions": len(s.history),
     }
-
-
-def mcnemar(before: list[bool], after: list[bool]) -> tuple[int, int, float]:
-    """Exact two-sided McNemar test of paired wins: ``(won only before, won only after, p)``.
-
-    Raises:
-        ValueError: the lists differ in length.
-    """
-    if len(before) != len(after):
-        raise ValueError(f"{len(before)} against {len(after)} games: not the same seeds")
-    b = sum(1 for x, y in zip(before, after) if x and not y)
-    c = sum(1 for x, y in zip(before, after) if y and not x)
-    m = b + c
-    p = min(1.0, 2 * sum(comb(m, i) for i in range(min(b, c) + 1)) / 2**m) if m else 1.0
-    return b, c, p
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -194,6 +194,12 @@ def race(
     return outcomes, spent
 
 
+def ranked(outcomes: list[list]) -> list[int]:
+    """Candidate indices of a :func:`race`'s ``outcomes``, best first: those that raced
+    longer (more samples) first, then by :func:`_score`, then in candidate order."""
+    return sorted(range(len(outcomes)), key=lambda i: (-len(outcomes[i]), -_score(outcomes[i]), i))
+
+
 def _score(results: list) -> float:
     """Ranking score of a candidate: ``(wins + 0.5) / (finished + 1)`` (an unfinished search is
     no win; a candidate whose searches never finished sits at one half)."""
@@ -259,7 +265,7 @@ def hint(
     if samples is not None or node_limit is not None:
         cfg = cfg._replace(node_budget=max(cfg.node_budget, cfg.samples * cfg.node_limit))
     outcomes, nodes = race(state, cands, cfg, seed)
-    order = sorted(range(len(cands)), key=lambda i: (-len(outcomes[i]), -_score(outcomes[i]), i))
+    order = ranked(outcomes)
     ranking: list[tuple[Hashable, float]] = []
     for i in order:
         done = [r for r in outcomes[i] if r is not None]
