@@ -235,8 +235,8 @@ def main(argv: list[str] | None = None) -> int:
                 r = json.loads(line)
             except json.JSONDecodeError:
                 continue  # a line cut by an interrupted run
-            cfg = r.get("config", {})
-            if cfg.get("settings") == repr(want) and cfg.get("samples") is None:
+            made_with = r.get("config", {})
+            if made_with.get("settings") == repr(want) and made_with.get("samples") is None:
                 base[r["seed"]] = r
         pair = [r for r in rows if r["seed"] in base]
         b = [bool(base[r["seed"]]["won"]) for r in pair]
