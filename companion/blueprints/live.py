@@ -612,12 +612,14 @@ class CameraFeeder:
                 close_db()
 
     def _fail(self, tid: int, message: str) -> None:
+        """End following ``tid`` with ``message``: the note is in the table's feed before
+        :attr:`table_id` says the camera stopped, so whoever sees it stopped finds the note."""
         self.error = message
-        if self.table_id == tid:
-            self.table_id = None
         self.app.logger.warning("%s", message)
         with self.app.app_context():
             hub().publish(tid, [{"type": "note", "message": message}])
+        if self.table_id == tid:
+            self.table_id = None
 
 
 #: Longest side of the laptop webcam's frames fed to the follower, px.
