@@ -32,6 +32,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Union
 
 from . import actions
 from .actions import ActionRecord
@@ -78,7 +79,7 @@ class NewColumn:
         return f"move {self.tile} to a new column"
 
 
-LuzonAction = RemovePair | NewColumn
+LuzonAction = Union[RemovePair, NewColumn]  # noqa: UP007 (PyPy 3.9 runs the benchmarks, docs/solitaires.md)
 
 
 @cache

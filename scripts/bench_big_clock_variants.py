@@ -236,7 +236,11 @@ def main(argv: list[str] | None = None) -> int:
             except json.JSONDecodeError:
                 continue  # a line cut by an interrupted run
             made_with = r.get("config", {})
-            if made_with.get("settings") == repr(want) and made_with.get("samples") is None:
+            if (
+                made_with.get("settings") == repr(want)
+                and made_with.get("samples") is None
+                and made_with.get("version") == bc_hints.HINT_VERSION
+            ):
                 base[r["seed"]] = r
         pair = [r for r in rows if r["seed"] in base]
         b = [bool(base[r["seed"]]["won"]) for r in pair]

@@ -14,6 +14,13 @@ size in its module's ``GAME_SIZES``, over seeded deals 0..N-1:
   the worker process (``time.process_time``: on a machine shared with other jobs the wall
   clock counts the waiting too, the CPU time is what the hint itself costs on one core).
 
+The engine is pure Python, so the long Big Clock runs may use PyPy (``apt-get install pypy3``,
+then ``pypy3 scripts/bench_solitaires.py --games big-clock ...``: about twice as fast): its
+hint plays the same moves and quotes the same rates as on CPython (``tests/engine/test_pypy.py``;
+the other solitaires are refused, see ``SAME_ON_PYPY``). Each result records its interpreter
+(``"python"``), and the hint and solver timings are summarised over the CPython results only:
+the companion runs on CPython, and those times are the ones it promises.
+
 Every deal and policy is a separate task; its result is appended as a JSON line to
 ``<out-dir>/<game>-<size>-<policy>.jsonl`` (default ``data/bench/``, git-ignored) and reused when
 the same command runs again with the same settings, so a long run can be cut (Ctrl-C) and
@@ -31,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import platform
 import random
 import statistics
 import sys
@@ -45,6 +53,10 @@ from engine import GAMES, make_game, wilson_interval  # noqa: E402
 from engine.solitaire import percentile, play_out  # noqa: E402
 
 SOLITAIRES = tuple(name for name, g in GAMES.items() if g.solitaire)
+#: Solitaires whose hint plays the same on PyPy as on CPython (``tests/engine/test_pypy.py``).
+#: Not Good Neighbors: its search orders ties by set iteration order, which PyPy does not
+#: share; Luzon is not checked.
+SAME_ON_PYPY = ("big-clock",)
 
 
 def available_games() -> list[str]:
@@ -74,7 +86,7 @@ def run_task(job: tuple) -> dict:
     hint_nodes = job[6] if len(job) > 6 else None
     mod = import_module(GAMES[name].module)
     deal = make_game(name, **params).new_initial_state(seed)
-    out: dict = {"seed": seed, "policy": policy}
+    out: dict = {"seed": seed, "policy": policy, "python": platform.python_implementation()}
     if policy == "random":
         rng = random.Random(seed)
         out["won"] = play_out(deal, lambda s: mod.random_action(s, rng))
@@ -110,17 +122,21 @@ def run_task(job: tuple) -> dict:
 
 def merge_rows(results: list[dict]) -> list[dict]:
     """Per-policy results -> one row per seed: ``{"seed", "random", "greedy", "solver",
-    "solver_ms", "hint", "hint_ms"}`` (keys of the policies that ran), sorted by seed."""
+    "solver_ms", "hint", "hint_ms", "hint_cpu_ms"}`` (keys of the policies that ran), sorted by
+    seed. Timings (``solver_ms``, ``hint_ms``, ``hint_cpu_ms``) are kept from CPython results
+    only (a result without ``"python"`` is CPython's): None / empty lists for the others."""
     rows: dict[int, dict] = {}
     for r in results:
         row = rows.setdefault(r["seed"], {"seed": r["seed"]})
+        timed = r.get("python", "CPython") == "CPython"
         if r["policy"] == "solver":
-            row["solver"], row["solver_ms"] = r["solver"], r["solver_ms"]
+            row["solver"], row["solver_ms"] = r["solver"], r["solver_ms"] if timed else None
         else:
             row[r["policy"]] = r["won"]
             if r["policy"] == "hint":
-                row["hint_ms"] = r["hint_ms"]
-                row["hint_cpu_ms"] = r.get("hint_cpu_ms", [])
+                row["hint_ms"] = r["hint_ms"] if timed else []
+                row["hint_cpu_ms"] = r.get("hint_cpu_ms", []) if timed else []
+                row["hint_timed"] = timed
     return [rows[k] for k in sorted(rows)]
 
 
@@ -161,8 +177,8 @@ def policy_config(
 ) -> dict:
     """What a stored result of ``policy`` depends on besides game, size and seed: the command's
     settings and the module's ``SOLVER_SETTINGS`` / ``HINT_SETTINGS`` (the entry of this size
-    when the table is keyed by ``max_pip``); change those and the old results are no longer
-    reused."""
+    when the table is keyed by ``max_pip``) and ``HINT_VERSION``; change those and the old
+    results are no longer reused."""
     if policy == "solver":
         return {"node_limit": node_limit, "settings": repr(getattr(mod, "SOLVER_SETTINGS", None))}
     if policy == "hint":
@@ -171,6 +187,8 @@ def policy_config(
         if isinstance(table, dict) and key in table:
             table = table[key]
         out = {"samples": samples, "settings": repr(table), "record": "quotes"}
+        if hasattr(mod, "HINT_VERSION"):
+            out["version"] = mod.HINT_VERSION
         if hint_nodes is not None:
             out["hint_node_limit"] = hint_nodes
         return out
@@ -189,6 +207,7 @@ def summarise(name: str, label: str, rows: list[dict]) -> dict:
     times = [t for r in hinted for t in r["hint_ms"]]
     cpu = [t for r in hinted for t in r.get("hint_cpu_ms", [])]
     s = {"game": name, "size": label, "deals": n, "hint_deals": len(hinted)}
+    s["hint_timed_deals"] = sum(bool(r.get("hint_timed", True)) for r in hinted)
     for pol in ("random", "greedy"):
         s[pol] = sum(bool(r[pol]) for r in rows)
     s["solver"] = sum(r["solver"] is True for r in rows)
@@ -202,11 +221,12 @@ def summarise(name: str, label: str, rows: list[dict]) -> dict:
     s["hint_cpu_median_ms"] = statistics.median(cpu) if cpu else float("nan")
     s["hint_cpu_p95_ms"] = percentile(cpu, 0.95)
     s["hint_cpu_max_ms"] = max(cpu) if cpu else float("nan")
-    s["hint_cpu_s_per_deal"] = sum(cpu) / 1000 / len(hinted) if hinted else float("nan")
-    solver_ms = [r["solver_ms"] for r in rows]
-    s["solver_median_ms"] = statistics.median(solver_ms)
+    timed = s["hint_timed_deals"]
+    s["hint_cpu_s_per_deal"] = sum(cpu) / 1000 / timed if timed else float("nan")
+    solver_ms = [r["solver_ms"] for r in rows if r.get("solver_ms") is not None]
+    s["solver_median_ms"] = statistics.median(solver_ms) if solver_ms else float("nan")
     s["solver_p95_ms"] = percentile(solver_ms, 0.95)
-    s["solver_max_ms"] = max(solver_ms)
+    s["solver_max_ms"] = max(solver_ms) if solver_ms else float("nan")
     return s
 
 
@@ -259,6 +279,11 @@ def main(argv: list[str] | None = None) -> int:
     for name in [g.strip() for g in args.games.split(",") if g.strip()]:
         if name not in SOLITAIRES:
             ap.error(f"unknown solitaire {name!r}; choose from {SOLITAIRES}")
+        if platform.python_implementation() != "CPython" and name not in SAME_ON_PYPY:
+            ap.error(
+                f"{name} does not play the same on {platform.python_implementation()} "
+                f"(only {', '.join(SAME_ON_PYPY)} does): run it with CPython"
+            )
         mod = import_module(GAMES[name].module)
         sizes = mod.GAME_SIZES
         if args.sizes:
@@ -323,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"<!-- {name} {label}: {s['hint_calls']} hint calls, CPU ms median "
                     f"{s['hint_cpu_median_ms']:.0f} / p95 {s['hint_cpu_p95_ms']:.0f} / max "
                     f"{s['hint_cpu_max_ms']:.0f}; hint CPU {s['hint_cpu_s_per_deal']:.2f} s "
-                    f"per deal -->",
+                    f"per deal (timed on CPython: {s['hint_timed_deals']} of {h} deals) -->",
                     file=sys.stderr,
                     flush=True,
                 )

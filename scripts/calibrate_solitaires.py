@@ -49,10 +49,10 @@ def hint_settings(mod, params: dict) -> str:
     return repr(tuple(table[params["max_pip"]]))
 
 
-def load_hints(path: Path, settings_repr: str | None) -> list[dict]:
+def load_hints(path: Path, settings_repr: str | None, version: int | None = None) -> list[dict]:
     """The hint results of ``path`` that carry quotes, made with the hint's default settings
-    (and, when given, the module settings ``settings_repr``), one per seed (the last line
-    wins)."""
+    (and, when given, the module settings ``settings_repr`` and hint ``version``: the module's
+    ``HINT_VERSION``), one per seed (the last line wins)."""
     rows: dict[int, dict] = {}
     if not path.exists():
         return []
@@ -68,6 +68,8 @@ def load_hints(path: Path, settings_repr: str | None) -> list[dict]:
             continue
         if cfg.get("samples") is not None or cfg.get("hint_node_limit") is not None:
             continue  # a hint run with other than the default settings
+        if version is not None and cfg.get("version") != version:
+            continue  # played by a former version of the hint
         rows[r["seed"]] = r
     return [rows[k] for k in sorted(rows)]
 
@@ -168,7 +170,11 @@ def main(argv: list[str] | None = None) -> int:
             bench_settings = None
             if isinstance(table, dict):
                 bench_settings = repr(table[params["max_pip"]])
-            rows = load_hints(Path(args.out_dir) / f"{name}-{label}-hint.jsonl", bench_settings)
+            rows = load_hints(
+                Path(args.out_dir) / f"{name}-{label}-hint.jsonl",
+                bench_settings,
+                getattr(mod, "HINT_VERSION", None),
+            )
             key = f"{name}/{label}"
             if not rows:
                 print(f"\n{name} {label}: no hint results with quotes in {args.out_dir}")

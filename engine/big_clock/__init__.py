@@ -48,7 +48,7 @@ Module interface: see ``engine/solitaire.py``.
 """
 
 from .game import BigClockGame, BigClockState
-from .hints import HINT_SETTINGS, hint
+from .hints import HINT_SETTINGS, HINT_VERSION, hint
 from .policy import greedy_action, random_action
 from .rescue import RESCUE_DEPTH, RESCUE_LAYOUTS
 from .rules import (
@@ -73,6 +73,7 @@ __all__ = [
     "GIVE_UP",
     "GiveUp",
     "HINT_SETTINGS",
+    "HINT_VERSION",
     "MAX_MOVES_PER_DRAW",
     "Move",
     "Place",

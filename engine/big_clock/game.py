@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Union
 
 from ..actions import ActionRecord, Pile
 from ..game import Game
@@ -30,7 +31,7 @@ from .rules import (
     _tables,
 )
 
-TileLike = Tile | str
+TileLike = Union[Tile, str]  # noqa: UP007 (PyPy 3.9 runs the benchmarks, docs/solitaires.md)
 
 
 def _as_tile(x: TileLike) -> Tile:

@@ -84,6 +84,11 @@ HINT_SETTINGS = {
     6: HintSettings(samples=64, min_samples=8, node_limit=300, node_budget=35_000),
 }
 
+#: The hint's behaviour beyond :data:`HINT_SETTINGS`: raised whenever a change to the race, the
+#: candidates or the solver makes the same settings choose differently, so the benchmark
+#: (``scripts/bench_solitaires.py``) stops reusing results played by the former code.
+HINT_VERSION = 1
+
 #: Fewest nodes a search is given when the budget left is shared by many live candidates.
 MIN_NODE_LIMIT = 100
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import Union
 
 from ..tiles import DominoSet, Tile
 
@@ -53,7 +54,7 @@ class GiveUp:
     """Stop moving: the drawn double cannot come home, so the game is lost."""
 
 
-BigClockAction = Place | Move | SetAside | GiveUp
+BigClockAction = Union[Place, Move, SetAside, GiveUp]  # noqa: UP007 (PyPy 3.9 runs the benchmarks, docs/solitaires.md)
 SET_ASIDE = SetAside()
 GIVE_UP = GiveUp()
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Union
 
 from ..actions import ActionRecord, OpenEnd
 from ..game import TERMINAL, Game, IllegalActionError, State
@@ -65,7 +65,7 @@ class Pass:
 
 DRAW = Draw()
 PASS = Pass()
-Action = Play | Draw | Pass
+Action = Union[Play, Draw, Pass]  # noqa: UP007 (PyPy 3.9 runs the benchmarks, docs/solitaires.md)
 
 
 @dataclass(frozen=True)

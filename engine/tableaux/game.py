@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Union
 
 from ..actions import ActionRecord, Cells
 from ..game import TERMINAL, Game, State
@@ -71,7 +71,7 @@ class EndTurn:
 
 PASS = Pass()
 END_TURN = EndTurn()
-TableauxAction = Place | Pass | EndTurn
+TableauxAction = Union[Place, Pass, EndTurn]  # noqa: UP007 (PyPy 3.9 runs the benchmarks, docs/solitaires.md)
 
 
 class _HybridMethod:

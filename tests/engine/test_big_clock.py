@@ -589,6 +589,42 @@ def test_bench_results_are_appended_and_reused(tmp_path):
     ]
 
 
+def test_bench_hint_results_carry_the_hint_version_and_only_cpython_is_timed(tmp_path, monkeypatch):
+    """A hint result is reused only while ``HINT_VERSION`` is unchanged, and the summary's
+    timings come from CPython results only (a PyPy result counts for the win rate)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "bench_solitaires.py"
+    spec = importlib.util.spec_from_file_location("bench_solitaires", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    cfg = bench.policy_config(bc, "hint", None, 5_000, {"max_pip": 6})
+    assert cfg["version"] == bc.HINT_VERSION
+    log = bench.ResultLog(tmp_path, "big-clock", "double-6", "hint", cfg)
+    log.add({"seed": 0, "policy": "hint", "won": True, "hint_ms": [5.0], "quotes": []})
+    assert set(bench.ResultLog(tmp_path, "big-clock", "double-6", "hint", cfg).done) == {0}
+    monkeypatch.setattr(bc, "HINT_VERSION", bc.HINT_VERSION + 1)
+    newer = bench.policy_config(bc, "hint", None, 5_000, {"max_pip": 6})
+    assert not bench.ResultLog(tmp_path, "big-clock", "double-6", "hint", newer).done
+
+    def result(seed, policy, python, **kw):
+        return {"seed": seed, "policy": policy, "python": python, **kw}
+
+    results = []
+    for seed, python, ms in ((0, "CPython", 100.0), (1, "PyPy", 40.0)):
+        results += [
+            result(seed, "random", python, won=False),
+            result(seed, "greedy", python, won=False),
+            result(seed, "solver", python, won=True, solver=True, solver_ms=ms),
+            result(seed, "hint", python, won=True, hint_ms=[ms], hint_cpu_ms=[ms], quotes=[]),
+        ]
+    s = bench.summarise("big-clock", "double-6", bench.merge_rows(results))
+    assert (s["hint"], s["hint_deals"], s["hint_timed_deals"]) == (2, 2, 1)
+    assert s["hint_calls"] == 1 and s["hint_cpu_median_ms"] == 100.0
+    assert s["hint_cpu_s_per_deal"] == 0.1 and s["solver_max_ms"] == 100.0
+
+
 def test_other_hint_designs_play_legal_games_and_are_compared_paired():
     """scripts/bench_big_clock_variants.py: chance-node MCTS and the rollout tie-break play a
     whole deal with legal actions only (``apply_action`` raises otherwise) and the same seed
