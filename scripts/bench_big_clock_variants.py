@@ -50,6 +50,9 @@ from engine.big_clock.policy import greedy_action  # noqa: E402
 from engine.big_clock.rules import BigClockAction  # noqa: E402
 from engine.solitaire import percentile, play_out  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_solitaires import policy_config  # noqa: E402
+
 VARIANTS = ("mcts", "rollout-tiebreak")
 
 
@@ -229,18 +232,16 @@ def main(argv: list[str] | None = None) -> int:
         want = bc_hints.HINT_SETTINGS[args.max_pip]
         if args.base_node_limit is not None:
             want = want._replace(node_limit=args.base_node_limit)
+        base_config = policy_config(
+            bc_hints, "hint", None, 0, {"max_pip": args.max_pip}, hint_settings=want
+        )
         base = {}
         for line in base_path.read_text().splitlines():
             try:
                 r = json.loads(line)
             except json.JSONDecodeError:
                 continue  # a line cut by an interrupted run
-            made_with = r.get("config", {})
-            if (
-                made_with.get("settings") == repr(want)
-                and made_with.get("samples") is None
-                and made_with.get("version") == bc_hints.HINT_VERSION
-            ):
+            if r.get("config") == base_config:
                 base[r["seed"]] = r
         pair = [r for r in rows if r["seed"] in base]
         b = [bool(base[r["seed"]]["won"]) for r in pair]

@@ -174,11 +174,15 @@ def policy_config(
     node_limit: int,
     params: dict | None = None,
     hint_nodes: int | None = None,
+    hint_settings: object | None = None,
 ) -> dict:
     """What a stored result of ``policy`` depends on besides game, size and seed: the command's
     settings and the module's ``SOLVER_SETTINGS`` / ``HINT_SETTINGS`` (the entry of this size
     when the table is keyed by ``max_pip``) and ``HINT_VERSION``; change those and the old
-    results are no longer reused."""
+    results are no longer reused. This is the one test of which stored results count: the
+    calibration script and the Big Clock variants bench compare a line's ``config`` with it
+    whole. ``hint_settings`` stands for the module's entry, to find results made while those
+    settings were the module's (the variants bench's ``--base-node-limit``)."""
     if policy == "solver":
         return {"node_limit": node_limit, "settings": repr(getattr(mod, "SOLVER_SETTINGS", None))}
     if policy == "hint":
@@ -186,6 +190,8 @@ def policy_config(
         key = (params or {}).get("max_pip")
         if isinstance(table, dict) and key in table:
             table = table[key]
+        if hint_settings is not None:
+            table = hint_settings
         out = {"samples": samples, "settings": repr(table), "record": "quotes"}
         if hasattr(mod, "HINT_VERSION"):
             out["version"] = mod.HINT_VERSION

@@ -37,6 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine import GAMES, wilson_interval  # noqa: E402
 from engine.calibration import BINS, MIN_DEALS, MIN_HINTS, TABLE_PATH, TOLERANCE, bin_of  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_solitaires import policy_config  # noqa: E402
+
 SOLITAIRES = tuple(name for name, g in GAMES.items() if g.solitaire)
 
 
@@ -49,10 +52,11 @@ def hint_settings(mod, params: dict) -> str:
     return repr(tuple(table[params["max_pip"]]))
 
 
-def load_hints(path: Path, settings_repr: str | None, version: int | None = None) -> list[dict]:
-    """The hint results of ``path`` that carry quotes, made with the hint's default settings
-    (and, when given, the module settings ``settings_repr`` and hint ``version``: the module's
-    ``HINT_VERSION``), one per seed (the last line wins)."""
+def load_hints(path: Path, config: dict) -> list[dict]:
+    """The hint results of ``path`` that carry quotes and were made with ``config`` (a line's
+    whole ``config`` equal to it: ``bench_solitaires.policy_config`` of the hint at its default
+    settings, so results of other settings or of a former ``HINT_VERSION`` are left out), one
+    per seed (the last line wins)."""
     rows: dict[int, dict] = {}
     if not path.exists():
         return []
@@ -61,16 +65,8 @@ def load_hints(path: Path, settings_repr: str | None, version: int | None = None
             r = json.loads(line)
         except json.JSONDecodeError:
             continue
-        cfg = r.get("config", {})
-        if "quotes" not in r or (
-            settings_repr is not None and cfg.get("settings") != settings_repr
-        ):
-            continue
-        if cfg.get("samples") is not None or cfg.get("hint_node_limit") is not None:
-            continue  # a hint run with other than the default settings
-        if version is not None and cfg.get("version") != version:
-            continue  # played by a former version of the hint
-        rows[r["seed"]] = r
+        if "quotes" in r and r.get("config") == config:
+            rows[r["seed"]] = r
     return [rows[k] for k in sorted(rows)]
 
 
@@ -172,8 +168,7 @@ def main(argv: list[str] | None = None) -> int:
                 bench_settings = repr(table[params["max_pip"]])
             rows = load_hints(
                 Path(args.out_dir) / f"{name}-{label}-hint.jsonl",
-                bench_settings,
-                getattr(mod, "HINT_VERSION", None),
+                policy_config(mod, "hint", None, 0, params),
             )
             key = f"{name}/{label}"
             if not rows:

@@ -166,3 +166,32 @@ def test_write_drops_tables_of_other_hint_settings(tmp_path, monkeypatch, capsys
     assert mod.main(["--games", "big-clock", "--out-dir", str(empty), "--write"]) == 0
     assert sorted(json.loads(table.read_text())) == ["luzon/standard"]
     assert "dropped" in capsys.readouterr().out
+
+
+def test_calibration_reads_only_results_of_the_bench_config_of_the_default_hint(tmp_path):
+    """The calibration takes a stored hint result only when its whole ``config`` is the one
+    ``bench_solitaires.policy_config`` gives the default hint: a former ``HINT_VERSION``,
+    other settings, another sample count or a key the bench does not write leave it out."""
+    import engine.big_clock as bc
+
+    mod = _script()
+    want = mod.policy_config(bc, "hint", None, 0, {"max_pip": 6})
+    assert want["version"] == bc.HINT_VERSION
+    assert want["settings"] == repr(bc.HINT_SETTINGS[6])
+    others = [
+        dict(want, version=bc.HINT_VERSION - 1),
+        dict(want, settings="(4, 200, 2, 2, 600)"),
+        dict(want, samples=8),
+        dict(want, hint_node_limit=2_000),
+        {k: v for k, v in want.items() if k != "version"},
+    ]
+    path = tmp_path / "big-clock-double-6-hint.jsonl"
+    lines = [{"seed": 0, "won": True, "quotes": [[0.9, 0.7]], "config": want}]
+    lines += [
+        {"seed": s, "won": False, "quotes": [[0.1, None]], "config": c}
+        for s, c in enumerate(others, start=1)
+    ]
+    lines.append({"seed": 9, "won": True, "config": want})  # no quotes: not a hint run
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines) + '{"seed": 10, "wo')
+    rows = mod.load_hints(path, want)
+    assert [r["seed"] for r in rows] == [0]
