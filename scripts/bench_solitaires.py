@@ -76,7 +76,8 @@ POLICIES = ("random", "greedy", "solver", "hint")
 
 def run_task(job: tuple) -> dict:
     """Play one deal with one policy. ``job`` = (game name, params, seed, policy, hint samples
-    or None, solver node limit). Returns ``{"seed", "policy", "won"}`` plus, for the solver,
+    or None, solver node limit[, hint nodes per search or None[, hint settings values or None:
+    see :func:`settings_of`]]). Returns ``{"seed", "policy", "won"}`` plus, for the solver,
     ``"solver"`` (True / False / None when the node limit was hit) and ``"solver_ms"``, and for
     the hint, ``"hint_ms"`` and ``"hint_cpu_ms"`` (the wall-clock and CPU time of every hint
     call, ms) and ``"quotes"``: for every hint
@@ -84,6 +85,7 @@ def run_task(job: tuple) -> dict:
     ``scripts/calibrate_solitaires.py`` reads)."""
     name, params, seed, policy, samples, node_limit = job[:6]
     hint_nodes = job[6] if len(job) > 6 else None
+    hint_settings = job[7] if len(job) > 7 else None
     mod = import_module(GAMES[name].module)
     deal = make_game(name, **params).new_initial_state(seed)
     out: dict = {"seed": seed, "policy": policy, "python": platform.python_implementation()}
@@ -103,6 +105,8 @@ def run_task(job: tuple) -> dict:
         kw = {} if samples is None else {"samples": samples}
         if hint_nodes is not None:
             kw["node_limit"] = hint_nodes
+        if hint_settings is not None:
+            kw["settings"] = settings_of(mod, params, hint_settings)
 
         def policy_fn(s):
             c0 = time.process_time()
@@ -118,6 +122,23 @@ def run_task(job: tuple) -> dict:
     else:
         raise ValueError(f"unknown policy {policy!r}; choose from {POLICIES}")
     return out
+
+
+def settings_of(mod, params: dict, values: tuple[int, ...]):
+    """The hint settings record of ``mod`` (the type of its ``HINT_SETTINGS`` entry for this
+    size, e.g. ``engine.big_clock.HintSettings``) holding ``values`` in field order.
+
+    Raises:
+        ValueError: the module has no per-size settings record, or ``values`` has the wrong
+            number of fields."""
+    table = getattr(mod, "HINT_SETTINGS", None)
+    if not isinstance(table, dict) or params.get("max_pip") not in table:
+        raise ValueError(f"{mod.__name__} has no per-size HINT_SETTINGS to replace")
+    kind = type(table[params["max_pip"]])
+    fields = getattr(kind, "_fields", ())
+    if len(values) != len(fields):
+        raise ValueError(f"{kind.__name__} takes {len(fields)} values ({', '.join(fields)})")
+    return kind(*values)
 
 
 def merge_rows(results: list[dict]) -> list[dict]:
@@ -264,6 +285,14 @@ def main(argv: list[str] | None = None) -> int:
         help="hint nodes per search (default: the module's default); with --samples "
         "this makes a costlier reference hint",
     )
+    ap.add_argument(
+        "--hint-settings",
+        type=lambda v: tuple(int(x) for x in v.split(",")),
+        default=None,
+        help="the hint's whole settings record for every size, comma-separated in field order "
+        "(Big Clock: samples,min_samples,node_limit,node_budget), in place of the module's "
+        "HINT_SETTINGS: the reference hint that spends far more time",
+    )
     ap.add_argument("--jobs", type=int, default=2, help="worker processes")
     ap.add_argument("--sizes", default=None, help="comma list of size labels to run (default all)")
     ap.add_argument("--json", default=None, help="also write the summaries to this JSON file")
@@ -298,6 +327,10 @@ def main(argv: list[str] | None = None) -> int:
         for label, params in sizes:
             logs = {}
             jobs = []
+            try:
+                own = settings_of(mod, params, args.hint_settings) if args.hint_settings else None
+            except ValueError as e:
+                ap.error(f"--hint-settings for {name} {label}: {e}")
             for pol in POLICIES:
                 n_pol = hint_deals if pol == "hint" else args.deals
                 logs[pol] = ResultLog(
@@ -306,11 +339,26 @@ def main(argv: list[str] | None = None) -> int:
                     label,
                     pol,
                     policy_config(
-                        mod, pol, args.samples, args.node_limit, params, args.hint_node_limit
+                        mod,
+                        pol,
+                        args.samples,
+                        args.node_limit,
+                        params,
+                        args.hint_node_limit,
+                        own,
                     ),
                 )
                 jobs += [
-                    (name, params, seed, pol, args.samples, args.node_limit, args.hint_node_limit)
+                    (
+                        name,
+                        params,
+                        seed,
+                        pol,
+                        args.samples,
+                        args.node_limit,
+                        args.hint_node_limit,
+                        args.hint_settings,
+                    )
                     for seed in range(n_pol)
                     if seed not in logs[pol].done
                 ]

@@ -625,6 +625,39 @@ def test_bench_hint_results_carry_the_hint_version_and_only_cpython_is_timed(tmp
     assert s["hint_cpu_s_per_deal"] == 0.1 and s["solver_max_ms"] == 100.0
 
 
+def test_bench_hint_settings_flag_plays_and_files_the_reference_hint(tmp_path, monkeypatch):
+    """``--hint-settings`` replaces the whole settings record: the hint searches with it, its
+    results are filed under its own config (never mixed with the default's), and a record of
+    the wrong length is refused with a usage error, not a trace."""
+    import importlib
+    import json
+    from pathlib import Path
+
+    # importable by name: the benchmark's worker pool pickles run_task by module and name
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "scripts"))
+    bench = importlib.import_module("bench_solitaires")
+    seen = []
+    real_race = bc_hints.race
+
+    def race(state, cands, settings, seed):
+        seen.append(settings)
+        return real_race(state, cands, settings, seed)
+
+    monkeypatch.setattr(bc_hints, "race", race)
+    ref = bc_hints.HintSettings(samples=4, min_samples=4, node_limit=50, node_budget=1_000)
+    r = bench.run_task(("big-clock", {"max_pip": 6}, 1, "hint", None, 1_000, None, tuple(ref)))
+    assert seen and all(s == ref for s in seen) and r["quotes"]
+    args = ["--games", "big-clock", "--sizes", "double-6", "--deals", "1", "--jobs", "1"]
+    args += ["--node-limit", "1000", "--out-dir", str(tmp_path)]
+    assert bench.main([*args, "--hint-settings", "4,4,50,1000"]) == 0
+    (line,) = (tmp_path / "big-clock-double-6-hint.jsonl").read_text().splitlines()
+    cfg = json.loads(line)["config"]
+    assert cfg == bench.policy_config(bc, "hint", None, 1_000, {"max_pip": 6}, hint_settings=ref)
+    assert cfg != bench.policy_config(bc, "hint", None, 1_000, {"max_pip": 6})
+    with pytest.raises(SystemExit):
+        bench.main([*args, "--hint-settings", "4,4,50"])
+
+
 def test_other_hint_designs_play_legal_games_and_are_compared_paired():
     """scripts/bench_big_clock_variants.py: chance-node MCTS and the rollout tie-break play a
     whole deal with legal actions only (``apply_action`` raises otherwise) and the same seed
