@@ -272,6 +272,13 @@ def main(argv: list[str] | None = None) -> int:
         help="play the hint on the first K deals only (default: all)",
     )
     ap.add_argument(
+        "--hint-from",
+        type=int,
+        default=0,
+        help="play the hint from seed F on (seeds F..K-1 of --hint-deals K; default 0): to "
+        "extend a hint run whose earlier results are reported elsewhere",
+    )
+    ap.add_argument(
         "--samples",
         type=int,
         default=None,
@@ -333,6 +340,7 @@ def main(argv: list[str] | None = None) -> int:
                 ap.error(f"--hint-settings for {name} {label}: {e}")
             for pol in POLICIES:
                 n_pol = hint_deals if pol == "hint" else args.deals
+                first = args.hint_from if pol == "hint" else 0
                 logs[pol] = ResultLog(
                     Path(args.out_dir),
                     name,
@@ -359,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
                         args.hint_node_limit,
                         args.hint_settings,
                     )
-                    for seed in range(n_pol)
+                    for seed in range(first, n_pol)
                     if seed not in logs[pol].done
                 ]
             # the hint last: when a long run has to be cut, the other policies are complete and
@@ -380,6 +388,7 @@ def main(argv: list[str] | None = None) -> int:
                 for pol in POLICIES
                 for seed, r in logs[pol].done.items()
                 if seed < (hint_deals if pol == "hint" else args.deals)
+                and (pol != "hint" or seed >= args.hint_from)
             ]
             rows = merge_rows(done)
             s = summarise(name, label, rows)

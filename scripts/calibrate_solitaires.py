@@ -17,11 +17,20 @@ Wilson intervals in each half, shown or not) and Brier scores on the check deals
 rate, of the shown chance (hints where one is shown) and of always quoting the base rate. With
 ``--write`` it stores the tables in ``engine/data/calibration.json`` (what the hints read).
 
+With ``--extend-stored`` the results on disk are later deals of the run the stored table was
+made from (seeds going on from its last one, e.g. a bench run with ``--hint-from``, when the
+earlier per-deal results are gone): it first prints the stored chances beside the realised rate
+of the new deals' hints (deals the table was not made from), then adds the new counts to the
+stored ones tenth by tenth and decides again which tenths are shown; the Brier scores of the
+whole come from the counts (shown chance, base rate) and from the stored mean and hint count
+(raw rate).
+
 Hints of one deal are correlated (the same game), so the intervals, which treat hints as
 independent, are narrower than the truth; the deal counts are printed beside them.
 
     .venv/bin/python scripts/calibrate_solitaires.py --write
     .venv/bin/python scripts/calibrate_solitaires.py --games big-clock --sizes double-6
+    .venv/bin/python scripts/calibrate_solitaires.py --sizes double-12 --extend-stored --write
 """
 
 from __future__ import annotations
@@ -94,15 +103,96 @@ def reliability(rows: list[dict]) -> dict:
             b[f"{half}_deals"].add(r["seed"])
     for b in bins:
         b["fit_deals"], b["check_deals"] = len(b["fit_deals"]), len(b["check_deals"])
-        ok = (
-            min(b["fit_n"], b["check_n"]) >= MIN_HINTS
-            and min(b["fit_deals"], b["check_deals"]) >= MIN_DEALS
-        )
-        b["shown"] = bool(
-            ok
-            and abs(b["fit_won"] / b["fit_n"] - b["check_won"] / b["check_n"]) <= TOLERANCE + 1e-12
-        )
+        b["shown"] = is_shown(b)
     return {"bins": bins}
+
+
+def is_shown(b: dict) -> bool:
+    """Whether a tenth's chance is shown: both halves hold ``MIN_HINTS`` hints from
+    ``MIN_DEALS`` deals and the check rate lies within ``TOLERANCE`` of the fit rate."""
+    ok = (
+        min(b["fit_n"], b["check_n"]) >= MIN_HINTS
+        and min(b["fit_deals"], b["check_deals"]) >= MIN_DEALS
+    )
+    return bool(
+        ok and abs(b["fit_won"] / b["fit_n"] - b["check_won"] / b["check_n"]) <= TOLERANCE + 1e-12
+    )
+
+
+def bin_brier(bins: list[dict]) -> dict:
+    """Brier scores on the check hints computed from the tenths' counts alone: of the shown
+    chance (a tenth's fit rate, over the check hints of shown tenths) and of the base rate
+    (all fit hints' win rate). Equal to :func:`brier`'s, which also needs every raw rate."""
+    fit_n = sum(b["fit_n"] for b in bins)
+    base = sum(b["fit_won"] for b in bins) / fit_n if fit_n else 0.0
+
+    def sq(p: float, b: dict) -> float:  # sum of (p - won)^2 over the tenth's check hints
+        return b["check_won"] * (1 - p) ** 2 + (b["check_n"] - b["check_won"]) * p**2
+
+    shown = [b for b in bins if b["shown"]]
+    n_shown = sum(b["check_n"] for b in shown)
+    n = sum(b["check_n"] for b in bins)
+    return {
+        "shown": sum(sq(b["fit_won"] / b["fit_n"], b) for b in shown) / n_shown
+        if n_shown
+        else float("nan"),
+        "base_rate": sum(sq(base, b) for b in bins) / n if n else float("nan"),
+        "hints": n,
+        "hints_shown": n_shown,
+        "base": base,
+    }
+
+
+def held_out(stored: dict, rows: list[dict]) -> list[dict]:
+    """The stored table's shown chances checked on deals it was not made from: per tenth, the
+    stored chance (its fit rate) and the hints of ``rows`` (both seed halves) in that tenth,
+    ``{"tenth", "shown", "chance", "n", "won", "deals"}``."""
+    out = []
+    for i, b in enumerate(stored["bins"]):
+        n = won = 0
+        deals = set()
+        for r in rows:
+            for raw, _ in r["quotes"]:
+                if raw is not None and bin_of(raw) == i:
+                    n += 1
+                    won += bool(r["won"])
+                    deals.add(r["seed"])
+        chance = b["fit_won"] / b["fit_n"] if b["fit_n"] else None
+        out.append(
+            {
+                "tenth": i,
+                "shown": b["shown"],
+                "chance": chance,
+                "n": n,
+                "won": won,
+                "deals": len(deals),
+            }
+        )
+    return out
+
+
+def extend(stored: dict, new: dict, new_sc: dict, new_deals: int) -> tuple[dict, dict]:
+    """``stored`` (a table of earlier deals whose per-deal results are gone) plus ``new``
+    (bins of later deals): counts added tenth by tenth, ``shown`` decided again, Brier scores
+    of the whole (the raw rate's from both tables' means and hint counts, the others from the
+    bins). Returns ``(table, brier)``.
+
+    Raises:
+        ValueError: ``stored`` lacks the raw Brier score or its hint count."""
+    old_sc = stored.get("brier") or {}
+    if "raw" not in old_sc or "hints" not in old_sc:
+        raise ValueError("the stored table has no raw Brier score to extend")
+    keys = ("fit_n", "fit_won", "check_n", "check_won", "fit_deals", "check_deals")
+    bins = []
+    for a, b in zip(stored["bins"], new["bins"]):
+        c = {k: a.get(k, 0) + b[k] for k in keys}
+        c["shown"] = is_shown(c)
+        bins.append(c)
+    sc = bin_brier(bins)
+    sc["raw"] = (old_sc["raw"] * old_sc["hints"] + new_sc["raw"] * new_sc["hints"]) / max(
+        1, old_sc["hints"] + new_sc["hints"]
+    )
+    return {"bins": bins, "deals": stored["deals"] + new_deals}, sc
 
 
 def brier(rows: list[dict], table: dict) -> dict:
@@ -149,6 +239,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default=None, help="comma list of size labels (default all)")
     ap.add_argument("--out-dir", default="data/bench", help="where bench_solitaires.py wrote")
     ap.add_argument(
+        "--extend-stored",
+        action="store_true",
+        help="the results in --out-dir are later deals of the stored table's run (whose "
+        "per-deal results are gone): check its shown chances on them, then add them to it",
+    )
+    ap.add_argument(
         "--write",
         action="store_true",
         help=f"store the tables in {TABLE_PATH.relative_to(TABLE_PATH.parents[2])}",
@@ -186,10 +282,40 @@ def main(argv: list[str] | None = None) -> int:
             sc = brier(rows, rel)
             deals = len(rows)
             won = sum(bool(r["won"]) for r in rows)
+            seeds = [rows[0]["seed"], rows[-1]["seed"]]
             print(
-                f"\n{name} {label}: {deals} deals (seeds {rows[0]['seed']}-{rows[-1]['seed']},"
+                f"\n{name} {label}: {deals} deals (seeds {seeds[0]}-{seeds[1]},"
                 f" {won} won), {sc['hints']} check hints with a raw rate"
             )
+            if args.extend_stored:
+                old = stored.get(key)
+                # a table without "seeds" came from a run that began at seed 0
+                old_seeds = (old or {}).get("seeds") or [0, (old or {}).get("deals", 0) - 1]
+                if old is None or old.get("settings") != hint_settings(mod, params):
+                    ap.error(f"{key}: no stored table of the current hint settings to extend")
+                if old_seeds[1] + 1 != seeds[0] or seeds[1] - seeds[0] + 1 != deals:
+                    ap.error(
+                        f"{key}: the stored table holds seeds {old_seeds[0]}-{old_seeds[1]}; "
+                        f"the new results must go on from seed {old_seeds[1] + 1} without gaps"
+                    )
+                print(
+                    f"The stored chances (seeds {old_seeds[0]}-{old_seeds[1]}) on these deals:\n"
+                    "| raw rate | stored chance | shown | hints (deals) | realised | gap |\n"
+                    "|---|---|---|---|---|---|"
+                )
+                for h in held_out(old, rows):
+                    if not h["n"] or h["chance"] is None:
+                        continue
+                    print(
+                        f"| {10 * h['tenth']}-{10 * h['tenth'] + 10}% | "
+                        f"{100 * h['chance']:.1f}% | {'yes' if h['shown'] else 'no'} | "
+                        f"{h['n']} ({h['deals']}) | {pct(h['won'], h['n'])} | "
+                        f"{100 * (h['won'] / h['n'] - h['chance']):+.1f} |"
+                    )
+                rel, sc = extend(old, rel, sc, deals)
+                deals = rel["deals"]
+                seeds = [old_seeds[0], seeds[1]]
+                print(f"\nTogether: {deals} deals (seeds {seeds[0]}-{seeds[1]})")
             print(
                 "| raw rate | fit hints (deals) | fit realised | check hints (deals) | "
                 "check realised | gap | shown |"
@@ -217,6 +343,7 @@ def main(argv: list[str] | None = None) -> int:
             stored[key] = {
                 "settings": hint_settings(mod, params) if bench_settings else None,
                 "deals": deals,
+                "seeds": seeds,
                 "bins": rel["bins"],
                 "brier": sc,
             }

@@ -94,6 +94,86 @@ def test_reliability_splits_by_seed_and_checks_the_gap():
     assert sc["shown"] < sc["raw"]
 
 
+def _mixed_rows(first, n):
+    """``n`` deals from seed ``first``, hints spread over several tenths. Deals quoting below
+    50% win alike in both seed halves (their tenths are shown); deals quoting 50% or more win
+    on every even seed and one odd seed in seven (those tenths are not)."""
+    rows = []
+    for seed in range(first, first + n):
+        high = seed % 10 >= 5
+        raws = [(5 * high + (seed + k) % 5) / 10 for k in range(1 + seed % 4)]
+        won = (seed % 2 == 0 or seed % 7 == 1) if high else seed % 3 != 0
+        rows.append({"seed": seed, "won": won, "quotes": [[r, None] for r in raws]})
+    return rows
+
+
+def test_extending_a_stored_table_equals_measuring_all_deals_at_once():
+    """A table of seeds 0-599 extended by seeds 600-1199 (whose per-deal results are all that
+    is on disk) holds the same counts, shown tenths and Brier scores as one made from all
+    1,200 deals; the held-out check compares the stored chances with the new deals' hints."""
+    mod = _script()
+    old_rows, new_rows = _mixed_rows(0, 600), _mixed_rows(600, 600)
+    everything = mod.reliability(old_rows + new_rows)
+    assert [b["shown"] for b in everything["bins"]] == [True] * 5 + [False] * 5
+    want_sc = mod.brier(old_rows + new_rows, everything)
+    old = mod.reliability(old_rows)
+    old.update(deals=600, brier=mod.brier(old_rows, old))
+    new = mod.reliability(new_rows)
+    table, sc = mod.extend(old, new, mod.brier(new_rows, new), 600)
+    assert table["deals"] == 1200
+    for got, want in zip(table["bins"], everything["bins"]):
+        assert got == want
+    for k in ("raw", "shown", "base_rate", "hints", "hints_shown", "base"):
+        assert sc[k] == pytest.approx(want_sc[k])
+    assert mod.bin_brier(everything["bins"])["shown"] == pytest.approx(want_sc["shown"])
+    checked = mod.held_out(old, new_rows)
+    for h, b in zip(checked, old["bins"]):
+        hints = [(r, q) for r in new_rows for q in r["quotes"] if bin_of(q[0]) == h["tenth"]]
+        assert h["n"] == len(hints) and h["won"] == sum(r["won"] for r, _ in hints)
+        assert h["shown"] == b["shown"]
+    with pytest.raises(ValueError, match="raw Brier"):
+        mod.extend({"bins": old["bins"], "deals": 600}, new, sc, 600)
+
+
+def test_extend_stored_refuses_results_that_do_not_follow_the_stored_seeds(
+    tmp_path, monkeypatch, capsys
+):
+    import engine.big_clock as bc
+
+    mod = _script()
+    config = mod.policy_config(bc, "hint", None, 0, {"max_pip": 6})
+    table = tmp_path / "calibration.json"
+    rows = _mixed_rows(0, 40)
+    old = mod.reliability(rows)
+    entry = {
+        "settings": repr(tuple(bc.HINT_SETTINGS[6])),
+        "deals": 40,
+        "bins": old["bins"],
+        "brier": mod.brier(rows, old),
+    }
+    table.write_text(json.dumps({"big-clock/double-6": entry}))
+    monkeypatch.setattr(mod, "TABLE_PATH", table)
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    args = ["--games", "big-clock", "--sizes", "double-6", "--out-dir", str(bench)]
+
+    def write(first):
+        (bench / "big-clock-double-6-hint.jsonl").write_text(
+            "".join(json.dumps(dict(r, config=config)) + "\n" for r in _mixed_rows(first, 40))
+        )
+
+    write(50)  # a gap after seed 39
+    with pytest.raises(SystemExit):
+        mod.main([*args, "--extend-stored", "--write"])
+    assert "go on from seed 40" in capsys.readouterr().err
+    assert json.loads(table.read_text())["big-clock/double-6"]["deals"] == 40  # kept
+    write(40)
+    assert mod.main([*args, "--extend-stored", "--write"]) == 0
+    got = json.loads(table.read_text())["big-clock/double-6"]
+    assert (got["deals"], got["seeds"]) == (80, [0, 79])
+    assert "stored chances (seeds 0-39)" in capsys.readouterr().out
+
+
 def test_a_search_cut_by_the_node_limit_is_not_a_win():
     state = BigClockGame(6).new_initial_state(5)
     acts = state.legal_actions()[:2]
