@@ -81,6 +81,26 @@ def test_every_demo_table_opens_with_a_hint_and_no_error(demo, game):
         assert 0 <= x <= photo["width"] and 0 <= y <= photo["height"]
 
 
+def test_big_clock_page_asks_for_the_drawn_tile_and_the_hint_waits_for_it(demo):
+    """The Big Clock hint is about the tile just drawn from the stock, which is not on the
+    table: the page asks for it, a reading without it names what is missing and gives no hint,
+    and typing it back brings the hint (RULES.md section 2; the demo's drawn tile is 0-3)."""
+    c, t, photo, me = demo["big-clock"]
+    page = c.get(f"/t/{t['id']}").get_data(as_text=True)
+    assert "The tile you drew" in page and "the hint needs it" in page
+    url = f"/api/tables/{t['id']}/photos/{photo['id']}/hand"
+    try:
+        a = c.put(url, json={"hand": ""}, headers=me).json["analysis"]
+        assert not a.get("advice")
+        assert any("which tile did you draw" in text for text in player_texts(a)), a
+        # one tile is drawn at a time
+        b = c.put(url, json={"hand": "0-3 5-5"}, headers=me).json["analysis"]
+        assert not b.get("advice") and "the one tile you drew" in b["message"]
+    finally:
+        back = c.put(url, json={"hand": "0-3"}, headers=me).json["analysis"]
+    assert back["advice"] and back["advice"]["text"] == photo["analysis"]["advice"]["text"]
+
+
 def test_draw100_hint_ghost_lies_beside_the_tile_it_is_played_on(demo):
     _c, _t, photo, _me = demo["draw100"]
     adv = photo["analysis"]["advice"]
