@@ -18,9 +18,10 @@ rate, of the shown chance (hints where one is shown) and of always quoting the b
 ``--write`` it stores the tables in ``engine/data/calibration.json`` (what the hints read).
 
 With ``--extend-stored`` the results on disk are later deals of the run the stored table was
-made from (seeds going on from its last one, e.g. a bench run with ``--hint-from``, when the
-earlier per-deal results are gone): it first prints the stored chances beside the realised rate
-of the new deals' hints (deals the table was not made from), then adds the new counts to the
+made from (e.g. a bench run with ``--hint-from``, when the earlier per-deal results are gone):
+it takes those whose seeds go on without a gap from the stored table's last one, first prints the stored chances beside the realised rate
+of the new deals' hints (deals the table was not made from) and whether it lies inside the
+interval the page quotes beside the chance, then adds the new counts to the
 stored ones tenth by tenth and decides again which tenths are shown; the Brier scores of the
 whole come from the counts (shown chance, base rate) and from the stored mean and hint count
 (raw rate).
@@ -145,8 +146,10 @@ def bin_brier(bins: list[dict]) -> dict:
 
 def held_out(stored: dict, rows: list[dict]) -> list[dict]:
     """The stored table's shown chances checked on deals it was not made from: per tenth, the
-    stored chance (its fit rate) and the hints of ``rows`` (both seed halves) in that tenth,
-    ``{"tenth", "shown", "chance", "n", "won", "deals"}``."""
+    stored chance (its fit rate) with the 95% interval the page quotes beside it (Wilson over
+    the fit deals, ``engine.calibration.shown_chance``) and the hints of ``rows`` (both seed
+    halves) in that tenth, ``{"tenth", "shown", "chance", "low", "high", "n", "won", "deals"}``
+    (``chance``, ``low``, ``high`` None for a tenth without fit hints)."""
     out = []
     for i, b in enumerate(stored["bins"]):
         n = won = 0
@@ -157,12 +160,18 @@ def held_out(stored: dict, rows: list[dict]) -> list[dict]:
                     n += 1
                     won += bool(r["won"])
                     deals.add(r["seed"])
-        chance = b["fit_won"] / b["fit_n"] if b["fit_n"] else None
+        chance = low = high = None
+        if b["fit_n"]:
+            chance = b["fit_won"] / b["fit_n"]
+            d = b["fit_deals"]
+            low, high = wilson_interval(round(d * chance), d)
         out.append(
             {
                 "tenth": i,
                 "shown": b["shown"],
                 "chance": chance,
+                "low": low,
+                "high": high,
                 "n": n,
                 "won": won,
                 "deals": len(deals),
@@ -278,6 +287,28 @@ def main(argv: list[str] | None = None) -> int:
                     del stored[key]  # measured with other hint settings: never read again
                     print("(its stored table, for other hint settings, is dropped)")
                 continue
+            if args.extend_stored:
+                old = stored.get(key)
+                # a table without "seeds" came from a run that began at seed 0
+                old_seeds = (old or {}).get("seeds") or [0, (old or {}).get("deals", 0) - 1]
+                if old is None or old.get("settings") != hint_settings(mod, params):
+                    ap.error(f"{key}: no stored table of the current hint settings to extend")
+                by_seed = {r["seed"]: r for r in rows}
+                nxt = old_seeds[1] + 1
+                run = []
+                while nxt + len(run) in by_seed:
+                    run.append(by_seed[nxt + len(run)])
+                if not run:
+                    ap.error(
+                        f"{key}: the stored table holds seeds {old_seeds[0]}-{old_seeds[1]}; "
+                        f"no results go on from seed {nxt}"
+                    )
+                if len(run) < len(rows):
+                    print(
+                        f"\n{name} {label}: {len(rows) - len(run)} results after a gap in the "
+                        f"seeds are left out (they count once the seeds before them are in)"
+                    )
+                rows = run
             rel = reliability(rows)
             sc = brier(rows, rel)
             deals = len(rows)
@@ -288,29 +319,23 @@ def main(argv: list[str] | None = None) -> int:
                 f" {won} won), {sc['hints']} check hints with a raw rate"
             )
             if args.extend_stored:
-                old = stored.get(key)
-                # a table without "seeds" came from a run that began at seed 0
-                old_seeds = (old or {}).get("seeds") or [0, (old or {}).get("deals", 0) - 1]
-                if old is None or old.get("settings") != hint_settings(mod, params):
-                    ap.error(f"{key}: no stored table of the current hint settings to extend")
-                if old_seeds[1] + 1 != seeds[0] or seeds[1] - seeds[0] + 1 != deals:
-                    ap.error(
-                        f"{key}: the stored table holds seeds {old_seeds[0]}-{old_seeds[1]}; "
-                        f"the new results must go on from seed {old_seeds[1] + 1} without gaps"
-                    )
                 print(
                     f"The stored chances (seeds {old_seeds[0]}-{old_seeds[1]}) on these deals:\n"
-                    "| raw rate | stored chance | shown | hints (deals) | realised | gap |\n"
-                    "|---|---|---|---|---|---|"
+                    "| raw rate | stored chance [95%, over deals] | shown | hints (deals) | "
+                    "realised | gap | inside |\n"
+                    "|---|---|---|---|---|---|---|"
                 )
                 for h in held_out(old, rows):
                     if not h["n"] or h["chance"] is None:
                         continue
+                    real = h["won"] / h["n"]
                     print(
                         f"| {10 * h['tenth']}-{10 * h['tenth'] + 10}% | "
-                        f"{100 * h['chance']:.1f}% | {'yes' if h['shown'] else 'no'} | "
+                        f"{100 * h['chance']:.1f}% [{100 * h['low']:.1f}, {100 * h['high']:.1f}]"
+                        f" | {'yes' if h['shown'] else 'no'} | "
                         f"{h['n']} ({h['deals']}) | {pct(h['won'], h['n'])} | "
-                        f"{100 * (h['won'] / h['n'] - h['chance']):+.1f} |"
+                        f"{100 * (real - h['chance']):+.1f} | "
+                        f"{'yes' if h['low'] <= real <= h['high'] else 'no'} |"
                     )
                 rel, sc = extend(old, rel, sc, deals)
                 deals = rel["deals"]

@@ -107,6 +107,18 @@ def _mixed_rows(first, n):
     return rows
 
 
+def shown_chance_of(b):
+    """(chance, low, high) that ``engine.calibration.shown_chance`` gives a shown tenth ``b``."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "cal.json"
+        bins = [dict(b, shown=True)] * 10
+        path.write_text(json.dumps({"g/s": {"settings": "S", "bins": bins}}))
+        got = shown_chance("g/s", 0.5, "S", path=path)
+    return got.chance, got.low, got.high
+
+
 def test_extending_a_stored_table_equals_measuring_all_deals_at_once():
     """A table of seeds 0-599 extended by seeds 600-1199 (whose per-deal results are all that
     is on disk) holds the same counts, shown tenths and Brier scores as one made from all
@@ -131,6 +143,9 @@ def test_extending_a_stored_table_equals_measuring_all_deals_at_once():
         hints = [(r, q) for r in new_rows for q in r["quotes"] if bin_of(q[0]) == h["tenth"]]
         assert h["n"] == len(hints) and h["won"] == sum(r["won"] for r, _ in hints)
         assert h["shown"] == b["shown"]
+        if b["fit_n"]:
+            want = shown_chance_of(b)
+            assert (h["chance"], h["low"], h["high"]) == pytest.approx(want)
     with pytest.raises(ValueError, match="raw Brier"):
         mod.extend({"bins": old["bins"], "deals": 600}, new, sc, 600)
 
@@ -157,21 +172,22 @@ def test_extend_stored_refuses_results_that_do_not_follow_the_stored_seeds(
     bench.mkdir()
     args = ["--games", "big-clock", "--sizes", "double-6", "--out-dir", str(bench)]
 
-    def write(first):
+    def write(rows):
         (bench / "big-clock-double-6-hint.jsonl").write_text(
-            "".join(json.dumps(dict(r, config=config)) + "\n" for r in _mixed_rows(first, 40))
+            "".join(json.dumps(dict(r, config=config)) + "\n" for r in rows)
         )
 
-    write(50)  # a gap after seed 39
+    write(_mixed_rows(50, 40))  # a gap after seed 39
     with pytest.raises(SystemExit):
         mod.main([*args, "--extend-stored", "--write"])
-    assert "go on from seed 40" in capsys.readouterr().err
+    assert "no results go on from seed 40" in capsys.readouterr().err
     assert json.loads(table.read_text())["big-clock/double-6"]["deals"] == 40  # kept
-    write(40)
+    write(_mixed_rows(40, 40) + _mixed_rows(90, 5))  # seeds 40-79, then 90-94 after a gap
     assert mod.main([*args, "--extend-stored", "--write"]) == 0
     got = json.loads(table.read_text())["big-clock/double-6"]
     assert (got["deals"], got["seeds"]) == (80, [0, 79])
-    assert "stored chances (seeds 0-39)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "stored chances (seeds 0-39)" in out and "5 results after a gap" in out
 
 
 def test_a_search_cut_by_the_node_limit_is_not_a_win():
