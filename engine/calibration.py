@@ -95,6 +95,15 @@ def shown_chance(
     b = entry["bins"][bin_of(raw)]
     if not b.get("shown"):
         return None
+    return bin_chance(b)
+
+
+def bin_chance(b: dict) -> Chance:
+    """The chance a tenth ``b`` of a calibration table stands for: its fit rate, with a 95%
+    Wilson interval over its fit deals.
+
+    Raises:
+        ZeroDivisionError: the tenth has no fit hints."""
     from .game import wilson_interval
 
     n, k, d = b["fit_n"], b["fit_won"], b["fit_deals"]
@@ -160,5 +169,6 @@ __all__ = [
     "bin_of",
     "table",
     "shown_chance",
+    "bin_chance",
     "quote",
 ]

@@ -333,14 +333,16 @@ def main(argv: list[str] | None = None) -> int:
             sizes = sorted((x for x in sizes if x[0] in wanted), key=lambda x: wanted.index(x[0]))
         for label, params in sizes:
             logs = {}
+            seeds: dict[str, range] = {}  # the seeds each policy plays
             jobs = []
             try:
                 own = settings_of(mod, params, args.hint_settings) if args.hint_settings else None
             except ValueError as e:
                 ap.error(f"--hint-settings for {name} {label}: {e}")
             for pol in POLICIES:
-                n_pol = hint_deals if pol == "hint" else args.deals
-                first = args.hint_from if pol == "hint" else 0
+                seeds[pol] = (
+                    range(args.hint_from, hint_deals) if pol == "hint" else range(args.deals)
+                )
                 logs[pol] = ResultLog(
                     Path(args.out_dir),
                     name,
@@ -367,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
                         args.hint_node_limit,
                         args.hint_settings,
                     )
-                    for seed in range(first, n_pol)
+                    for seed in seeds[pol]
                     if seed not in logs[pol].done
                 ]
             # the hint last: when a long run has to be cut, the other policies are complete and
@@ -384,11 +386,7 @@ def main(argv: list[str] | None = None) -> int:
                 for r in pool.imap_unordered(run_task, jobs, chunksize=1):
                     logs[r["policy"]].add(r)
             done = [
-                r
-                for pol in POLICIES
-                for seed, r in logs[pol].done.items()
-                if seed < (hint_deals if pol == "hint" else args.deals)
-                and (pol != "hint" or seed >= args.hint_from)
+                r for pol in POLICIES for seed, r in logs[pol].done.items() if seed in seeds[pol]
             ]
             rows = merge_rows(done)
             s = summarise(name, label, rows)

@@ -19,10 +19,10 @@ rate, of the shown chance (hints where one is shown) and of always quoting the b
 
 With ``--extend-stored`` the results on disk are later deals of the run the stored table was
 made from (e.g. a bench run with ``--hint-from``, when the earlier per-deal results are gone):
-it takes those whose seeds go on without a gap from the stored table's last one, first prints the stored chances beside the realised rate
-of the new deals' hints (deals the table was not made from) and whether it lies inside the
-interval the page quotes beside the chance, then adds the new counts to the
-stored ones tenth by tenth and decides again which tenths are shown; the Brier scores of the
+it takes those whose seeds go on without a gap from the stored table's last one, first prints
+the stored chances beside the realised rate of the new deals' hints (deals the table was not
+made from) and whether it lies inside the interval the page quotes beside the chance, then adds
+the new counts to the stored ones tenth by tenth and decides again which tenths are shown; the Brier scores of the
 whole come from the counts (shown chance, base rate) and from the stored mean and hint count
 (raw rate).
 
@@ -45,7 +45,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import GAMES, wilson_interval  # noqa: E402
-from engine.calibration import BINS, MIN_DEALS, MIN_HINTS, TABLE_PATH, TOLERANCE, bin_of  # noqa: E402
+from engine.calibration import (  # noqa: E402
+    BINS,
+    MIN_DEALS,
+    MIN_HINTS,
+    TABLE_PATH,
+    TOLERANCE,
+    bin_chance,
+    bin_of,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_solitaires import policy_config  # noqa: E402
@@ -150,21 +158,20 @@ def held_out(stored: dict, rows: list[dict]) -> list[dict]:
     the fit deals, ``engine.calibration.shown_chance``) and the hints of ``rows`` (both seed
     halves) in that tenth, ``{"tenth", "shown", "chance", "low", "high", "n", "won", "deals"}``
     (``chance``, ``low``, ``high`` None for a tenth without fit hints)."""
+    n, won = [0] * BINS, [0] * BINS
+    deals: list[set] = [set() for _ in range(BINS)]
+    for r in rows:
+        for raw, _ in r["quotes"]:
+            if raw is not None:
+                i = bin_of(raw)
+                n[i] += 1
+                won[i] += bool(r["won"])
+                deals[i].add(r["seed"])
     out = []
     for i, b in enumerate(stored["bins"]):
-        n = won = 0
-        deals = set()
-        for r in rows:
-            for raw, _ in r["quotes"]:
-                if raw is not None and bin_of(raw) == i:
-                    n += 1
-                    won += bool(r["won"])
-                    deals.add(r["seed"])
         chance = low = high = None
         if b["fit_n"]:
-            chance = b["fit_won"] / b["fit_n"]
-            d = b["fit_deals"]
-            low, high = wilson_interval(round(d * chance), d)
+            chance, low, high = bin_chance(b)[:3]
         out.append(
             {
                 "tenth": i,
@@ -172,9 +179,9 @@ def held_out(stored: dict, rows: list[dict]) -> list[dict]:
                 "chance": chance,
                 "low": low,
                 "high": high,
-                "n": n,
-                "won": won,
-                "deals": len(deals),
+                "n": n[i],
+                "won": won[i],
+                "deals": len(deals[i]),
             }
         )
     return out
