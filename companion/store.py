@@ -758,7 +758,7 @@ def sweep_photo_dir(db: sqlite3.Connection, photo_dir: str | Path) -> dict[str, 
     return out
 
 
-# --- entries recorded by the live camera (companion/follow.py) --------------------------------
+# --- entries recorded by the live camera (companion/follow/) --------------------------------
 
 
 def record_camera_round(

@@ -1,0 +1,159 @@
+"""Shared parts of the follower's per-game rules: the base class, the checks every game
+uses, the draw game's line reading, the solitaires' search over runs of actions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.catalog import GameType
+from engine.tiles import Tile
+from vision.types import TileDetection
+
+#: Problem kinds after which a stable state is not used (the reading is unsure); the follower
+#: waits for the next stable state.
+UNSURE_KINDS = frozenset(
+    {
+        "unreadable",
+        "doubtful",
+        "duplicate",
+        "outside_set",
+        "too_many",
+        "overlap",
+        "ambiguous",
+        "gap",
+        "mid_turn",
+    }
+)
+
+
+def _tile(x: Any) -> Tile:
+    return x if isinstance(x, Tile) else Tile.parse(str(x))
+
+
+def _read_line(stable: list[TileDetection], game: str):
+    """The draw game's line as ``vision.layout.read`` reads it, without its repairs (trying
+    other values for tiles that do not join): the tracker already outvotes passing misreads, the
+    remaining tiles shown apart at the end of a hand would set off a search over the whole set at
+    every steady view, and a tile that does not join is a play to flag, not to mend."""
+    from vision.layout import ReadResult
+    from vision.layout.common import to_seen
+    from vision.layout.draw100 import read_draw100
+
+    problems: list = []
+    seen = to_seen(stable, 6, problems, 0.5, face_down_ok=True)
+    got = read_draw100(seen, problems)
+    return ReadResult(game, got.state, got.layout, got.problems)
+
+
+class _GameFollow:
+    """Per-game rules of :class:`Follower` (subclasses)."""
+
+    over = False
+
+    @classmethod
+    def create(
+        cls,
+        g: GameType,
+        players: int,
+        max_pip: int | None,
+        first_player: int,
+        variant: str | None,
+    ) -> _GameFollow:
+        """The rules for game ``g`` from :class:`Follower`'s arguments (each game takes those
+        it is played with).
+
+        Raises:
+            ValueError: a bad parameter.
+        """
+        raise NotImplementedError
+
+    def read_params(self) -> dict[str, Any]:
+        """Keyword parameters of ``vision.layout.read`` for this game (the set, the variant)."""
+        return {"max_pip": None}
+
+    def read(self, stable: list[TileDetection], game: str):
+        """The layout reader's ``ReadResult`` of the stable tiles of the table of ``game``."""
+        from vision.layout import read
+
+        return read(stable, game, **self.read_params())
+
+    @property
+    def pending(self) -> list:
+        """Taps waiting for the change on the table to settle: ``(kind, player, values seen
+        when tapped)``."""
+        if not hasattr(self, "_pending"):
+            self._pending = []
+        return self._pending
+
+    def flush(self, tile: Tile | None = None) -> list[dict]:
+        """Apply the waiting taps: all of them (``tile`` None), or, before a play of ``tile``,
+        those tapped while ``tile`` was not yet on the table."""
+        out: list[dict] = []
+        while self.pending and (tile is None or tile not in self.pending[0][2]):
+            kind, player, _ = self.pending.pop(0)
+            out += self.on_tap(kind, player)
+        return out
+
+    def check_tap(self, kind: str, player: int | None) -> None:
+        """Raise ValueError for a tap this game cannot take."""
+
+    def on_stable(self, reading, stable: list[TileDetection], frame: int) -> list[dict]:
+        raise NotImplementedError
+
+    def on_tap(self, kind: str, player: int | None) -> list[dict]:
+        return [{"type": "question", "message": f"a {kind!r} tap means nothing in this game"}]
+
+    def sync_scores(self, totals: list[int], winner: int | None) -> None:
+        """See :meth:`Follower.sync_scores` (games without a tally: nothing to do)."""
+
+    def summary(self) -> dict:
+        return {}
+
+
+def _check_sync(seats: int, totals: list[int], winner: int | None) -> None:
+    if len(totals) != seats:
+        raise ValueError(f"the sheet's totals name {len(totals)} seats, this game has {seats}")
+    if winner is not None and not 0 <= winner < seats:
+        raise ValueError(f"the winner must be a seat 0..{seats - 1}, got {winner!r}")
+
+
+def _order_note(what: str, items: list[str], sep: str = ", ") -> list[dict]:
+    """``[note]`` naming the order several ``what`` ("tiles", "plays") seen at once were taken
+    in, or ``[]`` for one."""
+    if len(items) < 2:
+        return []
+    return [
+        {
+            "type": "note",
+            "message": f"several {what} at once, taken in the order " + sep.join(items),
+        }
+    ]
+
+
+def _unsure(reading) -> list[str]:
+    return [p.message for p in reading.problems if p.kind in UNSURE_KINDS and p.source == "table"]
+
+
+#: Longest run of turns looked for between two stable states (solitaires).
+MAX_DEPTH = 3
+
+
+def _search(state, done, allowed, depth: int, limit: int = 5000):
+    """The shortest run of legal actions (at most ``depth``, each passing ``allowed``) after
+    which ``done(state)`` holds, or None."""
+    frontier = [(state, [])]
+    for _ in range(depth):
+        nxt = []
+        for s, path in frontier:
+            for a in s.legal_actions():
+                if not allowed(a):
+                    continue
+                c = s.clone()
+                c.apply_action(a)
+                if done(c):
+                    return path + [a]
+                nxt.append((c, path + [a]))
+                if len(nxt) >= limit:
+                    break
+        frontier = nxt
+    return None

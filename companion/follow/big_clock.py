@@ -1,0 +1,233 @@
+"""The Big Clock's rules of change (RULES.md section 2) for :class:`companion.follow.Follower`."""
+
+from __future__ import annotations
+
+from companion.follow.base import MAX_DEPTH, _order_note, _search, _tile, _unsure
+from companion.follow.solitaire import _SolitaireFollow
+from engine.big_clock.rules import GIVE_UP, SET_ASIDE, Move, Place
+from engine.tiles import Tile
+
+
+class _BigClockFollow(_SolitaireFollow):
+    """The Big Clock (RULES.md section 2): the drawn tile appears on a pile (a placement), a
+    double's rescue moves top tiles between piles. The tile that appears is the drawn one; the
+    stock and the drawn tile are not on the table, so the follower's stock holds every unseen
+    tile and a set-aside (the drawn tile fits nowhere) or giving up comes as a tap (``"pass"``,
+    ``"done"``)."""
+
+    @classmethod
+    def create(cls, g, players, max_pip, first_player, variant):
+        return cls(max_pip)
+
+    def read_params(self):
+        return {"max_pip": self.max_pip}
+
+    def __init__(self, max_pip: int | None):
+        super().__init__()
+        self.max_pip = max_pip
+        #: tiles taken as set aside without being seen (any stock tile that fit nowhere)
+        self.guessed: set[Tile] = set()
+        self._flagged: tuple | None = None
+
+    @staticmethod
+    def _tops(st) -> dict[int, Tile | None]:
+        return {k: st.top(k) for k in st.game.slots}
+
+    def _take(self, st, t: Tile) -> bool:
+        """Make ``t`` the drawn tile of ``st`` (the stand-in goes back to the stock); False when
+        ``t`` cannot be the drawn tile (on the clock already, or the game is over)."""
+        ds = st.game.domino_set
+        i = ds.index(t)
+        if st._drawn < 0:
+            return False
+        if st._drawn == i:
+            return True
+        if i in st._set_aside and t in self.guessed:  # taken for set aside unseen: another was
+            swap = next((j for j in st._stock if not ds.tiles[j].is_double), None)
+            if swap is None:
+                return False
+            st._set_aside[st._set_aside.index(i)] = swap
+            st._stock[st._stock.index(swap)] = i
+            self.guessed = (self.guessed - {t}) | {ds.tiles[swap]}
+        if i not in st._stock:
+            return False
+        st._stock[st._stock.index(i)] = st._drawn
+        st._drawn = i
+        st._legal = None
+        return True
+
+    def _stand_in(self, st) -> None:
+        """The drawn tile is unseen until placed: when the engine's stand-in would end the game
+        (a double with nowhere to go), take another stock tile for it; only the last tile, or a
+        ``"done"`` tap, ends the game."""
+        if st.drawn is None or not st.is_terminal() or st.is_won():
+            return
+        for t in sorted(st.stock, key=lambda t: t.is_double):
+            trial = st.clone()
+            if self._take(trial, t) and not trial.is_terminal():
+                self._take(st, t)
+                return
+
+    @staticmethod
+    def _why_not(st, t: Tile, k: int) -> str:
+        top = st.top(k)
+        blanks = st.blank_slots()
+        if top is None:
+            return f"{t} cannot fill blank slot {k}: only {Tile(k, k)} goes there"
+        if blanks and not t.is_double:
+            return f"{t} must fill a blank slot first ({', '.join(map(str, blanks))})"
+        if top.is_double:
+            return f"{t} cannot cover the double {top} on slot {k}"
+        if not t.shares_number(top):
+            return f"{t} does not match {top} on slot {k}"
+        return f"{t} cannot go on slot {k} now"
+
+    def on_stable(self, reading, stable, frame):
+        if reading is None or _unsure(reading) or not reading.layout.get("slots"):
+            return []
+        n = reading.layout.get("max_pip")
+        tops = {
+            int(k): None if v.get("blank") or v.get("tile") is None else _tile(v["tile"])
+            for k, v in reading.layout["slots"].items()
+        }
+        if self.state is None:  # the deal: a tile on every slot
+            if reading.state is None or None in tops.values():
+                return []
+            self.state = reading.state.game.state_from_position(tops, seed=0)
+            self.max_pip = n
+            self.total = self._left(self.state)
+            return [{"type": "note", "message": f"following double-{n} The Big Clock"}]
+        st = self.state
+        if n != self.max_pip or tops == self._tops(st):
+            return []
+        on_clock = {t for p in st.piles.values() for t in p}
+        new = [(k, t) for k, t in sorted(tops.items()) if t is not None and t not in on_clock]
+        if len(new) > 1:
+            return [
+                {
+                    "type": "question",
+                    "message": "several new tiles at once ("
+                    + ", ".join(str(t) for _, t in new)
+                    + "): one tile is drawn and placed at a time",
+                }
+            ]
+        trial = st.clone()
+        if new and not self._take(trial, new[0][1]):
+            return [{"type": "question", "message": f"{new[0][1]} cannot be the drawn tile"}]
+        slot = new[0][0] if new else None
+        # a slot that reads blank: one move emptied it, or its top is hidden for a moment while
+        # a tile is put on it (a hand, the vote between the two); longer runs are not taken
+        hidden = any(t is None and st.top(k) for k, t in tops.items())
+        trials = [trial]
+        if not new:  # moves only: a rescue of the drawn double, which is not seen before placed
+            for d in [t for t in st.stock if t.is_double]:
+                c = st.clone()
+                if self._take(c, d):
+                    trials.append(c)
+        path = None
+        for c in trials:
+            path = _search(
+                c,
+                lambda c: self._tops(c) == tops,
+                lambda a: isinstance(a, Move) or (isinstance(a, Place) and a.slot == slot),
+                1 if hidden else MAX_DEPTH,
+            )
+            if path is not None:
+                trial = c
+                break
+        if path is None:
+            if hidden:
+                return []  # wait for the next stable state
+            key = tuple(sorted(tops.items()))
+            if new and Place(new[0][0]) not in trial.legal_actions():
+                if key == self._flagged:
+                    return []
+                self._flagged = key
+                k, t = new[0]
+                return [{"type": "flag", "tile": str(t), "message": self._why_not(trial, t, k)}]
+            return [
+                {"type": "question", "message": "the piles changed in a way no legal play explains"}
+            ]
+        self._flagged = None
+        out: list[dict] = _order_note("plays", [trial.action_to_string(a) for a in path], "; ")
+        for a in path:
+            tile = str(trial.drawn) if isinstance(a, Place) else str(trial.top(a.src))
+            out.append(
+                {
+                    "type": "play",
+                    "player": 0,
+                    "action": trial.action_to_string(a),
+                    "tile": tile,
+                    "points": 0,
+                }
+            )
+            trial.apply_action(a)
+        self._stand_in(trial)
+        self.state = trial
+        return out + self._progress()
+
+    def _apply_unseen(self, want, what: str) -> list[dict]:
+        """A tap's action (set aside, give up) on a drawn tile the camera never sees: the first
+        unseen tile for which the engine allows it is taken as the drawn one."""
+        st = self.state
+        if st is None or st.is_terminal():
+            return [{"type": "question", "message": f"no game to {what} in"}]
+        for t in [st.drawn] + st.stock:
+            trial = st.clone()
+            if t is None or not self._take(trial, t):
+                continue
+            # a drawn double with no place and no move ends the game by itself
+            stuck = want is GIVE_UP and trial.is_terminal() and not trial.is_won()
+            if stuck or want in trial.legal_actions():
+                if not stuck:
+                    trial.apply_action(want)
+                if want is SET_ASIDE:
+                    self._stand_in(trial)
+                self.state = trial
+                if want is SET_ASIDE:
+                    self.guessed.add(t)
+                return [{"type": "note", "message": f"the drawn tile: {what}"}] + self._progress()
+        return [
+            {
+                "type": "flag",
+                "tile": None,
+                "message": f"cannot {what}: every tile not on the table fits a pile"
+                if want is SET_ASIDE
+                else f"cannot {what}: no drawn double could be in trouble",
+            }
+        ]
+
+    def on_tap(self, kind, player):
+        if kind == "pass":
+            return self._apply_unseen(SET_ASIDE, "set it aside")
+        if kind == "done":
+            return self._apply_unseen(GIVE_UP, "give up")
+        return super().on_tap(kind, player)
+
+    @staticmethod
+    def _left(st) -> int:
+        return len(st.stock) + (st.drawn is not None)
+
+    def _progress(self) -> list[dict]:
+        st = self.state
+        # removed: tiles drawn from the stock and played (placed or set aside); left: the stock
+        # and the drawn tile
+        counts = {
+            "home": len(st.home_slots()),
+            "removed": self.total - self._left(st),
+            "left": self._left(st),
+        }
+        out = [{"type": "progress", **counts}]
+        if st.is_terminal():
+            self.won = st.is_won()
+            out.append({"type": "result", "won": self.won, **counts})
+        return out
+
+    def summary(self):
+        st = self.state
+        return {
+            "home": None if st is None else len(st.home_slots()),
+            "removed": None if st is None else self.total - self._left(st),
+            "over": self.over,
+            "won": self.won,
+        }

@@ -1,0 +1,168 @@
+"""Good Neighbors' rules of change (RULES.md section 1) for :class:`companion.follow.Follower`."""
+
+from __future__ import annotations
+
+from companion.follow.base import MAX_DEPTH, _search, _tile, _unsure
+from companion.follow.solitaire import _SolitaireFollow
+from engine.tiles import Tile
+
+
+class _GoodNeighborsFollow(_SolitaireFollow):
+    """Good Neighbors (RULES.md section 1): pairs removed, the grid closed up and refilled."""
+
+    @classmethod
+    def create(cls, g, players, max_pip, first_player, variant):
+        return cls(max_pip)
+
+    def read_params(self):
+        # the set as given (None: read from the table), not the one learnt from the first view
+        return {"max_pip": self._given_max_pip}
+
+    def __init__(self, max_pip: int | None):
+        super().__init__()
+        self.max_pip = max_pip
+        self._given_max_pip = max_pip
+
+    def on_stable(self, reading, stable, frame):
+
+        if reading is None:  # an empty table: every tile removed
+            if self.state is None:
+                return []
+            lay = {"grid": [], "max_pip": self.max_pip}
+        elif _unsure(reading) or not reading.layout.get("grid"):
+            values = {
+                Tile(*(int(v) for v in d.pips))
+                for d in stable
+                if not d.face_down and d.pips is not None
+            }
+            if self.state is None or self.state.stock or not values <= set(self.state.grid):
+                return []
+            # with the stock out, a few tiles left may not show the grid's shape; nothing new can
+            # come, so the tiles still there keep their reading order
+            lay = {"grid": [[t for t in self.state.grid if t in values]], "max_pip": self.max_pip}
+        else:
+            lay = reading.layout
+        grid = [_tile(x) for row in lay["grid"] for x in row if x is not None]
+        if self.state is None:  # the start of a game: a full grid, every other tile in the stock
+            if reading.state is None or len(grid) != reading.state.game.cells:
+                return []
+            self.state = reading.state.game.state_from_position(_rows(grid, reading.state.game))
+            self.total = len(self.state.game.domino_set)
+            self.max_pip = self.state.game.max_pip
+            return [{"type": "note", "message": f"following double-{self.max_pip} Good Neighbors"}]
+        st = self.state
+        if lay.get("max_pip") != self.max_pip:
+            return []
+        old = list(st.grid)
+        if grid == old:
+            return []
+        gone = set(old) - set(grid)
+        kept = [t for t in old if t not in gone]
+        fresh = grid[len(kept) :]
+        guessed = getattr(self, "guessed", set())
+        back = [t for t in grid if t in set(st.removed) and t not in guessed]
+        if back:
+            return [
+                {
+                    "type": "question",
+                    "message": f"{', '.join(map(str, back))} had been removed; it cannot come back",
+                }
+            ]
+        for t in fresh:  # a tile taken for removed unseen shows up: another one was
+            if t in guessed and t in st.removed:
+                guessed.discard(t)
+                st.removed.remove(t)
+                swap = next((u for u in st.stock if u not in set(grid)), None)
+                st.stock.append(t)
+                if swap is not None:
+                    st.stock.remove(swap)
+                    st.removed.append(swap)
+                    guessed.add(swap)
+                st._legal = None
+        if grid[: len(kept)] != kept or any(t not in st.stock for t in fresh):
+            return [
+                {
+                    "type": "question",
+                    "message": "the grid is not closed up in reading order: the "
+                    "tiles left keep their order, the new ones come after them",
+                }
+            ]
+        # the stock order the table shows: the fresh tiles first (nothing unseen was removed)
+        guess = st.clone()
+        guess.stock = list(fresh) + [t for t in st.stock if t not in set(fresh)]
+        guess._legal = None
+        path = _search(guess, lambda c: list(c.grid) == grid, lambda a: a.tiles <= gone, MAX_DEPTH)
+        if path is None:
+            if len(gone) <= 2 or not _pairs_off(sorted(gone)) and len(gone) % 2 == 0:
+                return [
+                    {
+                        "type": "flag",
+                        "tile": " ".join(map(str, sorted(gone))),
+                        "message": f"{', '.join(map(str, sorted(gone)))} are not good-neighbour pairs "
+                        "(touching tiles that share a number, RULES.md section 1)",
+                    }
+                ]
+            if len(grid) < st.game.cells:
+                # empty cells that no run of turns explains: tiles hidden, not gone; wait
+                return [
+                    {
+                        "type": "question",
+                        "message": "tiles missing from the grid that no turn "
+                        "explains; the grid is filled after every turn while the stock lasts",
+                    }
+                ]
+            self._resync(st, grid, gone, fresh)
+            return [
+                {
+                    "type": "question",
+                    "message": "the grid changed by more than the turns the camera "
+                    "saw; taken as seen (check it)",
+                }
+            ] + self._progress()
+        out = [] if len(path) == 1 else [{"type": "note", "message": f"{len(path)} turns at once"}]
+        for a in path:
+            guess.apply_action(a)
+            out.append({"type": "play", "player": 0, "action": str(a), "tile": None, "points": 0})
+        self.state = guess
+        return out + self._progress()
+
+    def _resync(self, st, grid, gone, fresh) -> None:
+        from engine.good_neighbors import GoodNeighborsGame
+
+        stock = [t for t in st.stock if t not in set(fresh)]
+        removed = list(st.removed) + [t for t in st.grid if t in gone]
+        # tiles drawn and removed between two steady views are never seen: tiles go in pairs,
+        # so an odd count means at least one such tile (which one is not known)
+        if len(removed) % 2 and stock:
+            t = stock.pop()
+            removed.append(t)
+            self.guessed = getattr(self, "guessed", set()) | {t}
+        new = GoodNeighborsGame(max_pip=self.max_pip).state_from_position(
+            _rows(grid, st.game), stock=stock
+        )
+        new.removed = removed
+        self.state = new
+
+
+def _pairs_off(tiles: list[Tile]) -> bool:
+    """True when ``tiles`` split into pairs that share a number (at most 16 tiles are checked;
+    more are taken as splitting)."""
+    if len(tiles) % 2:
+        return False
+    if len(tiles) > 16:
+        return True
+
+    def rec(rest: tuple) -> bool:
+        if not rest:
+            return True
+        a = rest[0]
+        return any(
+            a.shares_number(b) and rec(rest[1:k] + rest[k + 1 :]) for k, b in enumerate(rest[1:], 1)
+        )
+
+    return rec(tuple(tiles))
+
+
+def _rows(grid: list[Tile], game) -> list[list[Tile | None]]:
+    cells = list(grid) + [None] * (game.cells - len(grid))
+    return [cells[i * game.cols : (i + 1) * game.cols] for i in range(game.rows)]

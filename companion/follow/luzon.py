@@ -1,0 +1,94 @@
+"""Luzon's rules of change (RULES.md section 3) for :class:`companion.follow.Follower`."""
+
+from __future__ import annotations
+
+from companion.follow.base import MAX_DEPTH, _order_note, _search, _tile, _unsure
+from companion.follow.solitaire import _SolitaireFollow
+
+
+def _luzon_key(columns, reserve) -> tuple:
+    return (tuple(sorted(tuple(c) for c in columns if c)), tuple(sorted(reserve)))
+
+
+class _LuzonFollow(_SolitaireFollow):
+    """Luzon (RULES.md section 3): pairs of 12 removed, tiles moved to a new column."""
+
+    total = 28
+    #: Longest run of actions looked for between two stable states.
+    MAX_DEPTH = 3
+
+    @classmethod
+    def create(cls, g, players, max_pip, first_player, variant):
+        return cls(variant)
+
+    def read_params(self):
+        return {"max_pip": None, **({"variant": self.variant} if self.variant else {})}
+
+    def __init__(self, variant: str | None):
+        super().__init__()
+        self.variant = variant
+
+    def on_stable(self, reading, stable, frame):
+        if reading is None:  # an empty table: every tile removed
+            if self.state is None:
+                return []
+            lay = {"columns": [], "reserve": []}
+        elif _unsure(reading):
+            return []
+        else:
+            lay = reading.layout
+        cols = [[_tile(x["tile"]) for x in col] for col in lay.get("columns", [])]
+        res = [_tile(x["tile"]) for x in lay.get("reserve", [])]
+        if self.state is None:
+            if reading.state is None:
+                return []
+            self.state = reading.state
+            return [{"type": "note", "message": "following Luzon"}]
+        want = _luzon_key(cols, res)
+        st = self.state
+        if _luzon_key(st.columns, st.reserve) == want:
+            return []
+        gone = (set(t for c in st.columns for t in c) | set(st.reserve)) - (
+            set(t for c in cols for t in c) | set(res)
+        )
+        path = _search(
+            st,
+            lambda c: _luzon_key(c.columns, c.reserve) == want,
+            lambda a: not hasattr(a, "a") or {a.a, a.b} <= gone,
+            MAX_DEPTH,
+        )
+        if path is None:
+            from engine.luzon import tiles_pair
+
+            if len(gone) == 2:
+                a, b = sorted(gone)
+                if not tiles_pair(a, b, self.variant):
+                    return [
+                        {
+                            "type": "flag",
+                            "tile": f"{a} {b}",
+                            "message": f"{a} and {b} do not "
+                            f"total 12 pips" + (" end to end" if self.variant else ""),
+                        }
+                    ]
+            if reading is None or reading.state is None:
+                return [
+                    {
+                        "type": "question",
+                        "message": "the columns changed in a way no legal play explains",
+                    }
+                ]
+            # Luzon has no stock: every tile not on the table was removed
+            self.state = reading.state
+            return [
+                {
+                    "type": "question",
+                    "message": "the columns changed by more than the plays the "
+                    "camera saw; taken as seen (check it)",
+                }
+            ] + self._progress()
+        out: list[dict] = _order_note("plays", [str(a) for a in path], sep="; ")
+        for a in path:
+            st.apply_action(a)
+            out.append({"type": "play", "player": 0, "action": str(a), "tile": None, "points": 0})
+        return out + self._progress()
