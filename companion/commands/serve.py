@@ -15,10 +15,12 @@ solitaires and Tableaux on photos rendered by ``vision/render`` (``sample_images
 marked as rendered on the page) until real photos of those layouts exist.
 
 HTTP is served by waitress, HTTPS by cheroot (waitress has no TLS); both are production WSGI
-servers in pure Python with ``--threads`` worker threads (default 16), a bounded queue of
-connections waiting for a worker (100) and a 60 s timeout on idle or slow connections. The TLS
-handshake is done in a worker when the connection's first bytes are read, never in the
-accepting thread (:class:`LazyHandshakeAdapter`). Phones following a table live wait on its
+servers in pure Python with ``--threads`` worker threads (default 16). Idle, slow and silent
+connections are handled as ``companion.connections`` describes: at most 1,000 open connections
+per server and 32 per client address, closed after 30 s without a byte; a connection gets a
+worker only once it has sent something, and a TLS handshake must finish within 10 s (one log
+line when it fails). The TLS handshake is done in a worker when the connection's first bytes
+are read, never in the accepting thread (:class:`LazyHandshakeAdapter`). Phones following a table live wait on its
 change feed by long polling, one worker thread each while they wait; at most ``--threads``
 minus :data:`FREE_THREADS` of them wait at once, so frames, photos and score entries always
 find a free thread (``companion.blueprints.live``). ``--debug`` runs Werkzeug's development
@@ -42,9 +44,9 @@ import subprocess
 import threading
 from pathlib import Path
 
-from cheroot import wsgi
 from cheroot.ssl.builtin import BuiltinSSLAdapter
 
+from companion.connections import CHANNEL_TIMEOUT_S, CONNECTION_LIMIT, LimitedServer, cap_waitress
 from engine.catalog import BIG_CLOCK, DRAW100, GOOD_NEIGHBORS, LUZON, TABLEAUX
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
@@ -270,9 +272,8 @@ def create_demo_tables(app, log=print) -> int:
     return made
 
 
-#: Connection limits of the server: open connections, idle/slow connection timeout (s).
-CONNECTION_LIMIT = 100
-CHANNEL_TIMEOUT_S = 60
+#: Connections accepted by cheroot and waiting for a worker thread.
+MAX_PENDING = 100
 
 
 class LazyHandshakeAdapter(BuiltinSSLAdapter):
@@ -307,14 +308,15 @@ def https_server(
     keyfile: str,
     threads: int = 8,
     timeout_s: float = CHANNEL_TIMEOUT_S,
-    max_pending: int = CONNECTION_LIMIT,
+    max_pending: int = MAX_PENDING,
 ):
     """A cheroot HTTPS server for ``app`` (call ``.start()`` or ``.safe_start()``; ``.stop()``).
 
     ``threads`` worker threads (fixed), at most ``max_pending`` accepted connections waiting
-    for a worker, ``timeout_s`` seconds on a silent or slow connection.
+    for a worker, ``timeout_s`` seconds on a silent or slow connection, the connection limits
+    of :class:`companion.connections.LimitedServer`.
     """
-    server = wsgi.Server(
+    server = LimitedServer(
         (host, port),
         app,
         numthreads=threads,
@@ -432,6 +434,10 @@ def run(args: argparse.Namespace) -> int:
             segno.make(url, error="m").terminal(compact=True)
         except Exception:  # noqa: BLE001 - a QR code in the console is a nicety
             pass
+    import logging
+
+    # one line per event (refused connections, failed TLS handshakes), no tracebacks
+    logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
     threads = max(1, min(int(args.threads), 64))
     # both servers share the app: waiting phones on either leave FREE_THREADS free on each
     app.config["LIVE_MAX_WAITERS"] = max(0, threads - FREE_THREADS)
@@ -461,21 +467,23 @@ def run(args: argparse.Namespace) -> int:
                 tls.stop()
             return 0
         threading.Thread(target=tls.serve, name="https", daemon=True).start()
-    import waitress
+    import waitress.server
 
     try:
-        waitress.serve(
+        server = waitress.server.create_server(
             app,
             host=host,
             port=args.port,
             threads=threads,
             connection_limit=CONNECTION_LIMIT,
             channel_timeout=CHANNEL_TIMEOUT_S,
-            cleanup_interval=10,
+            cleanup_interval=5,
+            asyncore_use_poll=True,
             max_request_body_size=app.config["MAX_CONTENT_LENGTH"] + 1024 * 1024,
             ident="domino-companion",
-            _quiet=True,
         )
+        cap_waitress(server)
+        server.run()
     finally:
         if tls is not None:
             tls.stop()

@@ -24,6 +24,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def serve_process(folder, port: int, https_port: int, *extra: str) -> subprocess.Popen:
+    """``serve --local`` as a child process on ``port`` (HTTP) and ``https_port`` (HTTPS), its
+    output (text) in ``proc.stdout``."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "companion.commands.serve", "--local", "--port", str(port)]
+        + ["--https-port", str(https_port), "--instance", str(folder), *extra],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
 def test_demo_tables_one_per_game_with_a_sample_photo(tmp_path):
     app = create_app(
         {
@@ -56,24 +69,7 @@ def test_self_signed_certificate_loads_into_ssl(tmp_path):
 @pytest.mark.slow
 def test_serve_process_starts_on_the_sample_photos(tmp_path):
     port, https_port = free_port(), free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "companion.commands.serve",
-            "--local",
-            "--port",
-            str(port),
-            "--https-port",
-            str(https_port),
-            "--instance",
-            str(tmp_path),
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    proc = serve_process(tmp_path, port, https_port)
     try:
         deadline = time.monotonic() + 60
         tables = None
