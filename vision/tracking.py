@@ -8,13 +8,17 @@ put down is half there. :class:`Tracker` matches each frame's tiles to the previ
 read it (``steady_frames`` of ``2 * steady_frames - 1``), and a tile has moved when most of them
 show it elsewhere relative to the other tiles (the camera's own shift, turn and zoom between
 frames is fitted on all tiles and taken out first, so camera shake and a drifting phone do not
-count as moves).
+count as moves). A tile's stable box keeps its geometry: readings are put in one corner order
+before they are averaged, only readings along the best reading's axis are averaged (a double's
+orientation is the best frame's), and a place whose reading flips between two values counts
+once, with the value most frames give.
 
 Public API:
 
 - :class:`Tracker` ``(steady_frames=3, move_tolerance=0.5, min_pip_confidence=0.5)``
-- :meth:`Tracker.update` ``(detections) -> TrackUpdate``: one frame in; says whether the view is
-  steady and, when the stable state changed, gives the new one.
+- :meth:`Tracker.update` ``(detections, still=False) -> TrackUpdate``: one frame in; says
+  whether the view is steady and, when the stable state changed, gives the new one
+  (``still``: a photo taken as a stable view at once).
 - :class:`TrackUpdate`: ``frame``, ``steady``, ``changed``, ``stable`` (``list[TileDetection]``
   with smoothed corners), ``tracks`` (per-tile overlay records for a live picture).
 """
@@ -111,6 +115,42 @@ def _apply(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """Points ``(N, 2)`` mapped by the ``(2, 3)`` transform ``m``."""
     pts = np.asarray(pts, np.float64).reshape(-1, 2)
     return pts @ m[:, :2].T + m[:, 2]
+
+
+#: Largest angle, in degrees, between a reading's long axis and the best reading's for the two to
+#: be averaged (a box read crosswise in one frame and in line in the next is not one box).
+AXIS_TOLERANCE_DEG = 30.0
+
+
+def _in_order(corners: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """``corners`` ``(4, 2)`` put in the order of ``ref`` ``(4, 2)``: of the 8 ways round the
+    box (4 starting corners, both directions), the one nearest ``ref`` corner by corner. A
+    detector may start a box at any corner from one frame to the next (a tile read rotated 180
+    degrees swaps its halves); averaging corners taken in different orders shrinks the box, so
+    every reading is put in one order before any averaging."""
+    c = np.asarray(corners, np.float64).reshape(4, 2)
+    ways = [np.roll(c, -k, axis=0) for k in range(4)]
+    ways += [np.roll(c[::-1], -k, axis=0) for k in range(4)]
+    return min(ways, key=lambda w: float(np.sum((w - ref) ** 2)))
+
+
+def _axis_deg(corners: np.ndarray) -> float:
+    """Direction of a box's long axis in degrees, in [0, 180)."""
+    c = np.asarray(corners, np.float64).reshape(4, 2)
+    a, b = c[1] - c[0], c[2] - c[1]
+    v = a if np.hypot(*a) >= np.hypot(*b) else b
+    return float(np.degrees(np.arctan2(v[1], v[0])) % 180.0)
+
+
+def _axis_gap(a: float, b: float) -> float:
+    """Angle in degrees between two axis directions (each in [0, 180)), in [0, 90]."""
+    d = abs(a - b) % 180.0
+    return min(d, 180.0 - d)
+
+
+def _score(d: TileDetection) -> float:
+    """How much one reading is trusted: detector confidence times pip confidence."""
+    return float(d.confidence) * (1.0 if d.pip_confidence is None else float(d.pip_confidence))
 
 
 def _moved(a: _Frame, b: _Frame, tolerance: float) -> list[Tile]:
@@ -210,11 +250,50 @@ class Tracker:
         return {t for f in self._frames[-self.steady_frames :] for t in f.values}
 
     def _voted(self) -> set[Tile]:
+        """The tiles on the table by vote: a value read in ``steady_frames`` of the voting
+        frames; and, where readings of one place flip between values none of which has the
+        votes alone (a tile read 5-3 in some frames and 5-2 in others), the place counts once
+        with the value most of its readings give (a tie: the value of the stable state, else
+        the latest reading)."""
         counts: dict[Tile, int] = {}
         for f in self._frames:
             for t in f.values:
                 counts[t] = counts.get(t, 0) + 1
-        return {t for t, k in counts.items() if k >= self.steady_frames}
+        k = self.steady_frames
+        voted = {t for t, n in counts.items() if n >= k}
+        weak = [t for t, n in counts.items() if n < k]
+        if len(weak) < 2 or len(self._frames) < k:
+            return voted
+        return voted | self._flips(weak, voted, counts)
+
+    def _flips(self, weak: list[Tile], voted: set[Tile], counts: dict[Tile, int]) -> set[Tile]:
+        """Values chosen by :meth:`_voted` for places whose readings flip (see there)."""
+        last = self._frames[-1]
+        maps = [_align(f, last) for f in self._frames]
+        limit = self.move_tolerance * last.width
+
+        def place(t: Tile) -> np.ndarray:
+            pts = [
+                _apply(m, f.values[t].centre)[0]
+                for f, m in zip(self._frames, maps)
+                if t in f.values
+            ]
+            return np.median(np.array(pts), axis=0)
+
+        places = {t: place(t) for t in weak}
+        taken = [place(t) for t in voted]
+        stable = set(self._stable.values) if self._stable is not None else set()
+        latest = {t: i for i, f in enumerate(self._frames) for t in f.values}
+        out: set[Tile] = set()
+        left = [t for t in weak if all(np.hypot(*(places[t] - q)) > limit for q in taken)]
+        while left:
+            t0 = left.pop(0)
+            group = [t0] + [u for u in left if np.hypot(*(places[u] - places[t0])) <= limit]
+            left = [u for u in left if u not in group]
+            if len(group) < 2 or sum(counts[u] for u in group) < self.steady_frames:
+                continue
+            out.add(max(group, key=lambda u: (counts[u], u in stable, latest[u])))
+        return out
 
     def _change(self) -> bool:
         voted = self._voted()
@@ -230,11 +309,14 @@ class Tracker:
                 moves[t] = moves.get(t, 0) + 1
         return any(k >= self.steady_frames for k in moves.values())
 
-    def update(self, detections: Sequence[TileDetection]) -> TrackUpdate:
+    def update(self, detections: Sequence[TileDetection], still: bool = False) -> TrackUpdate:
         """Take one frame's detections.
 
         Args:
             detections: the frame's tiles (``vision.pipeline.detect``), any order.
+            still: the frame is a photo taken as one stable view (a player snaps one photo
+                after each play): it holds every vote at once, so it is the stable state
+                without waiting for ``steady_frames`` frames; later frames vote as usual.
         Returns:
             :class:`TrackUpdate` (``steady``: the latest frame shows exactly the voted tiles).
         Raises:
@@ -242,7 +324,10 @@ class Tracker:
         """
         self.frame += 1
         cur = _frame(detections, self.min_pip_confidence)
-        self._frames = (self._frames + [cur])[-self.window :]
+        if still:
+            self._frames = [cur] * self.steady_frames
+        else:
+            self._frames = (self._frames + [cur])[-self.window :]
         changed = False
         if self._change():
             voted = self._voted()
@@ -253,9 +338,10 @@ class Tracker:
         return TrackUpdate(self.frame, steady, changed, self.stable, self._tracks(cur))
 
     def _smoothed(self, voted: set[Tile]) -> list[TileDetection]:
-        """One detection per voted tile: the reading nearest the median place of its readings,
-        corners averaged with the other readings of the window that agree with it (each frame mapped onto the latest one,
-        :func:`_align`), plus the latest frame's boxes without a value that most voting frames also show
+        """One detection per voted tile: the most trusted reading (:func:`_score`) near the
+        median place of its readings, its corners averaged with the other readings of the window
+        at that place along the same axis, each first put in its corner order (:func:`_in_order`;
+        each frame mapped onto the latest one, :func:`_align`), plus the latest frame's boxes without a value that most voting frames also show
         there."""
         last = self._frames[-1]
         out: list[TileDetection] = []
@@ -263,14 +349,26 @@ class Tracker:
         maps = [_align(f, last) for f in self._frames]
         limit = self.move_tolerance * last.width
         for t in voted:
-            obs = [
-                _apply(m, f.values[t].corners) for f, m in zip(self._frames, maps) if t in f.values
+            reads = [
+                (f.values[t], _apply(m, f.values[t].corners))
+                for f, m in zip(self._frames, maps)
+                if t in f.values
             ]
-            centres = np.array([o.mean(0) for o in obs])
+            centres = np.array([o.mean(0) for _, o in reads])
             mid = np.median(centres, axis=0)  # where most readings put it (not a stray one)
-            ref = obs[int(np.argmin(np.hypot(*(centres - mid).T)))]
-            near = [o for o in obs if float(np.hypot(*(o.mean(0) - ref.mean(0)))) <= limit]
-            d = next(f.values[t] for f in reversed(self._frames) if t in f.values)
+            dist = np.hypot(*(centres - mid).T)
+            # the best reading near that place gives the box's order and axis (a double's
+            # orientation, crosswise or in line, comes from it, not from a mean of both)
+            here = [i for i in range(len(reads)) if dist[i] <= limit] or [int(np.argmin(dist))]
+            best = max(here, key=lambda i: (_score(reads[i][0]), i))
+            d, ref = reads[best]
+            axis = _axis_deg(ref)
+            near = [
+                _in_order(o, ref)
+                for _, o in reads
+                if float(np.hypot(*(o.mean(0) - ref.mean(0)))) <= limit
+                and _axis_gap(_axis_deg(o), axis) <= AXIS_TOLERANCE_DEG
+            ]
             out.append(replace(d, corners=np.mean(near, axis=0).astype(np.float32)))
         for d in last.others:
             votes = sum(

@@ -2,7 +2,9 @@
 photos or a video file.
 
 Every frame goes through ``vision.pipeline.detect`` and a :class:`companion.follow.Follower`
-(tracking, plays checked by the rules, automatic scores). Prints the stable states, the plays,
+(tracking, plays checked by the rules, automatic scores). Photos given as separate files are
+each a stable view (a player snaps one photo after each play); a video's frames, or photos given
+with ``--frames``, count once a reading holds for ``--steady-frames`` frames. Prints the stable states, the plays,
 the flags (illegal plays), the questions and the score events (``--json``: one JSON object with
 ``events`` and ``summary``). What the camera cannot see is given with ``--tap FRAME:KIND[:SEAT]``
 (after frame FRAME, 0-based: ``pass``, ``done`` or ``player:SEAT``).
@@ -27,7 +29,9 @@ MAX_FRAMES = 20000
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments of ``follow``."""
-    p.add_argument("frames", nargs="+", metavar="FRAME", help="photos in order, or one video file")
+    p.add_argument(
+        "frames_in", nargs="+", metavar="FRAME", help="photos in order, or one video file"
+    )
     p.add_argument("--game", required=True, choices=FOLLOW_GAMES, help="which game is on the table")
     p.add_argument("--players", type=int, default=2, help="draw100: seats at the table (2-4)")
     p.add_argument("--first-player", type=int, default=0, help="seat to move first (default 0)")
@@ -37,6 +41,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=int,
         default=3,
         help="frames a reading must hold to count (default 3)",
+    )
+    p.add_argument(
+        "--frames",
+        action="store_true",
+        help="photos are consecutive frames of a camera: a reading counts once it holds for "
+        "--steady-frames photos (default: each photo is one stable view, as when a player "
+        "snaps one photo after each play)",
     )
     p.add_argument("--every", type=int, default=1, help="video: read every Nth frame (default 1)")
     p.add_argument(
@@ -167,10 +178,15 @@ def run(args: argparse.Namespace) -> int:
         first_player=args.first_player,
         steady_frames=args.steady_frames,
     )
+    # photos given as separate files are each a stable view; a video's frames (or photos given
+    # with --frames) vote over --steady-frames frames
+    still = not args.frames and not any(
+        Path(p).suffix.lower() in VIDEO_SUFFIXES for p in args.frames_in
+    )
     t0 = time.perf_counter()
     n = 0
-    for k, img in enumerate(read_frames(args.frames, args.every, args.max_frames)):
-        follower.feed(detect(img, model=args.model, **detect_options(args.game)))
+    for k, img in enumerate(read_frames(args.frames_in, args.every, args.max_frames)):
+        follower.feed(detect(img, model=args.model, **detect_options(args.game)), still=still)
         for kind, seat in taps.get(k, []):
             follower.tap(kind, seat)
         n += 1

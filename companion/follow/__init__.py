@@ -88,13 +88,18 @@ class Follower:
         )
 
     # --- input ---------------------------------------------------------------------------
-    def feed(self, detections: Sequence[TileDetection]) -> list[dict]:
+    def feed(self, detections: Sequence[TileDetection], still: bool = False) -> list[dict]:
         """One camera frame's detections in; the records it caused out (often none).
 
+        Args:
+            detections: the frame's tiles (``vision.pipeline.detect``).
+            still: the frame is a photo the players took as one view of the table (photo mode:
+                one photo after each play): it is a stable view at once, with no wait for
+                steady frames.
         Raises:
             ValueError: an item that is not a ``TileDetection``.
         """
-        up = self.tracker.update(detections)
+        up = self.tracker.update(detections, still=still)
         self.last_update = up
         self.frame = up.frame
         if not up.changed or self._rules.over:

@@ -1,0 +1,94 @@
+"""Tracking keeps each tile's identity and geometry: corner order, flipping values, doubles."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.tiles import Tile
+from vision.tracking import Tracker
+from vision.types import TileDetection
+
+#: A tile 100 x 50 pixels lying along x; the 5 on the left half, the 3 on the right.
+BOX = np.array([[100, 100], [200, 100], [200, 150], [100, 150]], np.float32)
+
+
+def _others() -> list[TileDetection]:
+    """Three more tiles in a row below, so the camera fit has tiles to work with."""
+    out = []
+    for k, pips in enumerate(((0, 1), (2, 4), (6, 6))):
+        c = BOX + np.float32([150 * k, 200])
+        out.append(TileDetection(c, 0.9, pips=pips, pip_confidence=0.95))
+    return out
+
+
+def _tile_of(dets: list[TileDetection], t: Tile) -> TileDetection:
+    return next(d for d in dets if d.pips is not None and Tile(*d.pips) == t)
+
+
+def test_corners_rotated_180_degrees_in_alternate_frames_keep_the_tile_whole():
+    tr = Tracker(steady_frames=3)
+    turned = np.roll(BOX, 2, axis=0)  # the same box started at the opposite corner
+    for k in range(6):
+        five = (
+            TileDetection(BOX, 0.9, pips=(5, 3), pip_confidence=0.95)
+            if k % 2 == 0
+            else TileDetection(turned, 0.9, pips=(3, 5), pip_confidence=0.95)
+        )
+        tr.update([five] + _others())
+    d = _tile_of(tr.stable, Tile(3, 5))
+    length, width = d.size
+    assert abs(length - 100) < 1 and abs(width - 50) < 1
+    # the halves still carry their own numbers: the 5 on the left, the 3 on the right
+    five_half = d.halves[list(d.pips).index(5)]
+    assert five_half[0] < 150 < d.halves[list(d.pips).index(3)][0]
+
+
+def test_a_reading_that_flips_between_two_values_keeps_the_tile_on_the_table():
+    tr = Tracker(steady_frames=3)
+    for pips in ((5, 3), (5, 2), (5, 2), (5, 3), (5, 3)):
+        tr.update([TileDetection(BOX, 0.9, pips=pips, pip_confidence=0.95)] + _others())
+    values = {Tile(*d.pips) for d in tr.stable}
+    assert Tile(3, 5) in values  # read 3 times of 5: voted on its own
+    tr = Tracker(steady_frames=3)
+    for pips in ((5, 3), (5, 2), (5, 2), (5, 3), None):
+        five = [] if pips is None else [TileDetection(BOX, 0.9, pips=pips, pip_confidence=0.95)]
+        tr.update(five + _others())
+    values = {Tile(*d.pips) for d in tr.stable}
+    # never both, never none: 5-2 won the place 2 to 1 at the third frame, and holds it on the
+    # 2 to 2 tie after
+    assert values & {Tile(3, 5), Tile(2, 5)} == {Tile(2, 5)}
+    assert len(values) == 4
+
+
+def test_a_double_keeps_the_orientation_of_its_best_reading():
+    tr = Tracker(steady_frames=3)
+    centre = BOX.mean(0)
+    across = (BOX - centre) @ np.float32([[0, 1], [-1, 0]]) + centre  # turned 90 degrees
+    for k in range(5):
+        if k in (1, 3):  # two doubtful readings of the same double crosswise
+            d = TileDetection(across, 0.5, pips=(4, 4), pip_confidence=0.6)
+        else:
+            d = TileDetection(BOX, 0.95, pips=(4, 4), pip_confidence=0.99)
+        tr.update([d] + _others())
+    dd = _tile_of(tr.stable, Tile(4, 4))
+    length, width = dd.size
+    assert abs(length - 100) < 1 and abs(width - 50) < 1
+    assert abs(dd.long_axis[1]) < 0.05  # along x, as the trusted readings lie
+
+
+def test_photo_mode_takes_each_photo_as_a_stable_view():
+    from companion.follow import Follower
+    from vision.render.real_layouts import VINTAGE
+
+    by_tile = {Tile(*d.pips): d for d in VINTAGE.detections()}
+    order = [Tile(5, 5), Tile(2, 5), Tile(4, 5), Tile(3, 5), Tile(4, 4), Tile(3, 3), Tile(1, 4)]
+    f = Follower("draw100", players=2)
+    plays = []
+    for k in range(1, len(order) + 1):  # one photo after each play, nothing in between
+        recs = f.feed([by_tile[t] for t in order[:k]], still=True)
+        plays += [(r["player"], r["tile"]) for r in recs if r["type"] == "play"]
+        assert not [r for r in recs if r["type"] in ("flag", "question")]
+    assert plays == [(k % 2, str(t)) for k, t in enumerate(order)]
+    # the same photos as frames of a video wait for 3 steady frames: the first gives nothing
+    g = Follower("draw100", players=2)
+    assert not [r for r in g.feed([by_tile[Tile(5, 5)]]) if r["type"] == "play"]
