@@ -12,7 +12,8 @@ Configuration keys (``test_config`` or ``instance/config.py``): ``DATABASE``, ``
 the URL of the request), ``TRUSTED_HOSTS`` (Host names served; default localhost, 127.0.0.1,
 this computer's LAN address and name), ``DB_BUSY_TIMEOUT`` (seconds a write waits for the database
 lock before answering 503, default 5), ``CODE_TRIES_PER_MINUTE`` (wrong table codes a client
-may send per minute before 429, default 10).
+may send per minute before 429, default 10), ``PHOTO_SLOTS`` (photos held in memory at once,
+default 4) and ``PHOTO_WAIT_S`` (seconds a photo waits for one before 503, default 10).
 
 At start-up the photo folder is swept (:func:`companion.store.sweep_photo_dir`): a crash
 between writing a photo and committing its row leaves no orphan file. The database, the
@@ -76,6 +77,8 @@ def create_app(
         TRUSTED_HOSTS=guard.default_trusted_hosts(),
         DB_BUSY_TIMEOUT=5.0,
         CODE_TRIES_PER_MINUTE=10,
+        PHOTO_SLOTS=4,
+        PHOTO_WAIT_S=10.0,
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)

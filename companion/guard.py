@@ -14,6 +14,8 @@ import secrets
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -202,6 +204,37 @@ def check_code_attempts() -> None:
 def wrong_code() -> None:
     """Count one wrong table code from this client."""
     _attempts().wrong(request.remote_addr or "?")
+
+
+# --- photos held in memory at once ---------------------------------------------------------
+
+
+@contextmanager
+def photo_slot() -> Iterator[None]:
+    """Hold one of ``PHOTO_SLOTS`` (default 4) places for a photo in memory, from reading the
+    upload to the answer: a decoded photo is up to 30 MB (``vision.image_io.READ_MIN_SIDE``)
+    and the detector makes working copies of it, so the number of photos in memory bounds the
+    server's memory. Waits up to ``PHOTO_WAIT_S`` seconds (default 10) for a place.
+
+    Raises:
+        ApiError(503) with ``retry_after`` (5 s): every place stayed taken.
+    """
+    slots = current_app.extensions.get("photo_slots")
+    if slots is None:
+        slots = current_app.extensions.setdefault(
+            "photo_slots", threading.BoundedSemaphore(int(current_app.config["PHOTO_SLOTS"]))
+        )
+    if not slots.acquire(timeout=float(current_app.config["PHOTO_WAIT_S"])):
+        raise ApiError(
+            503,
+            "the server is reading other photos right now; nothing was stored, "
+            "send the photo again in a few seconds",
+            retry_after=5,
+        )
+    try:
+        yield
+    finally:
+        slots.release()
 
 
 # --- owner-only files -------------------------------------------------------------------------

@@ -9,6 +9,8 @@ as a second line; OpenCV reads it when cv2 is imported, so it holds where this m
 ``companion`` package, which sets it too) is imported before cv2. At most :data:`DECODE_SLOTS` decodes run at once
 in a process; a caller that waits longer than ``wait_s`` for a slot gets :class:`DecoderBusy`.
 
+A big JPEG is decoded reduced (:data:`READ_MIN_SIDE`), so its decoded form stays small.
+
 Conversions (so every caller gets the same array): JPEG EXIF orientation is applied (OpenCV
 ``IMREAD_COLOR``); greyscale becomes three equal channels; 16-bit samples are scaled to 8 bit;
 a transparent or translucent PNG is composited over neutral grey (:data:`BACKGROUND`).
@@ -26,6 +28,29 @@ os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(DEFAULT_MAX_PIXELS))
 
 import cv2  # noqa: E402 - after the environment variable above
 import numpy as np  # noqa: E402
+
+#: A JPEG whose long side is at least twice this (pixels) is decoded reduced, by the largest of
+#: 1/2, 1/4 and 1/8 per side that keeps the long side at least this long (OpenCV
+#: ``IMREAD_REDUCED_COLOR_2/4/8``: libjpeg scales while decoding, so the full-size image never
+#: exists). A 40-megapixel photo (7296 x 5472) is decoded at 3648 x 2736 (30 MB instead of
+#: 120 MB); a 12-megapixel phone photo (4032 x 3024) at full size. The tile detector works on
+#: at most 1280 px (``vision.pipeline.DETECT_MAX_SIDE``); the pips are read from this image.
+READ_MIN_SIDE = 3000
+_REDUCED = {
+    2: cv2.IMREAD_REDUCED_COLOR_2,
+    4: cv2.IMREAD_REDUCED_COLOR_4,
+    8: cv2.IMREAD_REDUCED_COLOR_8,
+}
+
+
+def reduction(width: int, height: int, min_side: int = READ_MIN_SIDE) -> int:
+    """The factor (1, 2, 4 or 8) a ``width`` x ``height`` JPEG is decoded reduced by: the
+    largest that keeps the long side at least ``min_side`` pixels."""
+    for factor in (8, 4, 2):
+        if max(width, height) // factor >= min_side:
+            return factor
+    return 1
+
 
 #: Decodes allowed at once per process (each may hold ~120 MB for a 40-megapixel photo).
 DECODE_SLOTS = 2
@@ -135,6 +160,7 @@ def decode(
     what: str = "image data",
     max_pixels: int = DEFAULT_MAX_PIXELS,
     wait_s: float = 30.0,
+    min_side: int = READ_MIN_SIDE,
 ) -> np.ndarray:
     """Encoded JPEG/PNG bytes -> ``HxWx3 uint8 BGR`` (see the module docstring for the rules).
 
@@ -143,6 +169,9 @@ def decode(
         what: names the input in error messages (a path, "the upload").
         max_pixels: refuse images that declare more pixels (width x height) than this.
         wait_s: longest wait for a decode slot, seconds.
+        min_side: a JPEG is decoded reduced while its long side stays at least this many
+            pixels (:func:`reduction`); the image returned is then 1/2, 1/4 or 1/8 of the
+            declared size per side (rounded up).
     Raises:
         ValueError: empty, not JPEG/PNG, a JPEG without its end-of-image marker (cut off), a
             header that declares too many pixels or bytes, or content that does not decode.
@@ -170,7 +199,9 @@ def decode(
         )
     if kind == "jpeg" and data.rfind(b"\xff\xd9") < 4:
         raise ValueError(f"{what}: the JPEG is corrupt or cut off (no end-of-image marker)")
-    flags = cv2.IMREAD_COLOR if kind == "jpeg" else cv2.IMREAD_UNCHANGED
+    flags = cv2.IMREAD_UNCHANGED
+    if kind == "jpeg":
+        flags = _REDUCED.get(reduction(width, height, min_side), cv2.IMREAD_COLOR)
     if not _slots.acquire(timeout=wait_s):
         raise DecoderBusy(f"{DECODE_SLOTS} photos are being decoded already; try again in a moment")
     try:

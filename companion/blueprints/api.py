@@ -327,9 +327,9 @@ def upload_photo(table_id: int):
     if upload is None:
         raise store.ApiError(400, "send the photo as the multipart form field 'photo'")
     hand = table_hand(row, request.form.get("hand", ""))
-    out, status = add_photo(
-        row, upload.read(), started, hand, idempotency_key(), request_player(row)
-    )
+    key, player = idempotency_key(), request_player(row)
+    with guard.photo_slot():
+        out, status = add_photo(row, upload.read(), started, hand, key, player)
     return jsonify(out), status
 
 
@@ -343,9 +343,9 @@ def grab_camera(table_id: int):
         raise store.ApiError(404, "no laptop camera; start the server with `serve --camera N`")
     body = request.get_json(silent=True) or {}
     hand = table_hand(row, body.get("hand", "") if isinstance(body, dict) else "")
-    out, status = add_photo(
-        row, services.grab_camera(int(index)), started, hand, idempotency_key(), request_player(row)
-    )
+    key, player = idempotency_key(), request_player(row)
+    with guard.photo_slot():
+        out, status = add_photo(row, services.grab_camera(int(index)), started, hand, key, player)
     return jsonify(out), status
 
 
@@ -526,7 +526,8 @@ def get_hand(table_id: int):
 def photo_tiles(row, upload) -> tuple[list[str], int]:
     """The face-up tiles read on an uploaded photo of tiles in a hand: ``(tile texts, number of
     tiles not read)``; nothing is stored. Raises ImageError (400), Unavailable (503)."""
-    tiles = services.detect_hand(services.decode_upload(upload.read()))
+    with guard.photo_slot():
+        tiles = services.detect_hand(services.decode_upload(upload.read()))
     max_pip = store.table_set(row)
     names, unread = [], 0
     for t in tiles:

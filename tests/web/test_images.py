@@ -235,3 +235,61 @@ def test_pipeline_load_image_refuses_a_bomb_file_from_its_header(tmp_path, no_de
     path.write_bytes(png_bomb())
     with pytest.raises(ValueError, match="900 megapixels"):
         load_image(path)
+
+
+def test_a_big_jpeg_is_decoded_reduced_and_a_phone_photo_is_not():
+    assert image_io.reduction(7296, 5472) == 2  # 40 MP -> 3648 x 2736
+    assert image_io.reduction(4032, 3024) == 1  # a 12 MP phone photo: full size
+    assert image_io.reduction(24000, 1000) == 8
+    wide = np.full((1000, 6000, 3), 200, np.uint8)
+    wide[:, :3000] = 30
+    out = image_io.decode(cv2.imencode(".jpg", wide)[1].tobytes())
+    assert out.shape == (500, 3000, 3)  # half of each side: 1/4 of the memory
+    assert out[:, :1400].mean() < 60 and out[:, 1600:].mean() > 170  # the same picture
+    assert image_io.decode(cv2.imencode(".jpg", wide[:, :5998])[1].tobytes()).shape[1] == 5998
+
+
+def test_photos_beyond_the_slots_in_memory_are_503_with_retry_after(tmp_path, monkeypatch):
+    """``PHOTO_SLOTS`` photos in memory at once: the next upload waits ``PHOTO_WAIT_S``, then
+    is 503 with Retry-After and stores nothing; once the slot is free uploads work again."""
+    from companion.app import create_app
+
+    from .conftest import new_table
+    from .test_api import count, upload
+
+    app = create_app(
+        {
+            "TESTING": True,
+            "SECRET_KEY": "t",
+            "DATABASE": str(tmp_path / "d.sqlite"),
+            "PHOTO_DIR": str(tmp_path / "p"),
+            "PHOTO_SLOTS": 1,
+            "PHOTO_WAIT_S": 0.2,
+        },
+        instance_path=str(tmp_path),
+    )
+    inside, leave = threading.Event(), threading.Event()
+
+    def slow_detect(image, game=None):
+        inside.set()
+        leave.wait(10)
+        return []
+
+    monkeypatch.setattr(services, "detect", slow_detect)
+    client = app.test_client()
+    t = new_table(client)
+    photo = (SAMPLES / "IMG_0350.jpg").read_bytes()
+    first: list = []
+    worker = threading.Thread(target=lambda: first.append(upload(app.test_client(), t, photo)))
+    worker.start()
+    try:
+        assert inside.wait(10)
+        r = upload(client, t, photo)
+        assert r.status_code == 503 and r.headers["Retry-After"] == "5"
+        assert "send the photo again" in r.json["error"]["message"]
+    finally:
+        leave.set()
+        worker.join(10)
+    assert first[0].status_code == 201
+    assert count(app, "SELECT COUNT(*) FROM photos") == 1
+    assert upload(client, t, photo).status_code == 201

@@ -1,0 +1,411 @@
+#!/usr/bin/env python
+"""Attacks on a real server process, measured: what ``docs/companion.md`` reports.
+
+Starts ``python -m companion.commands.serve --local --no-demo`` (HTTP and HTTPS beside it) on
+free ports with a fresh instance folder, runs the attacks asked for and prints one line per
+attack (``--json``: a JSON object). Loopback only (127.0.0.x): it never talks to another machine.
+
+- ``--big-photos N``: N photos of 40 megapixels (a sample photo scaled to 7296 x 5472, JPEG)
+  posted at once over HTTP and N over HTTPS to one table. Reports every answer's status, whether
+  each 503 carried ``Retry-After``, and the server's peak resident memory (``VmHWM`` of
+  ``/proc/PID/status``, MB) before and after.
+- ``--idle N,M``: N idle HTTP and M idle HTTPS connections held open (from 10 loopback
+  addresses, a third of the HTTP ones stopped half way through a request, half of the HTTPS ones
+  in their ClientHello) while a normal client asks ``/api/status`` on both ports for
+  ``--seconds``; reports the slowest answer (s) and any failure.
+- ``--keyed-entries N``: N score entries with an ``Idempotency-Key`` each, then every one sent
+  again; reports the database's growth (MB) and whether a retry was stored twice.
+- ``--wrong-codes N,A``: N wrong table codes from A loopback addresses at one table (a score
+  entry each); reports how many were refused 403 (wrong code) and 429 (throttled).
+- ``--tables N``: N tables created back to back by one client; reports how many were made
+  and how many refused 429.
+
+    .venv/bin/python scripts/attack_test.py --big-photos 16
+    .venv/bin/python scripts/attack_test.py --idle 150,40 --seconds 20
+    .venv/bin/python scripts/attack_test.py --keyed-entries 300 --wrong-codes 1000,100 --tables 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import socket
+import ssl
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+from load_test import free_port, multipart  # noqa: E402 - the sibling script's helpers
+
+HOST = "127.0.0.1"
+#: The first bytes of a TLS ClientHello record (a client that stops half way through).
+PARTIAL_HELLO = bytes.fromhex("16030100c8010000c40303")
+
+
+def start_server(instance: str) -> tuple:
+    """``serve --local --no-demo`` on free ports -> ``(proc, http_port, https_port)``; its console
+    goes to ``instance/server.log``."""
+    import subprocess
+
+    port, https_port = free_port(), free_port()
+    log = open(Path(instance) / "server.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion.commands.serve", "--local", "--no-demo"]
+        + ["--port", str(port), "--https-port", str(https_port), "--instance", instance],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    log.close()
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit("the server exited:\n" + (Path(instance) / "server.log").read_text())
+        try:
+            if request("http", port, "GET", "/api/status")[0] == 200:
+                socket.create_connection((HOST, https_port), timeout=2).close()
+                return proc, port, https_port
+        except OSError:
+            time.sleep(0.3)
+    proc.terminate()
+    raise SystemExit("the server did not answer within 90 s")
+
+
+def request(
+    scheme: str,
+    port: int,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    headers: dict | None = None,
+    source: str | None = None,
+    timeout: float = 120.0,
+) -> tuple[int, dict, dict]:
+    """One request -> ``(status, JSON body or {}, headers)``; ``source``: the loopback address
+    to send from. Network failures raise OSError."""
+    kw: dict = {"timeout": timeout, "source_address": (source, 0) if source else None}
+    if scheme == "https":
+        ctx = ssl.create_default_context()
+        ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+        conn: http.client.HTTPConnection = http.client.HTTPSConnection(
+            HOST, port, context=ctx, **kw
+        )
+    else:
+        conn = http.client.HTTPConnection(HOST, port, **kw)
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        r = conn.getresponse()
+        raw = r.read()
+        try:
+            out = json.loads(raw or b"{}")
+        except ValueError:
+            out = {}
+        return r.status, out, dict(r.getheaders())
+    finally:
+        conn.close()
+
+
+def peak_rss_mb(pid: int) -> float:
+    """The process's peak resident memory so far (``VmHWM``), MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024.0
+    return float("nan")
+
+
+def new_table(port: int, source: str | None = None) -> dict:
+    st, out, _ = request(
+        "http",
+        port,
+        "POST",
+        "/api/tables",
+        json.dumps({"game": "draw100", "players": ["Ana", "Ben"]}).encode(),
+        {"Content-Type": "application/json"},
+        source=source,
+    )
+    if st != 201:
+        raise SystemExit(f"could not create a table: {st} {out}")
+    return out
+
+
+def big_photo() -> bytes:
+    """A sample photo scaled to 7296 x 5472 (40 megapixels) with a little noise, JPEG quality
+    85 (about 9 MB, like a camera's)."""
+    import cv2
+    import numpy as np
+
+    img = cv2.imread(str(ROOT / "sample_images" / "vintage-games-game-night.jpg"))
+    if img is None:
+        raise SystemExit("sample_images/vintage-games-game-night.jpg cannot be read")
+    big = cv2.resize(img, (7296, 5472), interpolation=cv2.INTER_CUBIC)
+    noise = np.random.default_rng(0).normal(0, 4, big.shape[:2]).astype(np.int16)[:, :, None]
+    big = np.clip(big.astype(np.int16) + noise, 0, 255).astype(
+        np.uint8
+    )  # sensor noise: a real size
+    return cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 85])[1].tobytes()
+
+
+def attack_big_photos(proc, port: int, https_port: int, n: int) -> dict:
+    table = new_table(port)
+    photo = big_photo()
+    before = peak_rss_mb(proc.pid)
+    statuses: list[int] = []
+    without_retry_after = 0
+    failures: list[str] = []
+    lock = threading.Lock()
+    start = threading.Barrier(2 * n)
+
+    def post(scheme: str, p: int) -> None:
+        nonlocal without_retry_after
+        body, ctype = multipart("photo", "big.jpg", photo)
+        headers = {"Content-Type": ctype, "X-Table-Code": table["code"]}
+        start.wait()
+        try:
+            st, _out, h = request(
+                scheme, p, "POST", f"/api/tables/{table['id']}/photos", body, headers
+            )
+        except OSError as exc:
+            with lock:
+                failures.append(f"{scheme}: {type(exc).__name__}: {exc}")
+            return
+        with lock:
+            statuses.append(st)
+            if st == 503 and "Retry-After" not in h:
+                without_retry_after += 1
+
+    threads = [threading.Thread(target=post, args=("http", port)) for _ in range(n)]
+    threads += [threading.Thread(target=post, args=("https", https_port)) for _ in range(n)]
+    started = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    counts = {str(s): statuses.count(s) for s in sorted(set(statuses))}
+    return {
+        "photo_mb": round(len(photo) / 2**20, 1),
+        "posted": 2 * n,
+        "statuses": counts,
+        "503_without_retry_after": without_retry_after,
+        "failures": failures,
+        "5xx_other_than_503": sum(1 for s in statuses if s >= 500 and s != 503),
+        "peak_rss_mb_before": round(before, 1),
+        "peak_rss_mb": round(peak_rss_mb(proc.pid), 1),
+        "seconds": round(time.monotonic() - started, 1),
+    }
+
+
+def attack_idle(port: int, https_port: int, n_http: int, n_https: int, seconds: float) -> dict:
+    held: list[socket.socket] = []
+    worst, failures, asked = 0.0, [], 0
+    try:
+        for i in range(n_http):
+            s = socket.create_connection(
+                (HOST, port), timeout=5, source_address=(f"127.0.0.{2 + i % 10}", 0)
+            )
+            if i % 3 == 0:
+                s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            held.append(s)
+        for i in range(n_https):
+            s = socket.create_connection(
+                (HOST, https_port), timeout=5, source_address=(f"127.0.0.{20 + i % 4}", 0)
+            )
+            if i % 2:
+                s.sendall(PARTIAL_HELLO)
+            held.append(s)
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            for scheme, p in (("http", port), ("https", https_port)):
+                t0 = time.monotonic()
+                try:
+                    st = request(scheme, p, "GET", "/api/status", timeout=10)[0]
+                    if st != 200:
+                        failures.append(f"{scheme} {st}")
+                except OSError as exc:
+                    failures.append(f"{scheme}: {type(exc).__name__}")
+                worst = max(worst, time.monotonic() - t0)
+                asked += 1
+            for s in held[:n_http:3]:  # the slow ones send a byte now and then
+                try:
+                    s.sendall(b"a")
+                except OSError:
+                    pass
+            time.sleep(0.5)
+        still_open = 0
+        for s in held:
+            s.setblocking(False)
+            try:
+                s.recv(1)
+            except BlockingIOError:
+                still_open += 1
+            except OSError:
+                pass
+    finally:
+        for s in held:
+            s.close()
+    return {
+        "idle_http": n_http,
+        "idle_https": n_https,
+        "held_open_at_end": still_open,
+        "normal_requests": asked,
+        "slowest_answer_s": round(worst, 3),
+        "failures": failures,
+    }
+
+
+def attack_keyed_entries(instance: str, port: int, n: int) -> dict:
+    table = new_table(port)
+    db = Path(instance) / "companion.sqlite"
+
+    def size() -> int:
+        return sum(p.stat().st_size for p in Path(instance).glob("companion.sqlite*"))
+
+    before = size()
+    keys = [uuid.uuid4().hex for _ in range(n)]
+    pid = table["players"][0]["id"]
+    statuses = []
+    for _sent in (1, 2):
+        for k in keys:
+            body = json.dumps({"scores": {str(pid): 1}, "kind": "manual"}).encode()
+            headers = {
+                "Content-Type": "application/json",
+                "X-Table-Code": table["code"],
+                "Idempotency-Key": k,
+            }
+            statuses.append(
+                request("http", port, "POST", f"/api/tables/{table['id']}/rounds", body, headers)[0]
+            )
+    total = request("http", port, "GET", f"/api/tables/{table['id']}")[1]
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        rounds = conn.execute(
+            "SELECT COUNT(*) FROM rounds WHERE table_id = ?", (table["id"],)
+        ).fetchone()[0]
+    finally:
+        conn.close()
+    return {
+        "entries": n,
+        "sent_twice": True,
+        "statuses": {str(s): statuses.count(s) for s in sorted(set(statuses))},
+        "rounds_stored": rounds,
+        "db_growth_mb": round((size() - before) / 2**20, 3),
+        "total_of_first_player": next(
+            (p.get("total") for p in total.get("players", []) if p["id"] == pid), None
+        ),
+    }
+
+
+def attack_wrong_codes(port: int, n: int, addresses: int) -> dict:
+    table = new_table(port)
+    statuses: list[int] = []
+    lock = threading.Lock()
+    per = max(1, n // addresses)
+
+    def guess(a: int) -> None:
+        source = f"127.0.{1 + a // 250}.{1 + a % 250}"
+        for i in range(per):
+            code = f"WRONG{a:03d}{i:03d}"
+            body = json.dumps({"scores": {}, "kind": "manual"}).encode()
+            headers = {"Content-Type": "application/json", "X-Table-Code": code}
+            try:
+                st = request(
+                    "http",
+                    port,
+                    "POST",
+                    f"/api/tables/{table['id']}/rounds",
+                    body,
+                    headers,
+                    source=source,
+                )[0]
+            except OSError:
+                st = -1
+            with lock:
+                statuses.append(st)
+
+    threads = [threading.Thread(target=guess, args=(a,)) for a in range(addresses)]
+    started = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return {
+        "wrong_codes": len(statuses),
+        "addresses": addresses,
+        "statuses": {str(s): statuses.count(s) for s in sorted(set(statuses))},
+        "seconds": round(time.monotonic() - started, 1),
+    }
+
+
+def attack_tables(port: int, n: int) -> dict:
+    statuses = []
+    for _ in range(n):
+        try:
+            st = request(
+                "http",
+                port,
+                "POST",
+                "/api/tables",
+                json.dumps({"game": "draw100", "players": ["A", "B"]}).encode(),
+                {"Content-Type": "application/json"},
+                source="127.0.0.77",
+            )[0]
+        except OSError:
+            st = -1
+        statuses.append(st)
+    return {
+        "created": statuses.count(201),
+        "statuses": {str(s): statuses.count(s) for s in sorted(set(statuses))},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--big-photos", type=int, default=0, metavar="N")
+    ap.add_argument("--idle", default="", metavar="N,M")
+    ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--keyed-entries", type=int, default=0, metavar="N")
+    ap.add_argument("--wrong-codes", default="", metavar="N,A")
+    ap.add_argument("--tables", type=int, default=0, metavar="N")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    results: dict = {}
+    with tempfile.TemporaryDirectory() as instance:
+        proc, port, https_port = start_server(instance)
+        try:
+            if args.idle:
+                a, b = (int(x) for x in args.idle.split(","))
+                results["idle"] = attack_idle(port, https_port, a, b, args.seconds)
+            if args.keyed_entries:
+                results["keyed_entries"] = attack_keyed_entries(instance, port, args.keyed_entries)
+            if args.wrong_codes:
+                a, b = (int(x) for x in args.wrong_codes.split(","))
+                results["wrong_codes"] = attack_wrong_codes(port, a, b)
+            if args.tables:
+                results["tables"] = attack_tables(port, args.tables)
+            if args.big_photos:
+                results["big_photos"] = attack_big_photos(proc, port, https_port, args.big_photos)
+            results["server_5xx_tracebacks"] = (
+                (Path(instance) / "server.log").read_text().count("Traceback")
+            )
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        for name, r in results.items():
+            print(f"{name}: {r}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
