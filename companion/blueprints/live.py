@@ -304,10 +304,18 @@ def _store_photos(app, live: TableLive) -> None:
 
 
 def feed_frame(
-    live_hub: LiveHub, db, row, image, client: str, received: float, jpeg: bytes | None = None
+    live_hub: LiveHub,
+    db,
+    row,
+    image,
+    client: str,
+    received: float,
+    jpeg: bytes | None = None,
+    still: bool = False,
 ) -> dict:
     """One frame (``(H, W, 3) uint8`` BGR) of ``client``'s camera through the table's follower;
-    its records stored (scores) and published. Returns the answer for the filming phone:
+    its records stored (scores) and published. ``still``: a photo the players took as one view
+    of the table (one photo per play): a stable view at once (``Follower.feed``). Returns the answer for the filming phone:
     ``{"frame", "steady", "tracks", "records", "last", "summary", "width", "height"}``.
 
     When the table changed (a play, a hand started or scored, a solitaire's progress), the frame
@@ -330,7 +338,7 @@ def feed_frame(
     tiles = services.detect(image, row["game"])
     dets = services._to_detections(tiles, {})
     with live.lock:
-        records = live.followed.feed(dets)
+        records = live.followed.feed(dets, still=still)
         up = live.followed.last_update
         steady = bool(up.steady) if up is not None else False
         out = [r for r in records if r.get("type") not in _QUIET]
@@ -369,7 +377,8 @@ _CLIENT = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 @bp.post("/tables/<int:table_id>/live/frames")
 def post_frame(table_id: int):
     """A frame of the live camera (multipart ``frame``: JPEG or PNG of at most 2.4 megapixels;
-    ``camera``: the client's id for this session). Answers the follower's view of it."""
+    ``camera``: the client's id for this session; ``still=1``: a photo taken as one view of the
+    table, one per play, not a frame of a stream). Answers the follower's view of it."""
     received = time.time()
     started = time.perf_counter()
     row = _editable(table_id)
@@ -386,7 +395,10 @@ def post_frame(table_id: int):
         )
     _check_frame_size(data)
     image = services.decode_upload(data)
-    out = feed_frame(hub(), get_db(), row, image, client, received, data)
+    still = request.form.get("still", "0")
+    if still not in ("0", "1"):
+        raise store.ApiError(400, "still must be 0 (a frame of the stream) or 1 (a photo)")
+    out = feed_frame(hub(), get_db(), row, image, client, received, data, still == "1")
     out["elapsed_ms"] = round((time.perf_counter() - started) * 1000.0, 1)
     return jsonify(out)
 
@@ -668,7 +680,8 @@ def openapi_paths() -> dict[str, Any]:
         "/api/tables/{table_id}/live/frames": {
             "post": {
                 "summary": "A frame of the live camera (multipart 'frame', JPEG/PNG up to 2.4 "
-                "megapixels, and 'camera', the client's id): the follower's view of it "
+                "megapixels, 'camera', the client's id, and 'still=1' for a photo taken as one "
+                "view, one per play): the follower's view of it "
                 "(steady, tile outlines, the records it caused, the summary)",
                 "parameters": [tid, code],
                 "responses": {

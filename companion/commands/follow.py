@@ -34,7 +34,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--game", required=True, choices=FOLLOW_GAMES, help="which game is on the table")
     p.add_argument("--players", type=int, default=2, help="draw100: seats at the table (2-4)")
-    p.add_argument("--first-player", type=int, default=0, help="seat to move first (default 0)")
+    p.add_argument(
+        "--first-player",
+        "--to-move",
+        dest="to_move",
+        default=None,
+        metavar="SEAT|NAME",
+        help="who is to move at the first photo: a seat (0-based) or a name of --names "
+        "(default: seat 0 for a game seen from its start; a game joined in progress asks, "
+        "and its plays wait for the answer)",
+    )
+    p.add_argument(
+        "--names",
+        default=None,
+        help="comma list of the players' names in seat order (for --to-move NAME)",
+    )
     p.add_argument("--max-pip", type=int, default=None, choices=(6, 9, 12), help="the set")
     p.add_argument(
         "--steady-frames",
@@ -62,6 +76,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--model", default=None, help="ONNX detector (default models/tiles-obb.onnx)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def seat_of(value: str | None, names: str | None, players: int) -> int | None:
+    """``--to-move``: a seat number, or a name of ``--names``, as a 0-based seat (None: not
+    given).
+
+    Raises:
+        ValueError: an unknown name, or a name without ``--names``.
+    """
+    if value is None:
+        return None
+    text = str(value).strip()
+    if text.lstrip("-").isdigit():
+        return int(text)
+    seats = [n.strip() for n in (names or "").split(",") if n.strip()]
+    low = [n.lower() for n in seats]
+    if text.lower() not in low:
+        given = ", ".join(seats) if seats else "none (give --names A,B,...)"
+        raise ValueError(
+            f"--to-move {text!r} is no seat number and no player's name; names: {given}"
+        )
+    return low.index(text.lower())
 
 
 def parse_taps(texts: list[str]) -> dict[int, list[tuple[str, int | None]]]:
@@ -175,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
         args.game,
         players=args.players,
         max_pip=args.max_pip,
-        first_player=args.first_player,
+        first_player=seat_of(args.to_move, args.names, args.players),
         steady_frames=args.steady_frames,
     )
     # photos given as separate files are each a stable view; a video's frames (or photos given

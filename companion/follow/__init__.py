@@ -57,7 +57,10 @@ class Follower:
         players: draw game: 2-4 seats (Tableaux is always 2; solitaires 1).
         max_pip: the set (Tableaux 6 or 9; Good Neighbors 6, 9 or 12; None: the game's default,
             Good Neighbors read from the table).
-        first_player: seat to move first (Tableaux: the coin toss; draw game: who leads).
+        first_player: seat to move first (Tableaux: the coin toss; draw game: who leads);
+            None (the default): seat 0 for a game seen from its start, and a game joined in
+            progress (tiles already on the table at the first view) asks who is to move (a
+            ``question`` with ``"ask": "player"``) and holds its plays until a ``player`` tap.
         steady_frames: frames a reading must hold to become the stable state.
         variant: Luzon variant (None or "sixes").
     Raises:
@@ -69,7 +72,7 @@ class Follower:
         game: str,
         players: int = 2,
         max_pip: int | None = None,
-        first_player: int = 0,
+        first_player: int | None = None,
         steady_frames: int = STEADY_FRAMES,
         variant: str | None = None,
     ):

@@ -37,11 +37,15 @@ def _read_line(stable: list[TileDetection], game: str):
     every steady view, and a tile that does not join is a play to flag, not to mend."""
     from vision.layout import ReadResult
     from vision.layout.common import to_seen
-    from vision.layout.draw100 import read_draw100
+    from vision.layout.draw100 import joins, read_draw100
 
     problems: list = []
     seen = to_seen(stable, 6, problems, 0.5, face_down_ok=True)
     got = read_draw100(seen, problems)
+    # every pair of tiles whose nearest ends touch with equal numbers, in the line read or not
+    # (the follower joins a new tile to the line it follows, not to the one this view reads)
+    up = [s for s in seen if not s.det.face_down and s.value is not None]
+    got.layout["touch"] = [[up[i].index, up[j].index] for i, j in joins(up)] if up else []
     return ReadResult(game, got.state, got.layout, got.problems)
 
 
@@ -56,7 +60,7 @@ class _GameFollow:
         g: GameType,
         players: int,
         max_pip: int | None,
-        first_player: int,
+        first_player: int | None,
         variant: str | None,
     ) -> _GameFollow:
         """The rules for game ``g`` from :class:`Follower`'s arguments (each game takes those

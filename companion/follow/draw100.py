@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion.follow.base import UNSURE_KINDS, _check_sync, _GameFollow, _order_note, _read_line
+from companion.follow.base import _check_sync, _GameFollow, _order_note, _read_line
 from engine.tiles import Tile
-from vision.types import TileDetection
 
 # --- the draw game ---------------------------------------------------------------------------
 
@@ -26,27 +25,30 @@ class _Draw100Follow(_GameFollow):
     def read(self, stable, game):
         return _read_line(stable, game)
 
-    def __init__(self, players: int, first_player: int):
+    def __init__(self, players: int, first_player: int | None):
         from engine.draw100.line import LineOfPlay
 
         if not isinstance(players, int) or not 2 <= players <= 4:
             raise ValueError(f"the draw game is for 2 to 4 players, got {players!r}")
-        if not 0 <= first_player < players:
+        if first_player is not None and not (
+            isinstance(first_player, int) and 0 <= first_player < players
+        ):
             raise ValueError(f"first player must be a seat 0..{players - 1}, got {first_player!r}")
         self.n = players
         self.target = 100
         self._Line = LineOfPlay
-        self.line = LineOfPlay()
-        self.node: dict[Tile, int] = {}
         self.scores = [0] * players
-        self.player = first_player
+        #: the seat to move; None: not known (seat 0 leads a hand seen from its start, and a
+        #: hand joined in progress asks)
+        self.player: int | None = first_player
         self.last_player: int | None = None
-        self.phase = "play"
-        self.groups: list[list[Tile]] = []
-        self.group: set[Tile] = set()
-        self.flagged: set[Tile] = set()
         self.hand_number = 0
         self.winner: int | None = None
+        #: waiting for a ``player`` tap: joined a hand in progress without knowing who moves
+        self.asking = False
+        #: the last stable view ``(reading, stable, frame)``, taken again once the answer comes
+        self.last_view: tuple | None = None
+        self._reset()
 
     @property
     def over(self) -> bool:
@@ -59,203 +61,288 @@ class _Draw100Follow(_GameFollow):
 
     def _reset(self):
         self.line = self._Line()
-        self.node = {}
+        self.node: dict[Tile, int] = {}
         self.phase = "play"
-        self.groups = []
-        self.group = set()
-        self.flagged = set()
+        self.groups: list[list[Tile]] = []
+        self.group: set[Tile] = set()
+        #: flags standing: tile -> message (withdrawn when a later view explains the tile)
+        self.flagged: dict[Tile, str] = {}
+        #: followed tiles not seen in the last view that were asked about
+        self.asked_missing: set[Tile] = set()
+        #: single tiles lying apart from the line: seen now, and groups of them taken back
+        #: since the last play (each maybe a hand of one shown)
+        self.apart_now: set[Tile] = set()
+        self.apart_groups: list[list[Tile]] = []
+        self.asked_apart: set[Tile] = set()
 
     def on_stable(self, reading, stable, frame):
-        if reading is None or not any(not d.face_down for d in stable):
-            return self._cleared()
-        lay = reading.layout
-        unsure = [p for p in reading.problems if p.kind in UNSURE_KINDS and p.source == "table"]
-        if unsure:
-            return []
-        by_index = {d_i: d for d_i, d in enumerate(stable)}
-        line_tiles = {Tile.parse(it["tile"]): it["tile_index"] for it in lay["line"]}
-        loose = [
-            (Tile.parse(it["tile"]), it["tile_index"]) for it in lay.get("loose", []) if it["tile"]
-        ]
-        length = float(np.median([d.size[0] for d in stable]))
-        centres = {t: by_index[i].centre for t, i in line_tiles.items()}
-        near, far = [], []
-        for t, i in loose:
-            c = by_index[i].centre
-            dist = min((float(np.hypot(*(c - x))) for u, x in centres.items()), default=1e9)
-            (near if dist < NEAR_LINE * length and self.phase == "play" else far).append((t, i))
-        out: list[dict] = []
-        # a line that does not contain ours: a new hand begun without an empty table between
-        values = {
-            Tile(*(int(v) for v in d.pips))
+        self.last_view = (reading, stable, frame)
+        dets = {
+            Tile(*(int(v) for v in d.pips)): d
             for d in stable
             if not d.face_down and d.pips is not None
         }
-        if self.node and not any(t in values for t in self.node) and len(line_tiles) == 1:
+        if reading is None or not dets:
+            return self._cleared()
+        out: list[dict] = []
+        lay = reading.layout
+        line_tiles = {Tile.parse(it["tile"]) for it in lay["line"]}
+        # a line that shares nothing with ours: a new hand begun without an empty table between
+        if self.node and not any(t in dets for t in self.node) and len(line_tiles) == 1:
             out += self._cleared()
-        gone = [t for t in self.node if t not in line_tiles]
-        if gone and self.phase == "play":  # a tile of the line hidden or misread: wait
-            return out + [
+        if not self.node and self.phase == "play":
+            return out + self._begin(lay, dets, line_tiles)
+        if self.asking:
+            return out  # who is to move is not known yet: the view waits for the answer
+        length = float(np.median([d.size[0] for d in stable]))
+        if self.phase == "play":
+            out += self._plays(lay, dets, length)
+        if self.phase == "reveal":
+            out += self._shown(dets)
+        return out
+
+    def _begin(self, lay, dets, line_tiles) -> list[dict]:
+        """The first view of a hand: a lead, or a hand in progress (the line taken as seen)."""
+        out: list[dict] = []
+        if len(dets) == 1:
+            t = next(iter(dets))
+            if not t.is_double:
+                return self._flag(
+                    t, f"{t} cannot lead: the highest double leads (RULES.md section 4)"
+                )
+            self.hand_number += 1
+            self.node[t] = self.line.place_first(t)
+            self.player = 0 if self.player is None else self.player
+            return [self._play(t, f"lead {t}")]
+        if not line_tiles:
+            return out
+        from engine.draw100.line import LineOfPlay
+
+        try:
+            self.line = LineOfPlay.from_json(
+                [{k: it[k] for k in ("tile", "parent", "direction")} for it in lay["line"]]
+            )
+        except ValueError as e:
+            return [{"type": "question", "message": f"the line seen is not a line of play: {e}"}]
+        self.hand_number += 1
+        self.node = {n.tile: n.id for n in self.line.nodes}
+        out.append(
+            {
+                "type": "note",
+                "message": f"joined a hand in progress: {len(self.node)} tiles in the line",
+            }
+        )
+        if self.player is None:
+            self.asking = True
+            out.append(
                 {
                     "type": "question",
-                    "message": f"{', '.join(map(str, gone))} no longer seen in the line",
+                    "ask": "player",
+                    "message": "joined a hand in progress: who is to move? (tap the player)",
                 }
-            ]
-        if self.phase == "play" and not far:
-            out += self._line_plays(lay, line_tiles, by_index, frame)
-            for t, i in near:
-                if t in self.flagged or t in self.node:
+            )
+        # tiles of the view that the line does not hold are taken as the next view's would be
+        return out + ([] if self.asking else self._plays(lay, dets, None))
+
+    def _partners(self, lay, dets) -> dict[Tile, list[Tile]]:
+        """Tiles each tile of the view touches with equal numbers: the reader's joins and its
+        touching pairs (``touch``: every pair whose nearest ends match, in the line or not)."""
+        index_tile = {}
+        for it in list(lay.get("line", [])) + list(lay.get("loose", [])):
+            if it.get("tile"):
+                index_tile[it["tile_index"]] = Tile.parse(it["tile"])
+        out: dict[Tile, list[Tile]] = {}
+        for i, j in list(lay.get("joins", [])) + list(lay.get("touch", [])):
+            a, b = index_tile.get(i), index_tile.get(j)
+            if a is None or b is None or a == b:
+                continue
+            out.setdefault(a, []).append(b)
+            out.setdefault(b, []).append(a)
+        return out
+
+    def _plays(self, lay, dets, length: float | None) -> list[dict]:
+        """New tiles of the view joined to the followed line (each an open end of a tile it
+        touches, in an order that works); the rest flagged (near the line) or kept apart
+        (farther: maybe a hand shown). Followed tiles not seen are a question, not a stall."""
+        out: list[dict] = []
+        if length is None:
+            length = float(np.median([d.size[0] for d in dets.values()]))
+        missing = [t for t in self.node if t not in dets]
+        fresh_missing = [t for t in missing if t not in self.asked_missing]
+        if fresh_missing:
+            self.asked_missing |= set(fresh_missing)
+            out.append(
+                {
+                    "type": "question",
+                    "tile": " ".join(map(str, fresh_missing)),
+                    "message": f"{', '.join(map(str, fresh_missing))} no longer seen in the line "
+                    "(kept in it; a hand over it?)",
+                }
+            )
+        self.asked_missing &= set(missing)
+        shown = {t for g in self.groups for t in g}
+        partners = self._partners(lay, dets)
+        new = [t for t in dets if t not in self.node and t not in shown]
+        placed: list[tuple[Tile, str]] = []
+        progress = True
+        while new and progress:
+            progress = False
+            for t in list(new):
+                host_end = self._host(t, partners.get(t, []), dets)
+                if host_end is None:
                     continue
-                self.flagged.add(t)
-                out.append(
+                host, e = host_end
+                self.node[t] = self.line.attach(t, e.id)
+                placed.append((t, f"play {t} on the {e.number} of {host}"))
+                new.remove(t)
+                progress = True
+        if placed:
+            self.apart_groups = []  # tiles seen apart earlier were no hand shown
+        out += _order_note("tiles", [str(t) for t, _ in placed])
+        for t, text in placed:
+            if t in self.flagged:
+                out.append(self._withdraw(t, "it joins the line now"))
+            out += self.flush(t)
+            out.append(self._play(t, text))
+        # flags the view explains: the tile taken back
+        for t in list(self.flagged):
+            if t not in dets and t not in self.node:
+                out.append(self._withdraw(t, "taken back"))
+        centres = [dets[t].centre for t in self.node if t in dets]
+        apart: list[Tile] = []
+        for t in new:
+            c = dets[t].centre
+            dist = min((float(np.hypot(*(c - x))) for x in centres), default=1e9)
+            if dist < NEAR_LINE * length:
+                if t not in self.flagged:
+                    out += self._flag(t, self._why_not(t, dets))
+            else:
+                apart.append(t)
+        out += self._apart(apart, dets, length)
+        return out
+
+    def _host(self, t: Tile, partners: list[Tile], dets) -> tuple[Tile, object] | None:
+        """``(host tile, open end)`` of the followed line that ``t`` joins in this view: a tile
+        it touches with an open end of the number on ``t``'s touching half; None if none."""
+        d = dets[t]
+        hosts = [h for h in partners if h in self.node]
+        # tiles touching end to end or against a double's side: a half within 1.3 widths
+        w = min(d.size)
+        for h in self.node:
+            if h in hosts or h not in dets:
+                continue
+            gap = min(float(np.hypot(*(a - b))) for a in d.halves for b in dets[h].halves)
+            if gap <= 1.3 * w:
+                hosts.append(h)
+        for h in hosts:
+            near = int(
+                np.argmin(
+                    [min(float(np.hypot(*(a - b))) for b in dets[h].halves) for a in d.halves]
+                )
+            )
+            number = int(d.pips[near]) if d.pips is not None else None
+            ends = [
+                e
+                for e in self.line.open_ends()
+                if e.node_id == self.node[h]
+                and t.has(e.number)
+                and (number is None or e.number == number or t.is_double)
+            ]
+            if ends:
+                return h, ends[0]
+        return None
+
+    def _apart(self, apart: list[Tile], dets, length: float) -> list[dict]:
+        """Face-up tiles lying apart from the line. A group of two or more lying together
+        cannot be plays: the hand is over and the players show their tiles. A single tile may
+        be a hand of one shown, or a tile put down: a question; it counts as a shown hand only
+        when the hand's end comes (a group, a tap, the table cleared) before the next play."""
+        out: list[dict] = []
+        groups = _clusters(apart, dets, 1.5 * length)
+        if any(len(g) >= 2 for g in groups):
+            self.apart_now = set()
+            return out + self._hand_over()
+        for t in apart:
+            if t not in self.apart_now and t not in self.asked_apart:
+                self.asked_apart.add(t)
+                out.append(  # a note: most often a hand of one shown, confirmed by what follows
                     {
-                        "type": "flag",
+                        "type": "note",
                         "tile": str(t),
-                        "message": self._why_not(
-                            t, by_index[i].centre, lay, by_index, seen_det=by_index[i]
-                        ),
+                        "message": f"{t} lies apart from the line: taken as a hand shown if the "
+                        "hand ends before the next play (tap 'hand over' to say so)",
                     }
                 )
-            return out
-        # the end of the hand: the players show their remaining tiles apart from the line
-        if self.phase == "play":
-            self.phase = "reveal"
-            out.append(
-                {"type": "hand_end", "hand": self.hand_number, "last_player": self.last_player}
-            )
-        shown = {t for t, _ in loose if t not in self.node}
+        if self.apart_now and not apart:  # taken back: maybe a hand of one shown
+            self.apart_groups.append(sorted(self.apart_now))
+        self.apart_now = set(apart)
+        return out
+
+    def _hand_over(self) -> list[dict]:
+        """The end of the hand is seen: the shown groups follow (those seen apart before, taken
+        back since, first)."""
+        if self.phase != "play":
+            return []
+        self.phase = "reveal"
+        out: list[dict] = [
+            {"type": "hand_end", "hand": self.hand_number, "last_player": self.last_player}
+        ]
+        for t in list(self.flagged):  # no longer plays: the tiles shown
+            out.append(self._withdraw(t, "the hand is over"))
+        earlier, self.apart_groups = self.apart_groups, []
+        for g in earlier:
+            self.group = set(g)
+            out += self._close_group()
+            if self.phase != "reveal":
+                break
+        return out
+
+    def _shown(self, dets) -> list[dict]:
+        """A view of the reveal: the tiles apart from the line are the current group; a view
+        without them closes it (the player took them back)."""
+        out: list[dict] = []
+        earlier = {t for g in self.groups for t in g}
+        shown = {t for t in dets if t not in self.node and t not in earlier}
         if shown:
             self.group |= shown
         elif self.group:
             out += self._close_group()
         return out
 
-    def _line_plays(self, lay, line_tiles, by_index, frame):
-        out: list[dict] = []
-        if not line_tiles:
-            return out
-        if not self.node:
-            if len(line_tiles) == 1:
-                t = next(iter(line_tiles))
-                if not t.is_double:
-                    if t not in self.flagged:
-                        self.flagged.add(t)
-                        out.append(
-                            {
-                                "type": "flag",
-                                "tile": str(t),
-                                "message": f"{t} cannot lead: the "
-                                "highest double leads (RULES.md section 4)",
-                            }
-                        )
-                    return out
-                self.hand_number += 1
-                self.node[t] = self.line.place_first(t)
-                out.append(self._play(t, f"lead {t}"))
-                return out
-            # joined mid-hand: take the line as seen
-            from engine.draw100.line import LineOfPlay
+    def _flag(self, t: Tile, message: str) -> list[dict]:
+        self.flagged[t] = message
+        return [{"type": "flag", "tile": str(t), "message": message}]
 
-            try:
-                self.line = LineOfPlay.from_json(
-                    [{k: it[k] for k in ("tile", "parent", "direction")} for it in lay["line"]]
-                )
-            except ValueError as e:
-                return [
-                    {"type": "question", "message": f"the line seen is not a line of play: {e}"}
-                ]
-            self.hand_number += 1
-            self.node = {n.tile: n.id for n in self.line.nodes}
-            return [
-                {
-                    "type": "note",
-                    "message": f"joined a hand in progress: {len(self.node)} tiles in the line",
-                }
-            ]
-        gone = [t for t in self.node if t not in line_tiles]
-        if gone:
-            return [
-                {
-                    "type": "question",
-                    "message": f"{', '.join(map(str, gone))} no longer seen in the line",
-                }
-            ]
-        index_tile = {i: t for t, i in line_tiles.items()}
-        partners: dict[Tile, list[Tile]] = {}
-        for i, j in lay.get("joins", []):
-            a, b = index_tile.get(i), index_tile.get(j)
-            if a is None or b is None:
-                continue
-            partners.setdefault(a, []).append(b)
-            partners.setdefault(b, []).append(a)
-        new = [t for t in line_tiles if t not in self.node]
-        placed = []
-        progress = True
-        while new and progress:
-            progress = False
-            for t in list(new):
-                for host in partners.get(t, []):
-                    if host not in self.node:
-                        continue
-                    ends = [
-                        e
-                        for e in self.line.open_ends()
-                        if e.node_id == self.node[host] and t.has(e.number)
-                    ]
-                    if not ends:
-                        continue
-                    e = ends[0]
-                    self.node[t] = self.line.attach(t, e.id)
-                    placed.append((t, f"play {t} on the {e.number} of {host}"))
-                    new.remove(t)
-                    progress = True
-                    break
-        out += _order_note("tiles", [str(t) for t, _ in placed])
-        for t, text in placed:
-            out += self.flush(t)
-            out.append(self._play(t, text))
-        for t in new:
-            if t not in self.flagged:
-                self.flagged.add(t)
-                out.append(
-                    {
-                        "type": "question",
-                        "message": f"{t} joins the line where no open end takes it",
-                    }
-                )
-        return out
+    def _withdraw(self, t: Tile, why: str) -> dict:
+        message = self.flagged.pop(t)
+        return {"type": "flag_withdrawn", "tile": str(t), "message": f"{message}: {why}"}
 
     def _play(self, t: Tile, text: str) -> dict:
-        p = self.player
+        p = self.player if self.player is not None else 0
         self.last_player = p
         self.player = (p + 1) % self.n
         return {"type": "play", "player": p, "tile": str(t), "action": text, "points": 0}
 
-    def _why_not(
-        self,
-        t: Tile,
-        centre,
-        lay,
-        by_index,
-        exclude: int | None = None,
-        seen_det: TileDetection | None = None,
-    ) -> str:
-        """The number of the open end of the followed line nearest to ``centre`` (pixels)."""
-        index_of = {it["tile"]: it["tile_index"] for it in lay["line"]}
+    def _why_not(self, t: Tile, dets) -> str:
+        """Why ``t`` joins nothing, naming the number of the followed line's open end nearest to
+        it and ``t``'s half nearest that end first: "6-3 does not match the 5 it touches"."""
+        d = dets[t]
         ends = []
         for e in self.line.open_ends():
-            i = index_of.get(str(self.line.node(e.node_id).tile))
-            if i is not None and i != exclude:
-                ends.append((float(np.hypot(*(by_index[i].centre - centre))), e.number, i))
+            host = self.line.node(e.node_id).tile
+            if host in dets:
+                gap = min(float(np.hypot(*(a - b))) for a in d.halves for b in dets[host].halves)
+                ends.append((gap, e.number, host))
         if not ends:
             return f"{t} touches no open end of the line"
-        _, number, at = min(ends, key=lambda x: x[0])
+        _, number, host = min(ends, key=lambda x: x[0])
         text = str(t)
-        det = by_index.get(at) if isinstance(at, int) else None
-        if det is not None and seen_det is not None and seen_det.pips is not None:
-            # name the tile with the half that touches first, as the players see it
-            near = int(np.argmin([float(np.hypot(*(h - det.centre))) for h in seen_det.halves]))
-            text = f"{seen_det.pips[near]}-{seen_det.pips[1 - near]}"
+        if d.pips is not None:
+            hd = dets[host]
+            near = int(
+                np.argmin([min(float(np.hypot(*(a - b))) for b in hd.halves) for a in d.halves])
+            )
+            text = f"{d.pips[near]}-{d.pips[1 - near]}"
         return f"{text} does not match the {number} it touches"
 
     def _close_group(self) -> list[dict]:
@@ -346,23 +433,57 @@ class _Draw100Follow(_GameFollow):
                         }
                     )
         elif self.phase == "play" and self.node:
-            out.append(
-                {"type": "question", "message": "the line was cleared before the hands were shown"}
-            )
+            if self.apart_now:
+                self.apart_groups.append(sorted(self.apart_now))
+                self.apart_now = set()
+            if self.apart_groups:  # tiles shown apart one by one, then the table cleared
+                out += self._hand_over()
+                if self.phase == "reveal":
+                    return out + self._cleared()
+            else:
+                out.append(
+                    {
+                        "type": "question",
+                        "message": "the line was cleared before the hands were shown",
+                    }
+                )
         self._reset()
         return out
 
     def check_tap(self, kind, player):
         if kind == "player" and not (isinstance(player, int) and 0 <= player < self.n):
             raise ValueError(f"seats are 0..{self.n - 1}, got {player!r}")
-        if kind == "done":
-            raise ValueError("the draw game has no 'done' tap: a turn is one play")
+        if kind == "done" and not self.node:
+            raise ValueError(
+                "no hand is being followed: 'done' (hand over) ends a hand in progress"
+            )
 
     def on_tap(self, kind, player):
         if kind == "player":
             self.player = player
-            return [{"type": "turn", "player": player}]
+            out = [{"type": "turn", "player": player}]
+            if self.asking:  # the answer: the view that waited is taken now
+                self.asking = False
+                if self.last_view is not None:
+                    reading, stable, frame = self.last_view
+                    out += self.on_stable(reading, stable, frame)
+            return out
+        if kind == "done":  # hand over: the players show their tiles next
+            if self.phase != "play":
+                return []
+            if self.apart_now:
+                self.apart_groups.append(sorted(self.apart_now))
+                self.apart_now = set()
+            return self._hand_over()
         if kind == "pass":
+            if self.player is None:
+                return [
+                    {
+                        "type": "question",
+                        "ask": "player",
+                        "message": "who passed? (tap the player to move)",
+                    }
+                ]
             p = self.player
             self.player = (p + 1) % self.n
             return [{"type": "play", "player": p, "action": "pass", "tile": None, "points": 0}]
@@ -376,3 +497,22 @@ class _Draw100Follow(_GameFollow):
             "over": self.over,
             "winner": self.winner,
         }
+
+
+def _clusters(tiles: list[Tile], dets, reach: float) -> list[list[Tile]]:
+    """``tiles`` split into groups lying together: chains of tiles whose centres (pixels,
+    ``dets[t].centre``) lie within ``reach`` pixels of each other."""
+    left = list(tiles)
+    out: list[list[Tile]] = []
+    while left:
+        group = [left.pop(0)]
+        k = 0
+        while k < len(group):
+            c = dets[group[k]].centre
+            near = [u for u in left if float(np.hypot(*(dets[u].centre - c))) <= reach]
+            for u in near:
+                left.remove(u)
+            group += near
+            k += 1
+        out.append(group)
+    return out

@@ -89,10 +89,15 @@ class _TableauxFollow(_GameFollow):
     def read_params(self):
         return {"max_pip": self.max_pip}
 
-    def __init__(self, max_pip: int, first_player: int):
+    def __init__(self, max_pip: int, first_player: int | None):
         from engine.tableaux import TableauxGame
         from engine.tableaux.board import Board
 
+        #: None: seat 0 starts a game seen from its start; a game joined in progress asks
+        self.ask_on_join = first_player is None
+        first_player = 0 if first_player is None else first_player
+        self.asking = False
+        self.last_view: tuple | None = None
         if first_player not in (0, 1):
             raise ValueError(f"Tableaux first player must be 0 or 1, got {first_player!r}")
         g = TableauxGame(max_pip)
@@ -164,6 +169,7 @@ class _TableauxFollow(_GameFollow):
         ]
 
     def on_stable(self, reading, stable, frame):
+        self.last_view = (reading, stable, frame)
         if reading is None or not reading.layout.get("placed"):
             return self._end_hand() if self.tiles else []
         unsure = _unsure(reading)
@@ -174,7 +180,19 @@ class _TableauxFollow(_GameFollow):
             a, b = p["pips"]
             seen[Tile(a, b)] = ((tuple(p["cells"][0]), a), (tuple(p["cells"][1]), b))
         if not self.tiles:
-            return self._start(seen)
+            out = self._start(seen)
+            if len(seen) > 1 and self.ask_on_join and self.hand_number == 1:
+                self.asking = True  # joined in progress: who is to move is asked, not assumed
+                out.append(
+                    {
+                        "type": "question",
+                        "ask": "player",
+                        "message": "joined a game in progress: who is to move? (tap the player)",
+                    }
+                )
+            return out
+        if self.asking:
+            return []
         f = _register(self.tiles, seen)
         if f is None:
             if len(seen) == 1:  # a new starter on a cleared table
@@ -292,9 +310,14 @@ class _TableauxFollow(_GameFollow):
     def on_tap(self, kind, player):
         if kind == "player":
             self.player = player
-            if not self.tiles:
+            if not self.tiles or self.asking:
                 self.hand_starter = player
-            return [{"type": "turn", "player": player}]
+            out = [{"type": "turn", "player": player}]
+            if self.asking:  # the answer: the view that waited is taken now
+                self.asking = False
+                if self.last_view is not None:
+                    out += self.on_stable(*self.last_view)
+            return out
         if kind == "done":
             self.player = 1 - self.player
             return [{"type": "turn", "player": self.player}]
@@ -307,7 +330,7 @@ class _TableauxFollow(_GameFollow):
     def summary(self):
         return {
             "scores": list(self.scores),
-            "player": self.player,
+            "player": None if self.asking else self.player,
             "hand": self.hand_number,
             "over": self.over,
             "winner": self.winner,

@@ -78,6 +78,7 @@
       if (rec.type === 'flag') show('live-flag', `Not accepted: ${rec.message}`);
       if (rec.type === 'play') { show('live-flag', ''); show('live-question', ''); }
       if (rec.type === 'question') show('live-question', `Check: ${rec.message}`);
+      if (rec.type === 'question' && rec.ask === 'player' && $('live-turn')) { $('live-turn').value = ''; $('live-turn').focus(); }
     }
     const text = line(rec);
     if (!text) return;
@@ -97,7 +98,7 @@
         if (first) card.dataset.live = 'ready';  // the feed is read: tests wait for this mark
         first = false;
         const turn = $('live-turn');  // who is to move, as the follower says
-        if (turn && data.summary && Number.isInteger(data.summary.player) && document.activeElement !== turn) turn.value = String(data.summary.player);
+        if (turn && data.summary && document.activeElement !== turn) turn.value = Number.isInteger(data.summary.player) ? String(data.summary.player) : '';
         if (data.retry_ms) await new Promise((r) => setTimeout(r, data.retry_ms));
       } catch (e) {
         await new Promise((r) => setTimeout(r, 2000));  // server away: try again

@@ -663,3 +663,47 @@ def test_the_follower_takes_the_sheet_after_an_entry_is_typed_or_undone(client):
     )
     s = _live_summary(client, did)
     assert (s["scores"], s["over"], s["winner"]) == ([0, 0, 0], False, None)
+
+
+def test_joining_a_draw_game_in_progress_asks_who_is_to_move(client, monkeypatch):
+    """The live endpoint does not assume seat 0 when the first view shows a hand in progress:
+    it asks, holds the plays, and credits them from the seat tapped. Photos sent with
+    ``still=1`` are each one view."""
+    from vision.render.real_layouts import VINTAGE
+
+    by_tile = {Tile(*d.pips): d for d in VINTAGE.detections()}
+    order = [Tile(*p) for p in ((5, 5), (2, 5), (4, 5), (3, 5), (4, 4), (3, 3))]
+    frames = [[by_tile[t] for t in order[:k]] for k in (5, 6)]
+    fake_eyes(monkeypatch, frames)
+    t = new_table(client, "draw100", ("Ana", "Ben", "Cleo"))
+    r = client.post(
+        f"/api/tables/{t['id']}/live/frames",
+        data={"frame": (io.BytesIO(frame_jpeg(0, frames[0])), "f.jpg"), "still": "1"},
+        headers={"X-Table-Code": t["code"]},
+        content_type="multipart/form-data",
+    )
+    assert r.status_code == 200
+    assert [x for x in r.json["records"] if x.get("ask") == "player"]
+    assert r.json["summary"]["player"] is None
+    r = client.post(
+        f"/api/tables/{t['id']}/live/frames",
+        data={"frame": (io.BytesIO(frame_jpeg(1, frames[1])), "f.jpg"), "still": "1"},
+        headers={"X-Table-Code": t["code"]},
+        content_type="multipart/form-data",
+    )
+    assert not [x for x in r.json["records"] if x["type"] == "play"]
+    r = client.post(
+        f"/api/tables/{t['id']}/live/tap",
+        json={"kind": "player", "player": 2},
+        headers={"X-Table-Code": t["code"]},
+    )
+    assert [(x["player"], x["tile"]) for x in r.json["records"] if x["type"] == "play"] == [
+        (2, "3-3")
+    ]
+    bad = client.post(
+        f"/api/tables/{t['id']}/live/frames",
+        data={"frame": (io.BytesIO(frame_jpeg(1, frames[1])), "f.jpg"), "still": "yes"},
+        headers={"X-Table-Code": t["code"]},
+        content_type="multipart/form-data",
+    )
+    assert bad.status_code == 400 and "still" in bad.json["error"]["message"]

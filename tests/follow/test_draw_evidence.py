@@ -1,0 +1,130 @@
+"""The draw game followed from evidence: flags withdrawn, hands ended only by what players show,
+joining a hand in progress asks who is to move. Views built from the real vintage photo's boxes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from companion.follow import Follower
+from engine.tiles import Tile
+from vision.render.real_layouts import VINTAGE
+from vision.types import TileDetection
+
+BY_TILE = {Tile(*d.pips): d for d in VINTAGE.detections()}
+#: A legal play order of the photo's line (each tile on an open end of one laid before it).
+ORDER = [Tile(*p) for p in ((5, 5), (2, 5), (4, 5), (3, 5), (4, 4), (3, 3), (1, 4), (0, 4))]
+
+
+def _box(x0, y0, x1, y1, pips) -> TileDetection:
+    if x1 - x0 >= y1 - y0:
+        c = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+    else:
+        c = np.array([[x0, y0], [x0, y1], [x1, y1], [x1, y0]], np.float32)
+    return TileDetection(c, 0.95, pips=pips, pip_confidence=0.99)
+
+
+#: Tiles put on the 2 of 2-5 (the top of the photo's vertical arm): 6 (top) and 4 touching it.
+WRONG = _box(75, -8, 120, 83, (6, 4))
+RIGHT = _box(75, -8, 120, 83, (1, 2))
+#: Two tiles shown together far below the line (a hand shown at the end).
+SHOWN = [_box(300, 560, 390, 606, (2, 3)), _box(392, 560, 482, 606, (1, 1))]
+
+
+def _view(f: Follower, tiles, extra=()) -> list[dict]:
+    return f.feed([BY_TILE[t] for t in tiles] + list(extra), still=True)
+
+
+def _kinds(recs, kind):
+    return [r for r in recs if r["type"] == kind]
+
+
+def test_an_illegal_tile_near_the_line_is_a_flag_not_the_hand_end_and_is_withdrawn():
+    f = Follower("draw100", players=2)
+    for k in range(1, 4):
+        _view(f, ORDER[:k])
+    recs = _view(f, ORDER[:3], [WRONG])
+    assert [r["message"] for r in _kinds(recs, "flag")] == ["4-6 does not match the 2 it touches"]
+    assert not _kinds(recs, "hand_end") and f._rules.phase == "play"
+    # taken back: the flag is withdrawn; the right tile on the same spot is the next play
+    recs = _view(f, ORDER[:3])
+    assert [r["tile"] for r in _kinds(recs, "flag_withdrawn")] == ["4-6"]
+    recs = _view(f, ORDER[:3], [RIGHT])
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "1-2")]
+    # in one view 3-5 played below 5-5 and 6-6 put against the 3 of 3-5: the play is taken,
+    # the later illegal tile flagged too
+    wrong2 = _box(73, 228 + 93, 119, 320 + 93, (6, 6))
+    recs = _view(f, ORDER[:4], [RIGHT, wrong2])
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(0, "3-5")]
+    assert [r["message"] for r in _kinds(recs, "flag")] == ["6-6 does not match the 3 it touches"]
+    assert f.summary()["player"] == 1 and f.summary()["flags"] == 2
+
+
+def test_a_hand_ends_only_on_a_group_shown_the_table_cleared_or_a_tap():
+    f = Follower("draw100", players=2)
+    for k in range(1, 6):
+        _view(f, ORDER[:k])
+    # one tile far from the line: a note, not the end of the hand
+    recs = _view(f, ORDER[:5], SHOWN[:1])
+    assert not _kinds(recs, "hand_end") and "lies apart" in _kinds(recs, "note")[0]["message"]
+    # two tiles lying together apart: they cannot be plays, the hand is over
+    recs = _view(f, ORDER[:5], SHOWN)
+    assert _kinds(recs, "hand_end")
+    # taken back: one hand shown of two players, and an unseen tile fits an open end: the last
+    # player went out (a domino) and scores the pips shown
+    recs = _view(f, ORDER[:5]) + f.feed([], still=True)
+    scored = _kinds(recs, "hand_scored")
+    assert [(s["kind"], s["winner"], s["points"]) for s in scored] == [("domino", 0, 5 + 2)]
+
+
+def test_a_single_tile_shown_then_the_table_cleared_scores_the_domino():
+    f = Follower("draw100", players=2)
+    for k in range(1, 5):
+        _view(f, ORDER[:k])
+    _view(f, ORDER[:4], SHOWN[1:])  # 1-1 shown alone: asked, not taken yet
+    _view(f, ORDER[:4])
+    recs = f.feed([], still=True)
+    assert [(s["kind"], s["winner"], s["points"]) for s in _kinds(recs, "hand_scored")] == [
+        ("domino", 1, 2)
+    ]
+
+
+def test_the_hand_over_tap_ends_the_hand():
+    f = Follower("draw100", players=3)
+    for k in range(1, 4):
+        _view(f, ORDER[:k])
+    recs = f.tap("done")
+    assert _kinds(recs, "hand_end")
+    _view(f, ORDER[:3], SHOWN[:1])
+    _view(f, ORDER[:3])
+    _view(f, ORDER[:3], SHOWN[1:])
+    recs = _view(f, ORDER[:3])
+    shown = _kinds(recs, "hand_shown")
+    assert [s["player"] for s in shown] == [1]  # seats after the last player (2): 0, then 1
+
+
+def test_joining_a_hand_in_progress_asks_who_is_to_move():
+    f = Follower("draw100", players=3)
+    recs = _view(f, ORDER[:5])
+    ask = [r for r in recs if r.get("ask") == "player"]
+    assert ask and f.summary()["player"] is None
+    # a play before the answer is held, then credited from the seat named
+    assert not _kinds(_view(f, ORDER[:6]), "play")
+    recs = f.tap("player", 2)
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(2, "3-3")]
+    recs = _view(f, ORDER[:7])
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(0, "1-4")]
+    # told in advance: nothing asked
+    g = Follower("draw100", players=3, first_player=1)
+    assert not [r for r in _view(g, ORDER[:5]) if r.get("ask")]
+
+
+def test_to_move_takes_a_seat_or_a_name():
+    import pytest
+
+    from companion.commands.follow import seat_of
+
+    assert seat_of(None, None, 3) is None
+    assert seat_of("2", None, 3) == 2
+    assert seat_of("ben", "Ana,Ben,Cleo", 3) == 1
+    with pytest.raises(ValueError, match="no player's name"):
+        seat_of("Dan", "Ana,Ben,Cleo", 3)
