@@ -685,10 +685,17 @@ def idempotency_key(value: Any) -> str | None:
     return value
 
 
+#: Hours an idempotency key is remembered (a retry comes within minutes; a day is plenty).
+IDEMPOTENCY_TTL_HOURS = 24
+
+
 def stored_answer(
     db: sqlite3.Connection, table_id: int, key: str | None, route: str
 ) -> tuple[int, Any] | None:
-    """The ``(status, body)`` first answered to ``key`` at this table, or None.
+    """``(status, ref)`` of the first answer to ``key`` at this table, or None: ``ref`` is the
+    id :func:`store_answer` kept (a round's or photo's id), from which the caller answers again.
+    A record of an older release holds the whole first answer: ``ref`` is then that body (a
+    dict). Records older than :data:`IDEMPOTENCY_TTL_HOURS` are forgotten.
 
     Raises:
         ApiError(409): the key was used for a different kind of request.
@@ -696,32 +703,44 @@ def stored_answer(
     if key is None:
         return None
     row = db.execute(
-        "SELECT route, status, body_json FROM idempotency WHERE table_id = ? AND key = ?",
-        (table_id, key),
+        "SELECT route, status, body_json FROM idempotency WHERE table_id = ? AND key = ? "
+        "AND created >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)",
+        (table_id, key, f"-{IDEMPOTENCY_TTL_HOURS} hours"),
     ).fetchone()
     if row is None:
         return None
     if row["route"] != route:
         raise ApiError(409, "this Idempotency-Key was already used for another kind of request")
-    return row["status"], json.loads(row["body_json"])
+    body = json.loads(row["body_json"])
+    if isinstance(body, dict) and set(body) == {"ref"}:
+        return row["status"], body["ref"]
+    return row["status"], body
 
 
 def store_answer(
-    db: sqlite3.Connection, table_id: int, key: str | None, route: str, status: int, body: Any
+    db: sqlite3.Connection, table_id: int, key: str | None, route: str, status: int, ref: Any
 ) -> None:
-    """Keep the answer to ``key`` (inside the transaction that made the change it reports)."""
+    """Keep the answer to ``key`` (inside the transaction that made the change it reports):
+    its status and ``ref``, the id of what it made (a round, a photo; a small JSON value),
+    never the answer's body, which grows with the game. The table's records older than
+    :data:`IDEMPOTENCY_TTL_HOURS` are deleted at the same time."""
     if key is not None:
         db.execute(
+            "DELETE FROM idempotency WHERE table_id = ? "
+            "AND created < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)",
+            (table_id, f"-{IDEMPOTENCY_TTL_HOURS} hours"),
+        )
+        db.execute(
             "INSERT INTO idempotency (table_id, key, route, status, body_json) VALUES (?,?,?,?,?)",
-            (table_id, key, route, status, json.dumps(body)),
+            (table_id, key, route, status, json.dumps({"ref": ref})),
         )
 
 
-def forget_old_answers(db: sqlite3.Connection, days: int = 7) -> int:
-    """Delete idempotency answers older than ``days``; returns how many."""
+def forget_old_answers(db: sqlite3.Connection, hours: int = IDEMPOTENCY_TTL_HOURS) -> int:
+    """Delete idempotency records older than ``hours``; returns how many."""
     return db.execute(
         "DELETE FROM idempotency WHERE created < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)",
-        (f"-{int(days)} days",),
+        (f"-{int(hours)} hours",),
     ).rowcount
 
 

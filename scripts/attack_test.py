@@ -120,13 +120,13 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def new_table(port: int, source: str | None = None) -> dict:
+def new_table(port: int, source: str | None = None, target: int | None = None) -> dict:
     st, out, _ = request(
         "http",
         port,
         "POST",
         "/api/tables",
-        json.dumps({"game": "draw100", "players": ["Ana", "Ben"]}).encode(),
+        json.dumps({"game": "draw100", "players": ["Ana", "Ben"], "target": target}).encode(),
         {"Content-Type": "application/json"},
         source=source,
     )
@@ -260,7 +260,7 @@ def attack_idle(port: int, https_port: int, n_http: int, n_https: int, seconds: 
 
 
 def attack_keyed_entries(instance: str, port: int, n: int) -> dict:
-    table = new_table(port)
+    table = new_table(port, target=10_000)
     db = Path(instance) / "companion.sqlite"
 
     def size() -> int:

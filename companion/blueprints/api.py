@@ -158,8 +158,9 @@ def record_round(table_id: int):
     body = json_body()
     with transaction() as db:
         first = store.stored_answer(db, table_id, key, "rounds")
-        if first is not None:
-            return jsonify(first[1]), first[0]
+        if first is not None:  # answered again from the table as it is now
+            body = first[1] if isinstance(first[1], dict) else store.table_json(db, table_id)
+            return jsonify(body), first[0]
         out = store.record_round(
             db,
             table_id,
@@ -169,7 +170,8 @@ def record_round(table_id: int):
             body.get("photo_id"),
             body.get("note", ""),
         )
-        store.store_answer(db, table_id, key, "rounds", 201, out)
+        last = out["rounds"][-1]["id"] if out["rounds"] else None
+        store.store_answer(db, table_id, key, "rounds", 201, last)
     return jsonify(out), 201
 
 
@@ -272,9 +274,10 @@ def add_photo(
         ParameterError (-> 400): the table's parameters hold one its game's reader does not take.
     """
     if key is not None:
-        first = store.stored_answer(get_db(), row["id"], key, "photos")
-        if first is not None:
-            return first[1], first[0]
+        with transaction() as db:
+            first = store.stored_answer(db, row["id"], key, "photos")
+            if first is not None:
+                return photo_answer(db, row, first[1], player_id), first[0]
     image = services.decode_upload(data)
     h, w = image.shape[:2]
     params = read_params(row)
@@ -303,7 +306,7 @@ def add_photo(
             first = store.stored_answer(db, row["id"], key, "photos")
             if first is not None:  # a retry finished first: keep its photo, drop this one
                 part.unlink(missing_ok=True)
-                return first[1], first[0]
+                return photo_answer(db, row, first[1], player_id), first[0]
             prow = store.add_photo(db, row["id"], name, w, h, tiles, analysis, elapsed_ms, rendered)
             mine = None
             if player_id is not None:
@@ -311,12 +314,23 @@ def add_photo(
                     store.set_hand(db, row["id"], player_id, hand)
                 mine = player_reading(db, row, prow, player_id)
             out = store.photo_json(prow, row["game"], mine)
-            store.store_answer(db, row["id"], key, "photos", 201, out)
+            store.store_answer(db, row["id"], key, "photos", 201, prow["id"])
     except BaseException:
         part.unlink(missing_ok=True)
         raise
     os.replace(part, photo_dir / name)
     return out, 201
+
+
+def photo_answer(db, row, ref, player_id: int | None) -> dict:
+    """The answer to a retried photo upload: the photo ``ref`` (its id, kept by
+    ``store.store_answer``) with ``player_id``'s reading, as it is now (or the whole first answer
+    an older release kept)."""
+    if isinstance(ref, dict):
+        return ref
+    prow = store.photo_row(db, row["id"], int(ref))
+    mine = player_reading(db, row, prow, player_id) if player_id is not None else None
+    return store.photo_json(prow, row["game"], mine)
 
 
 @bp.post("/tables/<int:table_id>/photos")
