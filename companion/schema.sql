@@ -70,7 +70,17 @@ CREATE TABLE IF NOT EXISTS hands (
     updated       TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
 );
 
+-- The phone that holds a seat: a hash (SHA-256, hex) of the random seat token kept in that
+-- phone's HttpOnly cookie. Only that phone may read or set the seat's hand; a row per held seat.
+CREATE TABLE IF NOT EXISTS seats (
+    player_id  INTEGER PRIMARY KEY REFERENCES players(id) ON DELETE CASCADE,
+    table_id   INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+    token_hash TEXT    NOT NULL,
+    taken      TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+
 CREATE INDEX IF NOT EXISTS idx_hands_table ON hands(table_id);
+CREATE INDEX IF NOT EXISTS idx_seats_table ON seats(table_id);
 CREATE INDEX IF NOT EXISTS idx_players_table ON players(table_id);
 CREATE INDEX IF NOT EXISTS idx_photos_table ON photos(table_id);
 CREATE INDEX IF NOT EXISTS idx_rounds_table ON rounds(table_id);

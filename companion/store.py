@@ -13,6 +13,7 @@ that decided it reopens the table.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -215,7 +216,7 @@ def delete_table(db: sqlite3.Connection, table_id: int) -> None:
     idempotency answers). Photo files are the caller's to remove. Call inside a transaction."""
     rounds_of = "SELECT id FROM rounds WHERE table_id = ?"
     db.execute(f"DELETE FROM score_events WHERE round_id IN ({rounds_of})", (table_id,))
-    for name in ("rounds", "hands", "idempotency", "photos"):
+    for name in ("rounds", "hands", "seats", "idempotency", "photos"):
         db.execute(f"DELETE FROM {name} WHERE table_id = ?", (table_id,))
     db.execute("UPDATE tables SET winner_id = NULL WHERE id = ?", (table_id,))
     db.execute("DELETE FROM players WHERE table_id = ?", (table_id,))
@@ -306,8 +307,15 @@ def table_json(db: sqlite3.Connection, table_id: int) -> dict:
     info = GAMES[row["game"]]
     sheet = score_sheet(info)
     tot = totals(db, table_id)
+    held = held_seats(db, table_id)
     ps = [
-        {"id": p["id"], "seat": p["seat"], "name": p["name"], "total": tot.get(p["id"], 0)}
+        {
+            "id": p["id"],
+            "seat": p["seat"],
+            "name": p["name"],
+            "total": tot.get(p["id"], 0),
+            "held": p["id"] in held,
+        }
         for p in players(db, table_id)
     ]
     last_photo = latest_photo(db, table_id)
@@ -659,6 +667,79 @@ def keep_reading(
 def forget_readings(db: sqlite3.Connection, table_id: int) -> None:
     """Every player's reading is stale (a tile of the photo was fixed)."""
     db.execute("UPDATE hands SET photo_id = NULL WHERE table_id = ?", (table_id,))
+
+
+# --- seats held by one phone ------------------------------------------------------------------
+#
+# Taking a seat gives the phone a random token (kept in its HttpOnly cookie); the database keeps
+# only its SHA-256. While a seat is held, only the phone with the token may read or set the
+# seat's hand, and no other phone may take the seat. The holder may leave it; a holder of the
+# table code may free it (a lost phone). Releasing a seat clears its hand, so the next phone in
+# that seat never sees the last one's tiles. Demo tables are open to every visitor: there a
+# held seat may be taken over and the demo hand stays.
+
+
+def token_hash(token: str) -> str:
+    """The SHA-256 (hex) of a seat token, as stored."""
+    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+def held_seats(db: sqlite3.Connection, table_id: int) -> set[int]:
+    """The player ids whose seat a phone holds at this table."""
+    return {
+        r["player_id"]
+        for r in db.execute("SELECT player_id FROM seats WHERE table_id = ?", (table_id,))
+    }
+
+
+def seat_holder(db: sqlite3.Connection, table_id: int, player_id: int, token: str) -> bool:
+    """True when ``token`` is the token of the phone holding ``player_id``'s seat."""
+    row = db.execute(
+        "SELECT token_hash FROM seats WHERE player_id = ? AND table_id = ?", (player_id, table_id)
+    ).fetchone()
+    return row is not None and secrets.compare_digest(row["token_hash"], token_hash(token))
+
+
+def take_seat(db: sqlite3.Connection, row: sqlite3.Row, player_id: int) -> str:
+    """Give ``player_id``'s seat to a phone; returns its new token (32 random bytes, URL-safe).
+
+    Call inside a transaction.
+
+    Raises:
+        ApiError(409): another phone holds the seat (a demo table lets it be taken over).
+    """
+    if player_id in held_seats(db, row["id"]) and not row["demo"]:
+        name = player_name(db, player_id)
+        raise ApiError(
+            409,
+            f"{name}'s seat is taken by another phone. If that phone is lost, free the seat "
+            "first (anyone with the table code can).",
+        )
+    token = secrets.token_urlsafe(32)
+    db.execute(
+        """INSERT INTO seats (player_id, table_id, token_hash) VALUES (?,?,?)
+           ON CONFLICT(player_id) DO UPDATE SET token_hash = excluded.token_hash,
+           taken = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')""",
+        (player_id, row["id"], token_hash(token)),
+    )
+    return token
+
+
+def release_seat(db: sqlite3.Connection, row: sqlite3.Row, player_id: int) -> bool:
+    """Free ``player_id``'s seat and clear its hand (a demo table keeps its demo hand).
+    Returns whether a phone held it. Call inside a transaction."""
+    gone = db.execute(
+        "DELETE FROM seats WHERE player_id = ? AND table_id = ?", (player_id, row["id"])
+    ).rowcount
+    if not row["demo"]:
+        db.execute("DELETE FROM hands WHERE player_id = ?", (player_id,))
+    return bool(gone)
+
+
+def player_name(db: sqlite3.Connection, player_id: int) -> str:
+    """The name of ``player_id`` ("?" when there is none)."""
+    r = db.execute("SELECT name FROM players WHERE id = ?", (player_id,)).fetchone()
+    return r["name"] if r else "?"
 
 
 # --- idempotency keys --------------------------------------------------------------------------

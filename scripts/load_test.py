@@ -81,6 +81,20 @@ def call(
         return e.code, json.loads(e.read() or b"{}")
 
 
+def take_seat(base: str, table: dict, index: int) -> dict:
+    """Sit a phone in ``table``'s seat ``index``: the headers its requests carry from then on
+    (the table code and the seat cookie the answer set; a hand needs the seat)."""
+    pid = table["players"][index]["id"]
+    req = urllib.request.Request(
+        f"{base}/api/tables/{table['id']}/seats/{pid}",
+        method="POST",
+        headers={"X-Table-Code": table["code"]},
+    )
+    with urllib.request.urlopen(req, timeout=60) as r:
+        cookie = r.headers["Set-Cookie"].split(";", 1)[0]
+    return {"X-Table-Code": table["code"], "Cookie": cookie}
+
+
 def multipart(field: str, filename: str, data: bytes, hand: str = "") -> tuple[bytes, str]:
     """A multipart body with the photo file and the ``hand`` text field."""
     boundary = uuid.uuid4().hex
@@ -241,13 +255,22 @@ def main(argv: list[str] | None = None) -> int:
             stop_at = time.monotonic() + args.seconds
             deadline = stop_at + 120  # a request pending at the end is retried until answered
 
+            # each phone takes a seat of its table (a hand needs one); phones beyond the seats watch
+            seat_headers = [
+                take_seat(base, tables[i % len(tables)], i // len(tables))
+                if i // len(tables) < 2
+                else {"X-Table-Code": tables[i % len(tables)]["code"]}
+                for i in range(args.phones)
+            ]
+
             def phone(i: int) -> None:
                 t = tables[i % len(tables)]
-                hdr = {"X-Table-Code": t["code"]}
+                hdr = seat_headers[i]
+                hand = HAND if "Cookie" in hdr else ""
                 n = 0
                 while time.monotonic() < stop_at:
                     name, data = photos[(i + n) % len(photos)]
-                    body, ctype = multipart("photo", name, data, HAND)
+                    body, ctype = multipart("photo", name, data, hand)
                     t0 = time.perf_counter()
                     try:
                         st, p = call_until_answered(

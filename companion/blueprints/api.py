@@ -21,7 +21,7 @@ from engine import GAMES, get_game_type
 from .. import guard, services, store
 from ..db import get_db, transaction
 from .openapi import openapi_document
-from .pages import announce, public_join_url, remember_code
+from .pages import SEAT_COOKIE_AGE, announce, held_seat, public_join_url, remember_code, seat_cookie
 
 bp = Blueprint("api", __name__)
 
@@ -203,21 +203,47 @@ def table_hand(row, raw) -> list[str]:
         raise store.ApiError(400, str(exc)) from None
 
 
-def request_player(row) -> int:
-    """The player this phone sits as: ``X-Player`` header or ``player_id`` in the body (a player
-    id of the table); none given means the first seat. 400 for a player of another table."""
-    pid = request.headers.get("X-Player")
-    if pid in (None, ""):
+def request_player(row) -> int | None:
+    """The player whose own hand this request may read or set, or None (a watcher).
+
+    That is the seat this phone holds (its seat cookie); at a table of one player, that player
+    (the table code is enough: nobody else has a hand to hide). ``X-Player`` (or ``player_id``
+    in the body) may name the seat; naming one this phone does not hold is refused (403): the
+    table code and a player id never give away a hand.
+    """
+    db = get_db()
+    seats = store.players(db, row["id"])
+    held = seats[0]["id"] if len(seats) == 1 else held_seat(row)
+    claimed = request.headers.get("X-Player")
+    if claimed in (None, ""):
         body = request.get_json(silent=True) if request.is_json else None
-        pid = body.get("player_id") if isinstance(body, dict) else request.form.get("player_id")
-    return store.player_of(get_db(), row["id"], pid)
+        claimed = body.get("player_id") if isinstance(body, dict) else request.form.get("player_id")
+    if claimed not in (None, ""):
+        pid = store.player_of(db, row["id"], claimed)
+        if pid != held:
+            raise store.ApiError(
+                403,
+                f"this phone does not hold {store.player_name(db, pid)}'s seat; take the seat "
+                "first (only the phone in a seat sees its hand)",
+            )
+    return held
 
 
-def player_reading(db, row, prow, player_id: int) -> dict | None:
+def seated_player(row) -> int:
+    """:func:`request_player`, which must be a seat this phone holds (403 otherwise)."""
+    pid = request_player(row)
+    if pid is None:
+        raise store.ApiError(
+            403, "choose who you are first: your hand belongs to the seat this phone takes"
+        )
+    return pid
+
+
+def player_reading(db, row, prow, player_id: int | None) -> dict | None:
     """``{"player_id", "hand", "analysis"}``: the photo read with the player's own tiles (the
     games that take them, ``GameType.takes_hand``; kept in ``hands`` until the hand, the photo or
     a tile changes), else None."""
-    if not GAMES[row["game"]].takes_hand:
+    if player_id is None or not GAMES[row["game"]].takes_hand:
         return None
     hand = store.player_hand(db, player_id)
     public = json.loads(prow["analysis_json"])
@@ -341,7 +367,8 @@ def upload_photo(table_id: int):
     if upload is None:
         raise store.ApiError(400, "send the photo as the multipart form field 'photo'")
     hand = table_hand(row, request.form.get("hand", ""))
-    key, player = idempotency_key(), request_player(row)
+    key = idempotency_key()
+    player = seated_player(row) if hand else request_player(row)
     with guard.photo_slot():
         out, status = add_photo(row, upload.read(), started, hand, key, player)
     return jsonify(out), status
@@ -357,7 +384,8 @@ def grab_camera(table_id: int):
         raise store.ApiError(404, "no laptop camera; start the server with `serve --camera N`")
     body = request.get_json(silent=True) or {}
     hand = table_hand(row, body.get("hand", "") if isinstance(body, dict) else "")
-    key, player = idempotency_key(), request_player(row)
+    key = idempotency_key()
+    player = seated_player(row) if hand else request_player(row)
     with guard.photo_slot():
         out, status = add_photo(row, services.grab_camera(int(index)), started, hand, key, player)
     return jsonify(out), status
@@ -372,13 +400,17 @@ def list_photos(table_id: int):
 
 @bp.get("/tables/<int:table_id>/photos/<int:photo_id>")
 def get_photo(table_id: int, photo_id: int):
-    """The photo and its reading; with the table code and ``X-Player``, that player's own hand
-    and reading (a watcher gets the table reading and no hand)."""
+    """The photo and its reading; with the table code and a seat this phone holds, that
+    player's own hand and reading (a watcher gets the table reading and no hand)."""
     db = get_db()
     row = store.table_row(db, table_id)
     prow = store.photo_row(db, table_id, photo_id)
     mine = None
-    if request.headers.get("X-Player") and request_code():
+    if request_code() and (
+        request.headers.get("X-Player")
+        or request.cookies.get(seat_cookie(table_id))
+        or len(store.players(db, table_id)) == 1
+    ):
         row = editable_table(table_id)
         with transaction() as db:
             mine = player_reading(db, row, prow, request_player(row))
@@ -497,7 +529,7 @@ def set_hand(table_id: int, photo_id: int):
     row = editable_table(table_id)
     hand = table_hand(row, json_body().get("hand", ""))
     with transaction() as db:
-        pid = request_player(row)
+        pid = seated_player(row)
         prow = store.photo_row(db, table_id, photo_id)
         store.set_hand(db, table_id, pid, hand)
         mine = player_reading(db, row, prow, pid)
@@ -508,7 +540,7 @@ def store_player_hand(row, hand: list[str]) -> tuple[int, dict | None]:
     """Keep ``hand`` as this phone's player's hand (one transaction) -> ``(player_id, photo)``:
     the table's latest photo with this player's reading, or None before any photo."""
     with transaction() as db:
-        pid = request_player(row)
+        pid = seated_player(row)
         store.set_hand(db, row["id"], pid, hand)
         latest = store.latest_photo(db, row["id"])
         photo = (
@@ -533,7 +565,7 @@ def set_table_hand(table_id: int):
 def get_hand(table_id: int):
     """This phone's player's own hand: ``{"player_id", "hand"}`` (needs the code and ``X-Player``)."""
     row = editable_table(table_id)
-    pid = request_player(row)
+    pid = seated_player(row)
     return jsonify({"player_id": pid, "hand": store.player_hand(get_db(), pid)})
 
 
@@ -592,6 +624,68 @@ def hand_photo(table_id: int):
     if unread:
         message += f" {unread} tile(s) could not be read: add them to the box by hand."
     return jsonify({"player_id": pid, "hand": hand, "photo": photo, "message": message})
+
+
+def seat_answer(row, player_id: int | None) -> dict:
+    """``{"player_id", "hand", "table"}``: the seat this phone holds now (None: none), its hand
+    and the table (``players[].held`` says which seats phones hold)."""
+    db = get_db()
+    hand = store.player_hand(db, player_id) if player_id is not None else []
+    return {"player_id": player_id, "hand": hand, "table": store.table_json(db, row["id"])}
+
+
+@bp.get("/tables/<int:table_id>/seat")
+def my_seat(table_id: int):
+    """The seat this phone holds at the table (``player_id`` None: none) and its hand."""
+    row = editable_table(table_id)
+    return jsonify(seat_answer(row, held_seat(row)))
+
+
+@bp.post("/tables/<int:table_id>/seats/<int:player_id>")
+def take_seat(table_id: int, player_id: int):
+    """Sit this phone in ``player_id``'s seat: the answer sets its seat cookie (HttpOnly; the
+    token's hash is stored). A seat held by another phone is refused (409) until its holder
+    leaves it or a code holder frees it; a seat this phone held before is left."""
+    row = editable_table(table_id)
+    db = get_db()
+    pid = store.player_of(db, table_id, player_id)
+    before = held_seat(row)
+    if before == pid:
+        return jsonify(seat_answer(row, pid))
+    with transaction() as db:
+        token = store.take_seat(db, row, pid)
+        if before is not None:
+            store.release_seat(db, row, before)
+    resp = jsonify(seat_answer(row, pid))
+    # Not Secure: one phone moves between the LAN address (http) and the secure address (https,
+    # for the live camera) and keeps its seat on both; a Secure cookie would be unseen on http.
+    resp.set_cookie(
+        seat_cookie(table_id),
+        f"{pid}.{token}",
+        max_age=SEAT_COOKIE_AGE,
+        path="/",
+        httponly=True,
+        samesite="Lax",
+    )
+    return resp, 201
+
+
+@bp.delete("/tables/<int:table_id>/seats/<int:player_id>")
+def free_seat(table_id: int, player_id: int):
+    """Leave the seat this phone holds, or free another phone's seat (a lost phone; any holder
+    of the table code may). The seat's hand is cleared. Answers ``{"freed", "left",
+    "player_id", "hand", "table"}``."""
+    row = editable_table(table_id)
+    pid = store.player_of(get_db(), table_id, player_id)
+    mine = held_seat(row)
+    with transaction() as db:
+        store.release_seat(db, row, pid)
+    left = mine == pid
+    body = {"freed": pid, "left": left, **seat_answer(row, None if left else mine)}
+    resp = jsonify(body)
+    if left:
+        resp.delete_cookie(seat_cookie(table_id), path="/", httponly=True, samesite="Lax")
+    return resp
 
 
 @bp.post("/tables/<int:table_id>/rematch")

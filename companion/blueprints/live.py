@@ -490,7 +490,7 @@ def _int_arg(name: str, default: int, lo: int, hi: int) -> int:
     return store.int_in_range(raw, name, lo, hi)
 
 
-_TABLE_CHANGE = re.compile(r"^/api/tables/(\d+)/(rounds|undo|photos|camera)$")
+_TABLE_CHANGE = re.compile(r"^/api/tables/(\d+)/(rounds|undo|photos|camera|seats)(?:/\d+)?$")
 
 
 def _sync_follower(table_id: int) -> dict:
@@ -514,8 +514,8 @@ def _sync_follower(table_id: int) -> dict:
 
 @bp.after_app_request
 def announce_changes(response):
-    """Put other phones' changes into the feed: a score entry recorded or undone (``table``
-    with the table after it), a photo sent (``photo`` with its id), a table deleted."""
+    """Put other phones' changes into the feed: a score entry recorded or undone, a seat taken,
+    left or freed (``table`` with the table after it), a photo sent (``photo`` with its id), a table deleted."""
     if response.status_code >= 300 or request.method not in ("POST", "DELETE"):
         return response
     m = _TABLE_CHANGE.match(request.path)
@@ -524,7 +524,7 @@ def announce_changes(response):
             hub().forget(int(request.path.rsplit("/", 1)[1]))
         elif m:
             tid = int(m.group(1))
-            if m.group(2) in ("rounds", "undo"):
+            if m.group(2) in ("rounds", "undo", "seats"):
                 rec = {"type": "table", "table": _sync_follower(tid)}
             else:
                 pid = (response.get_json(silent=True) or {}).get("id")

@@ -37,8 +37,13 @@ _PLAYER = {
     "in": "header",
     "required": False,
     "schema": {"type": "integer"},
-    "description": "the player (id) this phone sits as; hands and their readings are per player "
-    "(default: the first seat)",
+    "description": "the player (id) whose seat this phone holds (its seat cookie, set by taking the "
+    "seat, must hold it: 403 otherwise); hands and their readings are per seat",
+}
+_SEAT = {"name": "player_id", "in": "path", "required": True, "schema": {"type": "integer"}}
+#: The answer about this phone's seat.
+_SEAT_ANSWER = {
+    "description": "{player_id (the seat this phone holds, or null), hand, table (Table)}",
 }
 #: A multipart body with one field ``photo`` (JPEG or PNG).
 _PHOTO_BODY = {
@@ -229,6 +234,40 @@ def openapi_document() -> dict[str, Any]:
                     "parameters": [_TID, _CODE],
                     "responses": {"201": _json("Table", "created"), "403": _ERR, "404": _ERR},
                 }
+            },
+            "/api/tables/{table_id}/seat": {
+                "get": {
+                    "summary": "The seat this phone holds (its seat cookie) and that seat's hand",
+                    "parameters": [_TID, _CODE],
+                    "responses": {"200": _SEAT_ANSWER, "403": _ERR, "404": _ERR},
+                }
+            },
+            "/api/tables/{table_id}/seats/{player_id}": {
+                "post": {
+                    "summary": "Take this seat: sets the phone's HttpOnly seat cookie (only its "
+                    "token's hash is stored); a seat this phone held before is left",
+                    "parameters": [_TID, _SEAT, _CODE],
+                    "responses": {
+                        "200": _SEAT_ANSWER,
+                        "201": _SEAT_ANSWER,
+                        "400": _ERR,
+                        "403": _ERR,
+                        "409": {
+                            **_ERR,
+                            "description": "another phone holds the seat (demo tables: taken over)",
+                        },
+                    },
+                },
+                "delete": {
+                    "summary": "Leave the seat this phone holds, or free another phone's seat (a "
+                    "lost phone); the seat's hand is cleared",
+                    "parameters": [_TID, _SEAT, _CODE],
+                    "responses": {
+                        "200": {"description": "{freed, left, player_id, hand, table}"},
+                        "400": _ERR,
+                        "403": _ERR,
+                    },
+                },
             },
             "/api/tables/{table_id}/hand": {
                 "get": {
@@ -512,6 +551,10 @@ def openapi_document() -> dict[str, Any]:
                         "seat": {"type": "integer"},
                         "name": {"type": "string"},
                         "total": {"type": "integer"},
+                        "held": {
+                            "type": "boolean",
+                            "description": "a phone holds this seat (only it sees the hand)",
+                        },
                     },
                 },
                 "Round": {

@@ -34,6 +34,26 @@ def known_code(table_id: int) -> str | None:
     return code if isinstance(code, str) else None
 
 
+#: The seat cookie lives this long (seconds): a game night, with room to spare.
+SEAT_COOKIE_AGE = 7 * 24 * 3600
+
+
+def seat_cookie(table_id: int) -> str:
+    """The name of the cookie that holds this phone's seat token at ``table_id``."""
+    return f"seat_{table_id}"
+
+
+def held_seat(row) -> int | None:
+    """The player whose seat this phone holds at the table ``row`` (its seat cookie
+    ``<player id>.<token>`` checked against the stored hash), or None."""
+    raw = request.cookies.get(seat_cookie(row["id"]), "")
+    pid, _, token = raw.partition(".")
+    if not pid.isdigit() or len(pid) > 19 or not token:
+        return None
+    player_id = int(pid)
+    return player_id if store.seat_holder(get_db(), row["id"], player_id, token) else None
+
+
 def public_join_url(code: str) -> str:
     base = current_app.config.get("PUBLIC_URL") or request.host_url
     return base.rstrip("/") + url_for("pages.join", code=code)
@@ -153,6 +173,7 @@ def table(table_id: int):
         "max_pip": max_pip,
         "camera": current_app.config.get("CAMERA_INDEX") is not None,
         "max_upload": current_app.config["MAX_CONTENT_LENGTH"],
+        "seat": held_seat(row) if code else None,
     }
     return render_template(
         "table.html",

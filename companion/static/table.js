@@ -25,14 +25,18 @@
   function say(text) { const m = $('message'); m.textContent = text || ''; m.hidden = !text; }
   function busy(on) { const b = $('busy'); if (b) b.hidden = !on; }
 
-  // ---- which seat this phone is (kept on the phone; hands are per player) -----------------
-  const seatKey = 'seat:' + table.id;
-  function storedSeat() { try { return localStorage.getItem(seatKey); } catch (e) { return null; } }
-  function storeSeat(v) { try { if (v === null) localStorage.removeItem(seatKey); else localStorage.setItem(seatKey, v); } catch (e) { /* private mode */ } }
-  let seat = null;  // player id (string) or 'watch' or null (not chosen)
+  // ---- which seat this phone holds ----------------------------------------------------------
+  // The server keeps the seat: taking one sets this phone's HttpOnly seat cookie, so only this
+  // phone reads and sets the seat's hand, on the http and the https address alike. "Just
+  // watching" is remembered on the phone only.
+  const watchKey = 'watch:' + table.id;
+  function watching() { try { return localStorage.getItem(watchKey) === '1'; } catch (e) { return false; } }
+  function storeWatch(on) { try { if (on) localStorage.setItem(watchKey, '1'); else localStorage.removeItem(watchKey); } catch (e) { /* private mode */ } }
+  let seat = null;  // player id (string) this phone holds, or 'watch' or null (not chosen)
   if (code) {
-    seat = table.players.length === 1 ? String(table.players[0].id) : storedSeat();
-    if (seat && seat !== 'watch' && !table.players.some((p) => String(p.id) === seat)) seat = null;
+    if (table.players.length === 1) seat = String(table.players[0].id);
+    else if (boot.seat !== null && boot.seat !== undefined) seat = String(boot.seat);
+    else if (watching()) seat = 'watch';
   }
   const seated = () => !!code && seat !== null && seat !== 'watch';
 
@@ -45,8 +49,7 @@
   // and the server answers the retry with the first result (nothing is stored twice).
   async function api(method, url, body, key) {
     const opts = { method, headers: { 'Accept': 'application/json' } };
-    if (code) opts.headers['X-Table-Code'] = code;
-    if (seated()) opts.headers['X-Player'] = seat;
+    if (code) opts.headers['X-Table-Code'] = code;  // the seat travels in its cookie
     if (key) opts.headers['Idempotency-Key'] = key;
     if (body instanceof FormData) opts.body = body;
     else if (body !== undefined) { opts.body = JSON.stringify(body); opts.headers['Content-Type'] = 'application/json'; }
@@ -70,6 +73,14 @@
       choose.hidden = false; now.hidden = true;
       const box = $('seat-buttons'); box.innerHTML = '';
       for (const p of table.players) {
+        if (p.held && !table.demo) {  // another phone sits there: it may only be freed (a lost phone)
+          const wrap = el('span', { class: 'seat-held' });
+          wrap.append(el('button', { type: 'button', class: 'seat', 'data-player': p.id, disabled: '' }, `${p.name} (on another phone)`));
+          const free = el('button', { type: 'button', class: 'link seat-free', 'data-player': p.id }, 'free');
+          free.addEventListener('click', () => freeSeat(p));
+          wrap.append(free); box.append(wrap);
+          continue;
+        }
         const b = el('button', { type: 'button', class: 'seat', 'data-player': p.id }, p.name);
         b.addEventListener('click', () => pickSeat(String(p.id)));
         box.append(b);
@@ -80,12 +91,50 @@
     } else {
       choose.hidden = true; now.hidden = false;
       $('seat-name').textContent = seat === 'watch' ? 'watching (no hand)' : 'playing as ' + playerName(seat);
+      $('seat-change').textContent = seat === 'watch' ? 'choose a seat' : 'leave this seat';
     }
     if (handCard) handCard.hidden = !seated();
   }
+  async function refreshPhoto() {  // the latest photo as this phone may see it (its hand or none)
+    if (!photo) return;
+    photo = await api('GET', `/api/tables/${table.id}/photos/${photo.id}`); renderPhoto();
+  }
   async function pickSeat(v) {
-    seat = v; storeSeat(v); renderSeat(); renderTable();
-    if (seated()) await loadMine(); else if (photo) { photo = await api('GET', `/api/tables/${table.id}/photos/${photo.id}`); renderPhoto(); }
+    try {
+      if (v === 'watch') {
+        seat = 'watch'; storeWatch(true);
+      } else {
+        const got = await api('POST', `/api/tables/${table.id}/seats/${v}`);
+        seat = String(got.player_id); storeWatch(false); table = got.table;
+        if ($('hand-input')) { $('hand-input').value = (got.hand || []).join(' '); handTyped = false; }
+      }
+      say(''); renderTable();
+      if (seated()) await loadMine(); else await refreshPhoto();
+    } catch (e) { say(e.message); if (seat !== 'watch') seat = null; renderSeat(); }
+  }
+  async function leaveSeat() {
+    try {
+      if (seated()) table = (await api('DELETE', `/api/tables/${table.id}/seats/${seat}`)).table;
+      seat = null; storeWatch(false);
+      if ($('hand-input')) { $('hand-input').value = ''; handTyped = false; }
+      say(''); renderTable(); await refreshPhoto();
+    } catch (e) { say(e.message); }
+  }
+  async function freeSeat(p) {
+    if (!window.confirm(`Free ${p.name}'s seat? Do this only when ${p.name}'s phone is lost: that phone loses the seat and ${p.name}'s hand is cleared.`)) return;
+    try { table = (await api('DELETE', `/api/tables/${table.id}/seats/${p.id}`)).table; say(''); renderTable(); }
+    catch (e) { say(e.message); }
+  }
+  // another phone freed this phone's seat (the change feed brings the table without it)
+  function seatStillHeld() {
+    if (!seated() || table.players.length === 1) return;
+    const me = table.players.find((q) => String(q.id) === seat);
+    if (me && me.held === false) {
+      seat = null;
+      if ($('hand-input')) { $('hand-input').value = ''; handTyped = false; }
+      say('Your seat was freed from another phone: choose who you are again.');
+      refreshPhoto().catch(() => {});
+    }
   }
   let handTyped = false;
   if ($('hand-input')) $('hand-input').addEventListener('input', () => { handTyped = true; });
@@ -615,7 +664,7 @@
   }
   else if ($('undo')) $('undo').addEventListener('click', undo);  // a solitaire's results
   if ($('undo-after')) $('undo-after').addEventListener('click', undo);
-  if ($('seat-change')) $('seat-change').addEventListener('click', () => { seat = null; storeSeat(null); renderSeat(); });
+  if ($('seat-change')) $('seat-change').addEventListener('click', leaveSeat);
   const rematch = $('rematch');
   if (rematch) rematch.addEventListener('click', async () => {
     try { const t = await api('POST', `/api/tables/${table.id}/rematch`, {}); window.location.href = t.url; } catch (e) { say(e.message); }
@@ -627,7 +676,7 @@
   });
   // static/live.js brings other phones' and the camera's changes in through these.
   window.dominoTable = {
-    setTable(t) { table = t; renderTable(); },
+    setTable(t) { table = t; seatStillHeld(); renderTable(); },
     async showPhoto(id) {
       if (photo && photo.id === id) return;
       try { photo = await api('GET', `/api/tables/${table.id}/photos/${id}`); renderPhoto(); } catch (e) { say(e.message); }

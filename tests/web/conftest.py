@@ -44,6 +44,17 @@ def new_table(client, game="draw100", players=("Ana", "Ben"), **extra) -> dict:
     return r.json
 
 
+def sit(client, table: dict, index: int = 0) -> int:
+    """Take the seat of ``table``'s player ``index`` with this client (its phone): the answer
+    sets the client's seat cookie. Returns the player id."""
+    pid = table["players"][index]["id"]
+    r = client.post(
+        f"/api/tables/{table['id']}/seats/{pid}", headers={"X-Table-Code": table["code"]}
+    )
+    assert r.status_code in (200, 201), r.json
+    return int(pid)
+
+
 @pytest.fixture()
 def fake_detector(monkeypatch):
     """Replace only the detector with a fixed set of tile boxes (for tests of the web side).

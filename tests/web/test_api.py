@@ -12,7 +12,7 @@ import pytest
 from companion import services, store
 from companion.app import create_app
 
-from .conftest import SAMPLES, new_table
+from .conftest import SAMPLES, new_table, sit
 
 JPEG = (SAMPLES / "IMG_0350.jpg").read_bytes()
 
@@ -444,6 +444,7 @@ def test_status_says_whether_the_detector_runs(client, monkeypatch, tmp_path):
 
 def test_hand_with_the_photo_gives_moves_and_hint(client, lead_double_detector):
     t = new_table(client)
+    sit(client, t)
     r = client.post(
         f"/api/tables/{t['id']}/photos",
         headers={"X-Table-Code": t["code"]},
@@ -476,6 +477,7 @@ def test_bad_hand_is_400_and_keeps_the_old_one(client, lead_double_detector, han
     p = upload(client, t, JPEG).json
     hdr = {"X-Table-Code": t["code"]}
     url = f"/api/tables/{t['id']}/photos/{p['id']}/hand"
+    sit(client, t)
     assert client.put(url, json={"hand": "1-2"}, headers=hdr).status_code == 200
     r = client.put(url, json={"hand": hand}, headers=hdr)
     assert r.status_code == 400 and needle in r.json["error"]["message"]
@@ -505,6 +507,7 @@ def test_an_older_database_gets_the_new_column(tmp_path):
 
 def test_the_reader_is_told_how_many_play_draw100(client, lead_double_detector):
     t = new_table(client, "draw100", ["A", "B", "C", "D"])
+    sit(client, t)
     r = client.post(
         f"/api/tables/{t['id']}/photos",
         headers={"X-Table-Code": t["code"]},
@@ -515,12 +518,15 @@ def test_the_reader_is_told_how_many_play_draw100(client, lead_double_detector):
     assert "P3" in text and "P4" not in text  # seats 0..3
 
 
-def test_each_player_keeps_their_own_hand_and_watchers_see_none(client, lead_double_detector):
+def test_each_player_keeps_their_own_hand_and_watchers_see_none(app, client, lead_double_detector):
     """Two phones at one draw table: Ana's hand does not overwrite Ben's; each gets moves for
     their own hand; a watcher (no code) gets the table reading without any hand."""
     t = new_table(client)
     ana, ben = (str(p["id"]) for p in t["players"])
     code = {"X-Table-Code": t["code"]}
+    sit(client, t, 0)
+    ben_phone = app.test_client()
+    sit(ben_phone, t, 1)
     p = client.post(
         f"/api/tables/{t['id']}/photos",
         headers={**code, "X-Player": ana},
@@ -528,7 +534,7 @@ def test_each_player_keeps_their_own_hand_and_watchers_see_none(client, lead_dou
         content_type="multipart/form-data",
     ).json
     assert p["hand"] == ["4-6", "1-2"] and p["player_id"] == int(ana)
-    r = client.put(
+    r = ben_phone.put(
         f"/api/tables/{t['id']}/hand", json={"hand": "6-2 3-3"}, headers={**code, "X-Player": ben}
     )
     assert r.status_code == 200 and r.json["hand"] == ["2-6", "3-3"]

@@ -15,7 +15,7 @@ import pytest
 
 from companion.app import create_app
 
-from .conftest import SAMPLES, new_table
+from .conftest import SAMPLES, new_table, sit
 from .test_api import count, form_token, photo_files, round_, upload
 
 JPEG = (SAMPLES / "IMG_0350.jpg").read_bytes()
@@ -235,10 +235,7 @@ def test_two_phones_fixing_two_tiles_at_once_both_fixes_are_kept(app, fake_detec
         for th in threads:
             th.join()
         assert answers == [200, 200]
-        got = owner.get(
-            f"/api/tables/{t['id']}/photos/{p['id']}",
-            headers={**hdr, "X-Player": str(t["players"][0]["id"])},
-        ).json
+        got = owner.get(f"/api/tables/{t['id']}/photos/{p['id']}", headers=hdr).json
         lost += got["corrections"] != {"0": [0, 4], "1": [1, 4]}
     assert lost == 0
 
@@ -249,6 +246,7 @@ def test_a_hand_and_a_fix_sent_at_once_are_both_kept(app, fake_detector):
     t = new_table(owner)
     hdr = {"X-Table-Code": t["code"]}
     phones = [app.test_client(), app.test_client()]
+    sit(phones[0], t)  # the phone that sets its hand holds Ana's seat
     for attempt in range(20):
         p = upload(owner, t, JPEG).json
         base = f"/api/tables/{t['id']}/photos/{p['id']}"
@@ -271,10 +269,14 @@ def test_a_hand_and_a_fix_sent_at_once_are_both_kept(app, fake_detector):
             th.start()
         for th in threads:
             th.join()
-        got = owner.get(
-            f"/api/tables/{t['id']}/photos/{p['id']}",
-            headers={**hdr, "X-Player": str(t["players"][0]["id"])},
-        ).json
+        got = (
+            phones[0]
+            .get(
+                f"/api/tables/{t['id']}/photos/{p['id']}",
+                headers={**hdr, "X-Player": str(t["players"][0]["id"])},
+            )
+            .json
+        )
         assert answers == [200, 200]
         assert got["hand"] == ["1-2", "3-4"] and got["corrections"] == {"2": [6, 6]}, attempt
 
