@@ -60,6 +60,7 @@ def create_app(
         OSError: the instance folder cannot be created.
     """
     app = Flask(__name__, instance_path=instance_path, instance_relative_config=True)
+    app.request_class = guard.FormLimitRequest
     app.json = guard.SafeJSONProvider(app)
     instance = Path(app.instance_path)
     instance.mkdir(parents=True, exist_ok=True, mode=0o700)

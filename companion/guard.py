@@ -7,6 +7,7 @@ Everything here is installed by :func:`companion.app.create_app`; the blueprints
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
@@ -20,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from flask import current_app, request, session
+from flask import Request, current_app, request, session
 from flask.json.provider import DefaultJSONProvider
+from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.formparser import FormDataParser, MultiPartParser
 
 from .store import ApiError
 
@@ -74,6 +77,40 @@ def limit_body_size() -> None:
         request.max_content_length = min(
             MAX_BODY_BYTES, current_app.config["MAX_CONTENT_LENGTH"] or MAX_BODY_BYTES
         )
+
+
+#: Bytes Werkzeug's multipart parser reads from the body at a time (its ``buffer_size``).
+MULTIPART_READ_BYTES: int = inspect.signature(MultiPartParser).parameters["buffer_size"].default
+
+
+class FormLimitRequest(Request):
+    """Flask's request with ``MAX_FORM_MEMORY_SIZE`` applied to text fields only.
+
+    Werkzeug 3.1 checks ``max_form_memory_size`` twice while parsing ``multipart/form-data``:
+    against each text field (meant), and against its read buffer (a chunk of
+    :data:`MULTIPART_READ_BYTES` plus the bytes kept from the last chunk), file parts included.
+    With a 64 kB limit the second check refuses a 2-5 MB phone photo (413) whenever a chunk
+    ends near a line break, which is most photos over 64 kB. So the parser gets the limit plus
+    one read buffer and 4 kB of part headers (a file part passes; a text field is still stopped
+    while it streams in), and after parsing every text field, multipart or urlencoded, is held
+    to the configured limit itself (413, :class:`~werkzeug.exceptions.RequestEntityTooLarge`).
+    File parts are limited only by ``MAX_CONTENT_LENGTH``.
+    """
+
+    def make_form_data_parser(self) -> FormDataParser:
+        parser = super().make_form_data_parser()
+        if parser.max_form_memory_size is not None:
+            parser.max_form_memory_size += MULTIPART_READ_BYTES + 4096
+        return parser
+
+    def _load_form_data(self) -> None:
+        super()._load_form_data()
+        limit = self.max_form_memory_size
+        if limit is None:
+            return
+        for _name, values in self.form.lists():
+            if any(len(v.encode("utf-8", "surrogateescape")) > limit for v in values):
+                raise RequestEntityTooLarge()
 
 
 # --- security headers, cookies, hosts --------------------------------------------------------

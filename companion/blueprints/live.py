@@ -50,10 +50,12 @@ from ..follow import FOLLOW_GAMES, Follower
 
 bp = Blueprint("live", __name__)
 
-#: Largest frame accepted, bytes (the page sends JPEGs of at most 960 px: about 100-200 kB).
-MAX_FRAME_BYTES = 3 * 1024 * 1024
-#: Largest frame accepted, pixels, checked from the file's header before decoding.
-MAX_FRAME_PIXELS = 2_400_000
+#: Largest frame accepted, bytes (the page sends JPEGs of at most 960 px: about 100-200 kB; a
+#: 1440 x 2560 JPEG of quality 95 from a phone is 1-3 MB).
+MAX_FRAME_BYTES = 4 * 1024 * 1024
+#: Largest frame accepted, pixels, checked from the file's header before decoding: a frame of
+#: 1440 px on its short side from a 16:9 camera (1440 x 2560).
+MAX_FRAME_PIXELS = 1440 * 2560
 #: Longest wait of one long-polling request, seconds.
 LONG_POLL_S = 20.0
 #: Records kept per table for phones that join or fall behind.
@@ -376,7 +378,7 @@ _CLIENT = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 @bp.post("/tables/<int:table_id>/live/frames")
 def post_frame(table_id: int):
-    """A frame of the live camera (multipart ``frame``: JPEG or PNG of at most 2.4 megapixels;
+    """A frame of the live camera (multipart ``frame``: JPEG or PNG of at most 3.7 megapixels;
     ``camera``: the client's id for this session; ``still=1``: a photo taken as one view of the
     table, one per play, not a frame of a stream). Answers the follower's view of it."""
     received = time.time()
@@ -679,7 +681,7 @@ def openapi_paths() -> dict[str, Any]:
     return {
         "/api/tables/{table_id}/live/frames": {
             "post": {
-                "summary": "A frame of the live camera (multipart 'frame', JPEG/PNG up to 2.4 "
+                "summary": "A frame of the live camera (multipart 'frame', JPEG/PNG up to 3.7 "
                 "megapixels, 'camera', the client's id, and 'still=1' for a photo taken as one "
                 "view, one per play): the follower's view of it "
                 "(steady, tile outlines, the records it caused, the summary)",

@@ -22,7 +22,7 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
-  function say(text) { const m = $('message'); m.textContent = text || ''; m.hidden = !text; }
+  function say(text) { const m = $('message'); m.textContent = text || ''; m.hidden = !text; m.classList.remove('pinned'); }
   function busy(on) { const b = $('busy'); if (b) b.hidden = !on; }
 
   // ---- which seat this phone holds ----------------------------------------------------------
@@ -208,7 +208,7 @@
           file.addEventListener('change', async () => {
             const f = file.files[0]; if (!f) return;
             busy(true);
-            const got = await upload(await fileToBlob(f), 'left.jpg', `/api/tables/${table.id}/read-tiles`);
+            const got = await upload(await fileToBlob(f), 'left.jpg', `/api/tables/${table.id}/read-tiles`, {}, `The photo of ${p.name}'s tiles`);
             file.value = '';
             if (!got) return;
             left.value = got.tiles.join(' '); fromPhoto = true;
@@ -355,6 +355,7 @@
   function renderPhoto() {
     if (!photo) return;
     $('photo-card').hidden = false;
+    renderOldMark();
     const rendered = $('rendered-note'); if (rendered) rendered.hidden = !photo.rendered;
     const img = $('photo'), svg = $('overlay');
     if (img.getAttribute('src') !== photo.image_url) img.src = photo.image_url;
@@ -592,18 +593,35 @@
       return blob || file;
     } catch (e) { return file; }  // not decodable here: send as is, the server answers clearly
   }
-  async function upload(blob, name, url, extra) {
-    if (blob.size > boot.max_upload) { say(`The photo is ${(blob.size / 1048576).toFixed(1)} MB; at most ${Math.floor(boot.max_upload / 1048576)} MB are accepted.`); return null; }
+  // A photo the server did not take: said in words at the top of the screen (what: "The
+  // photo", "The photo of your hand", ...), with the server's reason.
+  function uploadFailed(what, reason) {
+    say(`${what} was not read: ${reason}`);
+    const m = $('message'); m.classList.add('pinned');  // stays at the top while the page scrolls
+    m.scrollIntoView({ block: 'start' });
+  }
+  async function upload(blob, name, url, extra, what) {
+    what = what || 'The photo';
+    if (blob.size > boot.max_upload) { uploadFailed(what, `it is ${(blob.size / 1048576).toFixed(1)} MB; at most ${Math.floor(boot.max_upload / 1048576)} MB are accepted.`); return null; }
     const fd = new FormData(); fd.append('photo', blob, name || 'photo.jpg');
     for (const [k, v] of Object.entries(extra || {})) fd.append(k, v);
     busy(true); say('');
-    try { return await api('POST', url, fd, newKey()); } catch (e) { say(e.message); return null; } finally { busy(false); }
+    try { return await api('POST', url, fd, newKey()); } catch (e) {
+      busy(false); uploadFailed(what, e.message); return null;  // the page no longer moves under the message
+    } finally { busy(false); }
+  }
+  // ---- the previous photo stays marked as such after a failed upload, until a new one is read
+  let oldPhotoId = null;
+  function renderOldMark() {
+    const old = $('old-photo'); if (!old) return;
+    old.hidden = !(photo && photo.id === oldPhotoId);
   }
   async function uploadTable(blob, name) {
     const extra = {};
     if ($('hand-input') && seated() && $('hand-input').value.trim()) extra.hand = $('hand-input').value;
     const got = await upload(blob, name, `/api/tables/${table.id}/photos`, extra);
     if (got) { photo = got; renderPhoto(); $('photo-card').scrollIntoView({ behavior: 'smooth' }); }
+    else if (photo) { oldPhotoId = photo.id; renderOldMark(); }
   }
   const input = $('photo-input');
   if (input) input.addEventListener('change', async () => {
@@ -617,7 +635,7 @@
   if (handPhoto) handPhoto.addEventListener('change', async () => {  // kept apart from the table's photo
     const f = handPhoto.files[0]; if (!f) return;
     busy(true);
-    const got = await upload(await fileToBlob(f), 'hand.jpg', `/api/tables/${table.id}/hand-photo`);
+    const got = await upload(await fileToBlob(f), 'hand.jpg', `/api/tables/${table.id}/hand-photo`, {}, 'The photo of your hand');
     handPhoto.value = '';
     if (!got) return;
     $('hand-input').value = got.hand.join(' ');
