@@ -23,7 +23,7 @@ import pytest
 
 from companion import services
 
-from .conftest import ROOT, SAMPLES, new_table
+from .conftest import ROOT, SAMPLES, new_table, sit
 
 REAL_PHOTOS = Path(os.environ.get("DOMINO_REAL_PHOTOS", ROOT.parent / "shared" / "real_photos"))
 
@@ -105,7 +105,7 @@ def test_a_12_megapixel_jpeg_and_a_large_png_are_taken_by_every_photo_route(
         lambda image: [{"pips": [6, 6], "face_down": False}, {"pips": [1, 2], "face_down": False}],
     )
     t = new_table(client, "draw100", ("Ana", "Ben"))
-    ana = t["players"][0]["id"]
+    ana = sit(client, t)  # this phone holds Ana's seat
     r = post_photo(client, t, "photos", phone_jpeg, "IMG_0001.JPG", hand="6-6 1-2", player_id=ana)
     assert r.status_code == 201, r.json
     assert (r.json["width"], r.json["height"]) == (4032, 3024)
