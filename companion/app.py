@@ -151,8 +151,25 @@ def _register_error_handlers(app: Flask) -> None:
     def _busy(exc: Busy):
         return _api_error(ApiError(503, str(exc), retry_after=exc.retry_after))
 
-    @app.errorhandler(sqlite3.OperationalError)
-    def _locked(exc: sqlite3.OperationalError):
+    def _storage(status: int):
+        if status == 507:
+            return error_response(507, db.FULL_MESSAGE)
+        return _api_error(ApiError(503, db.STORAGE_MESSAGE, retry_after=30))
+
+    @app.errorhandler(OSError)
+    def _os_error(exc: OSError):
+        status = db.storage_status(exc)
+        if not status:
+            return _unexpected(exc)
+        app.logger.warning("storage error on %s %s: %s", request.method, request.path, exc)
+        return _storage(status)
+
+    @app.errorhandler(sqlite3.DatabaseError)
+    def _locked(exc: sqlite3.DatabaseError):
+        status = db.storage_status(exc)
+        if status:
+            app.logger.warning("storage error on %s %s: %s", request.method, request.path, exc)
+            return _storage(status)
         if db.is_busy(exc):
             return _api_error(
                 ApiError(

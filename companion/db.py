@@ -8,6 +8,7 @@ Writes go through ``transaction()``: all of a request's rows are stored or none.
 
 from __future__ import annotations
 
+import errno
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -102,15 +103,53 @@ def is_busy(exc: BaseException) -> bool:
     )
 
 
+#: What a write is told when the disk is full (507) or storage fails otherwise (503).
+FULL_MESSAGE = (
+    "the server's disk is full, so nothing was stored; free some space on the computer running "
+    "the companion (old photos in its instance folder, other files), then try again; tables "
+    "can still be read"
+)
+STORAGE_MESSAGE = (
+    "the server cannot write to its storage right now (a disk error or a read-only folder), so "
+    "nothing was stored; check the computer running the companion, then try again; tables can "
+    "still be read"
+)
+_SQLITE_FULL, _SQLITE_IOERR, _SQLITE_READONLY, _SQLITE_CANTOPEN = 13, 10, 8, 14
+
+
+def storage_status(exc: BaseException) -> int | None:
+    """The HTTP status for a storage failure: 507 when the disk is full (SQLite ``SQLITE_FULL``,
+    ``OSError`` ``ENOSPC``/``EDQUOT``), 503 for other storage errors (SQLite I/O, read-only or
+    cannot-open errors; ``EIO``, ``EROFS``), None for anything else."""
+    if isinstance(exc, sqlite3.Error):
+        code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+        text = str(exc).lower()
+        if code == _SQLITE_FULL or "disk is full" in text:
+            return 507
+        if code in (_SQLITE_IOERR, _SQLITE_READONLY, _SQLITE_CANTOPEN) or any(
+            w in text for w in ("disk i/o error", "readonly database", "unable to open")
+        ):
+            return 503
+        return None
+    if isinstance(exc, OSError):
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return 507
+        if exc.errno in (errno.EIO, errno.EROFS):
+            return 503
+    return None
+
+
 @contextmanager
 def transaction(conn: sqlite3.Connection | None = None) -> Iterator[sqlite3.Connection]:
-    """``with transaction() as db:`` -- commit on success, roll back on any exception."""
+    """``with transaction() as db:`` -- commit on success, roll back on any exception (a failed
+    COMMIT, e.g. on a full disk, leaves nothing stored either)."""
     db = conn if conn is not None else get_db()
     db.execute("BEGIN IMMEDIATE")
     try:
         yield db
     except BaseException:
-        db.execute("ROLLBACK")
+        if db.in_transaction:  # SQLite rolls back by itself after some errors (a full disk)
+            db.execute("ROLLBACK")
         raise
     else:
         db.execute("COMMIT")

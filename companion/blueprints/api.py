@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import time
 import uuid
 from pathlib import Path
@@ -19,7 +20,7 @@ from flask import Blueprint, Response, current_app, jsonify, request, send_from_
 from engine import GAMES, get_game_type
 
 from .. import guard, services, store
-from ..db import get_db, transaction
+from ..db import get_db, storage_status, transaction
 from .openapi import openapi_document
 from .pages import SEAT_COOKIE_AGE, announce, held_seat, public_join_url, remember_code, seat_cookie
 
@@ -239,10 +240,10 @@ def seated_player(row) -> int:
     return pid
 
 
-def player_reading(db, row, prow, player_id: int | None) -> dict | None:
+def player_reading(db, row, prow, player_id: int | None, keep: bool = True) -> dict | None:
     """``{"player_id", "hand", "analysis"}``: the photo read with the player's own tiles (the
     games that take them, ``GameType.takes_hand``; kept in ``hands`` until the hand, the photo or
-    a tile changes), else None."""
+    a tile changes, unless ``keep`` is False), else None."""
     if player_id is None or not GAMES[row["game"]].takes_hand:
         return None
     hand = store.player_hand(db, player_id)
@@ -259,7 +260,7 @@ def player_reading(db, row, prow, player_id: int | None) -> dict | None:
             hand,
         )
         latest = store.latest_photo(db, row["id"])
-        if latest is not None and latest["id"] == prow["id"]:
+        if keep and latest is not None and latest["id"] == prow["id"]:
             store.keep_reading(db, row["id"], player_id, prow["id"], analysis)
     return {"player_id": player_id, "hand": hand, "analysis": analysis}
 
@@ -412,8 +413,14 @@ def get_photo(table_id: int, photo_id: int):
         or len(store.players(db, table_id)) == 1
     ):
         row = editable_table(table_id)
-        with transaction() as db:
-            mine = player_reading(db, row, prow, request_player(row))
+        pid = request_player(row)
+        try:
+            with transaction() as db:
+                mine = player_reading(db, row, prow, pid)
+        except sqlite3.Error as exc:  # the reading could not be kept (a full disk): still answer
+            if storage_status(exc) is None:
+                raise
+            mine = player_reading(get_db(), row, prow, pid, keep=False)
     return jsonify(store.photo_json(prow, row["game"], mine))
 
 

@@ -390,6 +390,11 @@ def run(args: argparse.Namespace) -> int:
     args.host = host
     app.config["TRUSTED_HOSTS"] = trusted_hosts(args, public_host)
     app.config["SESSION_COOKIE_SECURE"] = bool(args.https)
+    from companion import db
+
+    # one connection open for the server's lifetime keeps the database's -wal and -shm files,
+    # so reading tables needs no new file even when the disk is full
+    app.extensions["db_keeper"] = db.connect(app.config["DATABASE"])
     print(f"Instance folder: {app.instance_path}")
     sweep = app.config.get("PHOTO_SWEEP") or {}
     if sweep.get("completed") or sweep.get("removed"):

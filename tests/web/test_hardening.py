@@ -609,3 +609,97 @@ def test_json_and_form_bodies_over_256_kb_are_413(client, app):
     assert_clear_4xx(r, 413)
     assert "256 kB" in r.json["error"]["message"]
     assert count(app, "SELECT COUNT(*) FROM rounds") == 0
+
+
+# --- a full disk ---------------------------------------------------------------------------------
+
+
+class FullDisk:
+    """A connection whose writes fail as on a full disk: SQLite's ``SQLITE_FULL`` (it rolls the
+    transaction back by itself, as SQLite does), raised by INSERT, UPDATE, DELETE and COMMIT."""
+
+    WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE", "COMMIT")
+
+    def __init__(self, conn):
+        self._conn = conn
+
+    def _check(self, sql: str) -> None:
+        if sql.lstrip().upper().startswith(self.WRITES):
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            raise sqlite3.OperationalError("database or disk is full")
+
+    def execute(self, sql, *args):
+        self._check(sql)
+        return self._conn.execute(sql, *args)
+
+    def executemany(self, sql, *args):
+        self._check(sql)
+        return self._conn.executemany(sql, *args)
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+
+def test_a_full_disk_refuses_writes_clearly_keeps_reads_and_stores_nothing_half(
+    client, app, monkeypatch, fake_detector
+):
+    import errno
+
+    from companion import db, guard
+
+    t = new_table(client)
+    pid, code = t["players"][0]["id"], t["code"]
+    photo = upload(client, t, JPEG).json
+    client.put(f"/api/tables/{t['id']}/hand", json={"hand": "1-2"}, headers={"X-Table-Code": code})
+    assert round_(client, t, {pid: 5}).status_code == 201
+    conn = sqlite3.connect(app.config["DATABASE"])
+    with conn:  # the player's reading is made again on the next look (as after a tile fix)
+        conn.execute("UPDATE hands SET photo_id = NULL")
+    conn.close()
+    tables_before = count(app, "SELECT COUNT(*) FROM tables")
+    files_before = sorted(os.listdir(app.config["PHOTO_DIR"]))
+
+    real_connect = db.connect
+    monkeypatch.setattr(db, "connect", lambda *a, **k: FullDisk(real_connect(*a, **k)))
+
+    def no_space(path, data):
+        Path(path).write_bytes(data[: len(data) // 2])  # half a file, then the disk is full
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(guard, "write_private", no_space)
+    writes = [
+        client.post("/api/tables", json={"game": "draw100", "players": ["A", "B"]}),
+        round_(client, t, {pid: 7}),
+        upload(client, t, JPEG),
+        client.delete(f"/api/tables/{t['id']}", headers={"X-Table-Code": code}),
+    ]
+    for r in writes:
+        assert r.status_code == 507, (r.status_code, r.get_data(as_text=True)[:300])
+        assert "disk is full" in r.json["error"]["message"]
+        assert "free some space" in r.json["error"]["message"]
+    page = client.post(
+        "/tables",
+        data={"game": "draw100", "players": "A\nB", "csrf_token": form_token(client)},
+    )
+    assert page.status_code == 507 and "free some space" in page.get_data(as_text=True)
+    # reads keep working, the player's own reading too (it is just not kept)
+    assert client.get("/").status_code == 200
+    assert client.get(f"/t/{t['id']}").status_code == 200
+    got = client.get(f"/api/tables/{t['id']}")
+    assert got.status_code == 200 and got.json["players"][0]["total"] == 5
+    mine = client.get(
+        f"/api/tables/{t['id']}/photos/{photo['id']}",
+        headers={"X-Table-Code": code, "X-Player": str(pid)},
+    )
+    assert mine.status_code == 200 and mine.json["hand"] == ["1-2"]
+    # space returns: nothing was half stored, writes work again
+    monkeypatch.undo()
+    assert count(app, "SELECT COUNT(*) FROM tables") == tables_before
+    assert count(app, "SELECT COUNT(*) FROM rounds") == 1
+    assert sorted(os.listdir(app.config["PHOTO_DIR"])) == files_before  # no .part left
+    conn = sqlite3.connect(app.config["DATABASE"])
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    conn.close()
+    assert round_(client, t, {pid: 7}).status_code == 201
+    assert upload(client, t, JPEG).status_code == 201
