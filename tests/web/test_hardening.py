@@ -649,7 +649,7 @@ def test_a_full_disk_refuses_writes_clearly_keeps_reads_and_stores_nothing_half(
     from companion import db, guard
 
     t = new_table(client)
-    pid, code = t["players"][0]["id"], t["code"]
+    pid, code = sit(client, t), t["code"]
     photo = upload(client, t, JPEG).json
     client.put(f"/api/tables/{t['id']}/hand", json={"hand": "1-2"}, headers={"X-Table-Code": code})
     assert round_(client, t, {pid: 5}).status_code == 201
