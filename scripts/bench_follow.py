@@ -17,6 +17,7 @@ Usage::
 
     python scripts/bench_follow.py --games 50                    # labels, 50 games per kind
     python scripts/bench_follow.py --games 2 --render --kinds luzon   # photos through detect
+    python scripts/bench_follow.py --real           # sequences rebuilt from real photos
 """
 
 from __future__ import annotations
@@ -115,6 +116,81 @@ def follow_game(
     }
 
 
+def score_real(seq, events: list[dict], summary: dict) -> dict:
+    """One real sequence's measures: plays right (tile and seat, in order), plays with the
+    wrong seat, plays invented, flags right (a tile the sequence puts down illegally) and false,
+    and whether every seat's final score is right (None when the hand does not end)."""
+    got = [(e["tile"], e["player"]) for e in events if e["type"] == "play" and e.get("tile")]
+    truth = list(seq.plays)
+    right = sum(1 for x in got if x in truth)
+    tiles = {t for t, _ in truth}
+    wrong_seat = sum(1 for t, p in got if t in tiles and (t, p) not in truth)
+    flags = [e["tile"] for e in events if e["type"] == "flag"]
+    return {
+        "sequence": seq.name,
+        "plays": len(truth),
+        "right": right,
+        "wrong_seat": wrong_seat,
+        "invented": sum(1 for t, _ in got if t not in tiles),
+        "missed": len(truth) - right - wrong_seat,
+        "flags_right": sum(1 for t in flags if t in seq.flags),
+        "flags_false": sum(1 for t in flags if t not in seq.flags),
+        "flags_wanted": len(seq.flags),
+        "score": None if seq.scores is None else summary["scores"] == seq.scores,
+        "scores": summary["scores"],
+        "want_scores": seq.scores,
+        "questions": summary["questions"],
+    }
+
+
+def bench_real(seed: int, model=None, photos: bool = False) -> list[dict]:
+    """Follow the draw-game sequences rebuilt from real photos (``vision.render.real_sequences``)
+    through ``vision.pipeline.detect``: as camera frames (3-6 per state, hands, turns, glare,
+    JPEG), or with ``photos`` one photo per state taken as a stable view (photo mode)."""
+    from vision.layout import detect_options
+    from vision.pipeline import detect
+    from vision.render.real_layouts import VINTAGE
+    from vision.render.real_sequences import camera_frames, sequences
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for seq in sequences(VINTAGE, seed):
+        f = Follower("draw100", players=seq.players, first_player=seq.to_move)
+        t0, n = time.perf_counter(), 0
+        for k, state in enumerate(seq.states):
+            at = seq.change_at[k] if k < len(seq.change_at) else None
+            shots = (
+                camera_frames(state, rng, 1, None, p_hand=0.0)
+                if photos
+                else camera_frames(state, rng, int(rng.integers(3, 7)), at)
+            )
+            for img in shots:
+                f.feed(detect(img, model=model, **detect_options("draw100")), still=photos)
+                n += 1
+        r = score_real(seq, f.events, f.summary())
+        r["frames"], r["seconds"] = n, time.perf_counter() - t0
+        r["mode"] = "photos" if photos else "frames"
+        out.append(r)
+        print(json.dumps(r), flush=True)
+    return out
+
+
+def report_real(rows: list[dict]) -> None:
+    """Print the per-sequence table of :func:`bench_real` results."""
+    print()
+    print(
+        "| sequence | mode | plays right | wrong seat | invented | flags (right/false/wanted) | score |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        score = "-" if r["score"] is None else ("right" if r["score"] else f"wrong {r['scores']}")
+        print(
+            f"| {r['sequence']} | {r['mode']} | {r['right']}/{r['plays']} | {r['wrong_seat']} | "
+            f"{r['invented']} | {r['flags_right']}/{r['flags_false']}/{r['flags_wanted']} | "
+            f"{score} |"
+        )
+
+
 def report(results: dict[str, list[dict]]) -> None:
     """Print the per-kind table of :func:`follow_game` results."""
     print()
@@ -163,7 +239,18 @@ def main(argv=None) -> int:
         help="only print the table of "
         "games saved with --out (solitaire games count as 'solitaires')",
     )
+    ap.add_argument(
+        "--real",
+        action="store_true",
+        help="the draw-game sequences rebuilt from real photos, through the detector, as "
+        "camera frames and as one photo per state",
+    )
     args = ap.parse_args(argv)
+    if args.real:
+        rows = bench_real(args.seed, args.model) + bench_real(args.seed, args.model, photos=True)
+        report_real(rows)
+        print(f"\nreal sequences, seed {args.seed}")
+        return 0
     if args.summarize:
         saved: dict[str, list[dict]] = {}
         for path in args.summarize:

@@ -1,0 +1,74 @@
+"""Following draw-game hands rebuilt from a real photo (tiles erased in reverse play order,
+hands shown from the photo's own tiles) through the detector: photo mode and camera frames."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.render.real_layouts import VINTAGE
+from vision.render.real_sequences import camera_frames, play_order, sequences
+
+
+@pytest.fixture(scope="module")
+def seqs():
+    return sequences(VINTAGE, 1)
+
+
+def test_the_sequences_are_real_photos_taken_back_in_play_order(seqs):
+    import random
+
+    order = play_order(VINTAGE, random.Random(0))
+    assert sorted(order) == list(range(len(VINTAGE.boxes)))
+    names = [s.name for s in seqs]
+    assert len(names) == 4 and all(s.states for s in seqs)
+    domino = seqs[0]
+    # one state per play, one with the loser's tiles shown, one taken back, the table cleared
+    assert len(domino.states) == len(domino.plays) + 3
+    assert domino.scores is not None and sum(domino.scores) > 0
+    assert seqs[2].flags  # an illegal tile put down and taken back
+    frames = camera_frames(domino.states[3], np.random.default_rng(0), 3, np.array([300, 300]))
+    assert 3 <= len(frames) <= 5 and all(f.shape == domino.states[3].shape for f in frames)
+
+
+@pytest.mark.slow
+def test_follow_one_photo_per_play_reports_the_plays_and_the_score(seqs, tmp_path, capsys):
+    from companion.cli import main
+
+    seq = seqs[0]
+    paths = []
+    for k, img in enumerate(seq.states):
+        p = tmp_path / f"p{k:02d}.jpg"
+        cv2.imwrite(str(p), img, [int(cv2.IMWRITE_JPEG_QUALITY), 88])
+        paths.append(str(p))
+    assert main(["follow", *paths, "--game", "draw100", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    plays = [(e["tile"], e["player"]) for e in out["events"] if e["type"] == "play"]
+    assert plays == seq.plays
+    assert not [e for e in out["events"] if e["type"] == "flag"]
+    assert out["summary"]["scores"] == seq.scores
+
+
+@pytest.mark.slow
+def test_follow_joined_in_progress_with_to_move(seqs, tmp_path, capsys):
+    from companion.cli import main
+
+    seq = seqs[1]
+    paths = []
+    for k, img in enumerate(seq.states[:4]):
+        p = tmp_path / f"j{k}.png"
+        cv2.imwrite(str(p), img)
+        paths.append(str(p))
+    argv = ["follow", *paths, "--game", "draw100", "--players", "3", "--json"]
+    assert main(argv + ["--names", "Ana,Ben,Cleo", "--to-move", "Cleo"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    plays = [(e["tile"], e["player"]) for e in out["events"] if e["type"] == "play"]
+    assert plays == seq.plays[:3]
+    # not told: it asks, and the plays wait for the answer
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [e for e in out["events"] if e.get("ask") == "player"]
+    assert not [e for e in out["events"] if e["type"] == "play"]

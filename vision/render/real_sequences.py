@@ -1,0 +1,366 @@
+"""Draw-game sequences rebuilt from a real layout photo, for tests and ``bench_follow.py --real``.
+
+A real photo of a finished line (``vision.render.real_layouts``) is taken back in time: tiles are
+erased (``cv2.inpaint``) in reverse play order, so each state of the game is a real photo of the
+tiles laid so far. The end of a hand is rebuilt from the same tiles: the last tiles of the play
+order are lifted from the line and pasted, as they are, in a row apart from it (the hand a player
+shows), then taken back, then the table cleared. Camera frames of a state add what a real table
+gives: a skin-coloured hand over the table now and then, a camera turned by 1-2 degrees and
+zoomed by 1-2%, a shift, glare, and JPEG at quality 72-92.
+
+Public API:
+
+- :class:`RealSequence`: one game: the states (images), what the follower must report (plays
+  with seats, flags, the final score), the taps.
+- :func:`sequences` ``(layout, seed) -> list[RealSequence]``: the sequences of one photo.
+- :func:`camera_frames` ``(image, rng, n, hand_at) -> list[image]``: a state as camera frames.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from engine.tiles import Tile
+from vision.render.real_layouts import RealLayout
+from vision.types import TileDetection
+
+
+@dataclass
+class RealSequence:
+    """One draw game's hand rebuilt from a real photo.
+
+    Attributes:
+        name: what it shows.
+        players: seats at the table.
+        to_move: the seat to move at the first state (None: the first state is the lead, made
+            by seat 0).
+        states: ``(H, W, 3) uint8`` BGR photos, one per state of the table, in order.
+        plays: ``(tile, seat)`` the follower must report, in order.
+        flags: tiles the follower must flag (illegal plays put down and taken back).
+        scores: every seat's total at the end, or None when the hand does not end.
+        change_at: per state, the pixel centre of what changed (for the hand over the table),
+            or None.
+    """
+
+    name: str
+    players: int
+    to_move: int | None
+    states: list[np.ndarray]
+    plays: list[tuple[str, int]]
+    flags: list[str] = field(default_factory=list)
+    scores: list[int] | None = None
+    change_at: list[np.ndarray | None] = field(default_factory=list)
+
+
+def erase(
+    image: np.ndarray,
+    dets: list[TileDetection],
+    keep: list[TileDetection] = (),  # type: ignore[assignment]
+    pad: int = 14,
+) -> np.ndarray:
+    """``image`` with the tiles of ``dets`` painted over from the table around them.
+
+    Every tile (``dets`` and ``keep``) is painted over first (``cv2.inpaint``, Telea; each box
+    grown by ``pad`` pixels to take its shadow), then the tiles of ``keep`` are put back from
+    ``image`` with a 2-pixel margin, so a kept tile touching an erased one is not smeared into
+    the table around it."""
+    mask: np.ndarray = np.zeros(image.shape[:2], np.uint8)
+    for d in list(dets) + list(keep):
+        cv2.fillPoly(mask, [np.round(d.corners).astype(np.int32)], 255)
+    if pad > 0:
+        mask = cv2.dilate(mask, np.ones((2 * pad + 1, 2 * pad + 1), np.uint8))
+    out = cv2.inpaint(image, mask, 9, cv2.INPAINT_TELEA)
+    back: np.ndarray = np.zeros(image.shape[:2], np.uint8)
+    for d in keep:
+        cv2.fillPoly(back, [np.round(d.corners).astype(np.int32)], 255)
+    back = cv2.dilate(back, np.ones((5, 5), np.uint8))
+    out[back > 0] = image[back > 0]
+    return out
+
+
+def paste(image: np.ndarray, source: np.ndarray, det: TileDetection, to: np.ndarray) -> np.ndarray:
+    """``image`` with the tile ``det`` of ``source`` copied onto the quad ``to`` (``(4, 2)``
+    pixels, same corner order as ``det.corners``), as a player moves a tile."""
+    m = cv2.getPerspectiveTransform(det.corners.astype(np.float32), to.astype(np.float32))
+    h, w = image.shape[:2]
+    warped = cv2.warpPerspective(source, m, (w, h))
+    mask = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(mask, [np.round(to).astype(np.int32)], 255)
+    out = image.copy()
+    out[mask > 0] = warped[mask > 0]
+    return out
+
+
+def _horizontal(det: TileDetection, x0: float, y0: float) -> np.ndarray:
+    """Corners of ``det`` laid horizontally with its top-left corner at ``(x0, y0)``, half 0
+    left, keeping its size; same corner order convention as ``det``."""
+    length, width = det.size
+    # det.corners[0] -> [1] is a long side: half 0 at corners 0 and 3
+    return np.array(
+        [[x0, y0], [x0 + length, y0], [x0 + length, y0 + width], [x0, y0 + width]], np.float32
+    )
+
+
+def play_order(layout: RealLayout, rng: random.Random) -> list[int]:
+    """Indices of ``layout``'s tiles in a legal play order: the line as ``vision.layout`` reads
+    it from the boxes, each tile after the one it is joined to (the lead first), otherwise
+    random."""
+    from vision.layout import read
+
+    dets = layout.detections()
+    got = read(dets, "draw100")
+    line = got.layout["line"]
+    if len(line) != len(dets):
+        raise ValueError(
+            f"{layout.photo}: the boxes read as {len(line)} joined tiles of {len(dets)}"
+        )
+    children: dict[int | None, list[int]] = {}
+    for k, it in enumerate(line):
+        children.setdefault(it["parent"], []).append(k)
+    order: list[int] = []
+    frontier = list(children[None])
+    while frontier:
+        k = frontier.pop(rng.randrange(len(frontier)))
+        order.append(int(line[k]["tile_index"]))
+        frontier += children.get(k, [])
+    return order
+
+
+def _states(image: np.ndarray, dets: list[TileDetection], shown: list[list[int]]) -> list:
+    """The photo with only the tiles of each index list ``shown[k]`` left."""
+    out = []
+    for keep in shown:
+        out.append(
+            erase(
+                image,
+                [d for i, d in enumerate(dets) if i not in keep],
+                [d for i, d in enumerate(dets) if i in keep],
+            )
+        )
+    return out
+
+
+def sequences(layout: RealLayout, seed: int = 1) -> list[RealSequence]:
+    """The draw-game sequences rebuilt from ``layout`` (see the module docstring): a hand to a
+    domino with 2 players (the last tiles shown by the loser), a hand joined in progress with 3
+    players (who is to move given), an illegal tile put down and taken back, and a hand to a
+    domino with 3 players (two hands shown)."""
+    rng = random.Random(seed)
+    image = cv2.imread(str(layout.path))
+    if image is None:
+        raise FileNotFoundError(f"cannot read {layout.path}")
+    dets = layout.detections()
+    tiles = [Tile(*d.pips) for d in dets]  # type: ignore[misc]
+    h, w = image.shape[:2]
+    bare = erase(image, dets)
+    out: list[RealSequence] = []
+
+    def centre(i: int) -> np.ndarray:
+        return dets[i].centre.astype(np.float64)
+
+    def shown_row(base: np.ndarray, idx: list[int]) -> np.ndarray:
+        """``base`` with the tiles ``idx`` in a row along the bottom of the photo."""
+        img = base
+        length, width = dets[0].size
+        x = w * 0.35
+        for i in idx:
+            img = paste(img, image, dets[i], _horizontal(dets[i], x, h - 1.5 * width - 8))
+            x += length + 6
+        return img
+
+    def hand_to_domino(name: str, players: int, line_n: int, groups: list[int]) -> RealSequence:
+        order = play_order(layout, rng)
+        line, rest = order[:line_n], order[line_n:]
+        states = _states(image, dets, [line[:k] for k in range(1, line_n + 1)])
+        at: list[np.ndarray | None] = [centre(i) for i in line]
+        plays = [(str(tiles[i]), k % players) for k, i in enumerate(line)]
+        last = (line_n - 1) % players
+        points = 0
+        start = 0
+        for g in groups:  # each group shown, then taken back
+            idx = rest[start : start + g]
+            start += g
+            states += [shown_row(states[line_n - 1], idx), states[line_n - 1]]
+            at += [np.array([w * 0.5, h - 40.0]), None]
+            points += sum(tiles[i].pips for i in idx)
+        states.append(bare)
+        at.append(None)
+        scores = [0] * players
+        scores[last] = points
+        return RealSequence(name, players, None, states, plays, [], scores, at)
+
+    out.append(hand_to_domino("spinner line, 2 players, a domino", 2, 9, [3]))
+
+    # joined in progress: 3 players, the first photo already holds 5 tiles, seat 2 to move
+    order = play_order(layout, rng)
+    states = _states(image, dets, [order[:k] for k in range(5, len(order) + 1)])
+    plays = [(str(tiles[i]), (2 + k) % 3) for k, i in enumerate(order[5:])]
+    out.append(
+        RealSequence(
+            "joined in progress, 3 players",
+            3,
+            2,
+            states,
+            plays,
+            [],
+            None,
+            [None] + [centre(i) for i in order[5:]],
+        )
+    )
+
+    # an illegal tile: a tile of the set put against an open end it does not match, taken back
+    order = play_order(layout, rng)
+    # the wrong tile: a later tile whose numbers miss the free end it is put against, after
+    # the first play from which such an end lies inside the photo
+    k_bad, bad = 4, None
+    for k in range(4, len(order) - 1):
+        bad = _illegal(layout, dets, tiles, order[:k], order[k:])
+        if bad is not None:
+            k_bad = k
+            break
+    laid = order[:k_bad]
+    states = _states(image, dets, [order[:k] for k in range(1, k_bad + 1)])
+    at: list[np.ndarray | None] = [centre(i) for i in laid]
+    base = states[-1]
+    if bad is not None:
+        j, quad = bad
+        states += [paste(base, image, dets[j], quad), base]
+        at += [quad.mean(0).astype(np.float64), None]
+    more = order[k_bad : k_bad + 4]
+    states += _states(image, dets, [order[: k_bad + m] for m in range(1, len(more) + 1)])
+    at += [centre(i) for i in more]
+    plays = [(str(tiles[i]), k % 2) for k, i in enumerate(order[: k_bad + len(more)])]
+    out.append(
+        RealSequence(
+            "an illegal tile put down and taken back, 2 players",
+            2,
+            None,
+            states,
+            plays,
+            [str(tiles[bad[0]])] if bad is not None else [],
+            None,
+            at,
+        )
+    )
+    out.append(hand_to_domino("spinner line, 3 players, two hands shown", 3, 8, [2, 2]))
+    return out
+
+
+def _illegal(
+    layout: RealLayout,
+    dets: list[TileDetection],
+    tiles: list[Tile],
+    laid: list[int],
+    later: list[int],
+) -> tuple[int, np.ndarray] | None:
+    """A later tile and where to put it so that it touches the free end of a laid non-double
+    with a number that does not match, on free table inside the photo: ``(tile index, quad)``,
+    or None."""
+    photo = cv2.imread(str(layout.path))
+    if photo is None:
+        raise FileNotFoundError(f"cannot read {layout.path}")
+    h, w = photo.shape[0], photo.shape[1]
+    for host_i in reversed(laid):
+        host = dets[host_i]
+        if tiles[host_i].is_double or host.pips is None:
+            continue
+        touching = []
+        for i in laid:
+            if i == host_i:
+                continue
+            gaps = [min(float(np.hypot(*(a - b))) for b in dets[i].halves) for a in host.halves]
+            if min(gaps) < host.size[1] * 1.6:
+                touching.append(int(np.argmin(gaps)))
+        free_ends = [e for e in (0, 1) if e not in touching]
+        if not free_ends:
+            continue
+        free = free_ends[0]
+        number = int(host.pips[free])
+        axis = host.halves[free] - host.halves[1 - free]
+        axis = axis / max(float(np.linalg.norm(axis)), 1e-6)
+        n = np.array([-axis[1], axis[0]])
+        for j in later:
+            if tiles[j].has(number):
+                continue
+            length, width = dets[j].size
+            c = host.centre + axis * (host.size[0] / 2 + length / 2 + 3)
+            if any(float(np.hypot(*(c - dets[i].centre))) < length for i in laid):
+                break  # that end is covered by another tile: try another host
+            quad = np.array(
+                [
+                    c - axis * length / 2 - n * width / 2,
+                    c + axis * length / 2 - n * width / 2,
+                    c + axis * length / 2 + n * width / 2,
+                    c - axis * length / 2 + n * width / 2,
+                ],
+                np.float32,
+            )
+            if (
+                float(quad.min()) < 0
+                or float(quad[:, 0].max()) >= w
+                or float(quad[:, 1].max()) >= h
+            ):
+                break
+            return j, quad
+    return None
+
+
+def camera_frames(
+    image: np.ndarray,
+    rng: np.random.Generator,
+    n: int,
+    hand_at: np.ndarray | None = None,
+    p_hand: float = 0.5,
+) -> list[np.ndarray]:
+    """``n`` steady camera frames of one state, after 0-2 frames with a skin-coloured hand
+    reaching over ``hand_at`` (pixels; probability ``p_hand``): each frame turned 1-2 degrees
+    either way and zoomed 1-2% about a point near the centre, shifted a few pixels, with glare
+    now and then, encoded as JPEG at quality 72-92 and decoded."""
+    from vision.render.games import _hand_polygon
+
+    h, w = image.shape[:2]
+    kinds = ["steady"] * n
+    if hand_at is not None and rng.random() < p_hand:
+        kinds = ["hand"] * int(rng.integers(1, 3)) + kinds
+    out = []
+    for kind in kinds:
+        img = image.copy()
+        if kind == "hand":
+            size = 0.07 * min(h, w) * float(rng.uniform(1.2, 1.8))
+            poly = _hand_polygon(
+                np.asarray(hand_at, np.float64), size, float(rng.uniform(0, 2 * math.pi))
+            )
+            colour = tuple(int(c) for c in rng.uniform([60, 90, 150], [120, 150, 220]))
+            cv2.fillPoly(img, [np.round(poly).astype(np.int32)], colour, cv2.LINE_AA)
+        angle = float(rng.uniform(1.0, 2.0)) * float(rng.choice([-1, 1]))
+        scale = 1.0 + float(rng.uniform(0.01, 0.02)) * float(rng.choice([-1, 1]))
+        m = cv2.getRotationMatrix2D(
+            (w / 2 + float(rng.normal(0, 10)), h / 2 + float(rng.normal(0, 10))), angle, scale
+        )
+        m[:, 2] = m[:, 2] + rng.normal(0, 3, 2)
+        img = cv2.warpAffine(img, m, (w, h), borderMode=cv2.BORDER_REFLECT)
+        if rng.random() < 0.4:  # glare: a soft bright spot
+            gx, gy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
+            yy, xx = np.mgrid[0:h, 0:w]
+            r = float(rng.uniform(0.08, 0.2)) * min(h, w)
+            spot = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * r * r))
+            img = np.clip(img + spot[..., None] * float(rng.uniform(40, 90)), 0, 255).astype(
+                np.uint8
+            )
+        q = int(rng.integers(72, 93))
+        ok, buf = cv2.imencode(".jpg", img, [int(cv2.IMWRITE_JPEG_QUALITY), q])
+        if not ok:
+            raise ValueError("JPEG encoding failed")
+        back = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        if back is None:
+            raise ValueError("JPEG decoding failed")
+        out.append(back)
+    return out
+
+
+__all__ = ["RealSequence", "sequences", "camera_frames", "erase", "paste", "play_order"]
