@@ -620,15 +620,31 @@ def hand_photo(table_id: int):
     if upload is None:
         raise store.ApiError(400, "send the photo as the multipart form field 'photo'")
     hand, unread = photo_tiles(row, upload)
+    drawn = game.hand.value == "drawn"  # the Big Clock: the one tile just drawn
     if not hand:
         raise store.ApiError(
             400,
-            "no tile of a hand could be read on this photo; lay the tiles face up "
+            "the tile you drew could not be read on this photo; lay it face up and take it "
+            "again, or type it"
+            if drawn
+            else "no tile of a hand could be read on this photo; lay the tiles face up "
             "side by side and take it again, or type them",
         )
+    if drawn and len(hand) > 1:
+        raise store.ApiError(
+            400,
+            f"this photo shows {len(hand)} tiles ({', '.join(hand)}); photograph only the "
+            "tile you drew, or type or pick it",
+        )
     pid, photo = store_player_hand(row, hand)
-    message = f"Read {len(hand)} tile(s) of your hand: {' '.join(hand)}."
-    if unread:
+    message = (
+        f"Read the tile you drew: {hand[0]}."
+        if drawn
+        else f"Read {len(hand)} tile(s) of your hand: {' '.join(hand)}."
+    )
+    if unread and drawn:
+        message += f" {unread} more tile(s) could not be read: photograph only the tile you drew."
+    elif unread:
         message += f" {unread} tile(s) could not be read: add them to the box by hand."
     return jsonify({"player_id": pid, "hand": hand, "photo": photo, "message": message})
 

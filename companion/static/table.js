@@ -66,9 +66,12 @@
   }
 
   function renderSeat() {
+    // the hand box (the Big Clock's drawn tile too) for a phone in a seat; a table of one
+    // player (a solitaire) has no seat card: its one seat is every phone's with the code
+    const handCard = $('hand-form');
+    if (handCard) handCard.hidden = !seated();
     const card = $('seat-card'); if (!card) return;
     const choose = $('seat-choose'), now = $('seat-now');
-    const handCard = $('hand-form');
     if (seat === null) {
       choose.hidden = false; now.hidden = true;
       const box = $('seat-buttons'); box.innerHTML = '';
@@ -93,7 +96,6 @@
       $('seat-name').textContent = seat === 'watch' ? 'watching (no hand)' : 'playing as ' + playerName(seat);
       $('seat-change').textContent = seat === 'watch' ? 'choose a seat' : 'leave this seat';
     }
-    if (handCard) handCard.hidden = !seated();
   }
   async function refreshPhoto() {  // the latest photo as this phone may see it (its hand or none)
     if (!photo) return;
@@ -635,7 +637,7 @@
   if (handPhoto) handPhoto.addEventListener('change', async () => {  // kept apart from the table's photo
     const f = handPhoto.files[0]; if (!f) return;
     busy(true);
-    const got = await upload(await fileToBlob(f), 'hand.jpg', `/api/tables/${table.id}/hand-photo`, {}, 'The photo of your hand');
+    const got = await upload(await fileToBlob(f), 'hand.jpg', `/api/tables/${table.id}/hand-photo`, {}, GAME.hand === 'drawn' ? 'The photo of the tile you drew' : 'The photo of your hand');
     handPhoto.value = '';
     if (!got) return;
     $('hand-input').value = got.hand.join(' ');
@@ -661,6 +663,22 @@
     await uploadTable(await shrink(v, v.videoWidth, v.videoHeight), 'live.jpg');
   });
 
+  // ---- the Big Clock's drawn tile picked: its two numbers tapped, then used at once -----------
+  const pick = $('drawn-pick');
+  if (pick) {
+    let first = null;
+    for (let v = 0; v <= maxPip; v++) {
+      const b = el('button', { type: 'button', class: 'pip', 'data-value': v, 'aria-label': `number ${v}` }, String(v));
+      b.addEventListener('click', () => {
+        if (first === null) { first = v; b.classList.add('chosen'); $('drawn-pick-note').textContent = `${v} – ? : now tap the other number.`; return; }
+        $('hand-input').value = `${Math.min(first, v)}-${Math.max(first, v)}`; handTyped = true;
+        first = null; pick.querySelectorAll('.chosen').forEach((c) => c.classList.remove('chosen'));
+        $('drawn-pick-note').textContent = 'Or pick it: tap its two numbers.';
+        $('hand-form').requestSubmit();
+      });
+      pick.append(b);
+    }
+  }
   const handForm = $('hand-form');
   if (handForm) {
     handForm.addEventListener('submit', async (ev) => {
@@ -670,7 +688,8 @@
       try {
         const got = await api('PUT', `/api/tables/${table.id}/hand`, { hand: $('hand-input').value });
         $('hand-input').value = got.hand.join(' '); handTyped = false;
-        if (got.photo) { photo = got.photo; renderPhoto(); } else say('Hand kept. Take a photo of the table for your moves.');
+        if (got.photo) { photo = got.photo; renderPhoto(); }
+        else say(GAME.hand === 'drawn' ? 'Tile kept. Take a photo of the clock for the hint.' : 'Hand kept. Take a photo of the table for your moves.');
         if (got.photo) say('');
       } catch (e) { say(e.message); } finally { busy(false); }
     });

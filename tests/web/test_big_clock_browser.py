@@ -1,0 +1,72 @@
+"""Browser test of the Big Clock's drawn tile on a NEW table (issue 33; not the demo, whose tile
+is stored in advance), on a 390 x 844 screen: every phone with the code sees the box "The tile
+you drew" (a solitaire has no seat card), the tile typed or picked (two taps) brings the hint.
+
+The photo is ``sample_images/rendered/big-clock.jpg`` read by the real detector (0-0, 3-3, 1-4,
+4-4, 3-5, 4-5 and 0-6 on the clock; the tiles 2-6 and 0-3 are in the stock).
+Chromium: ``/usr/bin/chromium`` (never `playwright install`).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import SAMPLES
+from .test_browser import launch_chromium, shot, start_table
+from .test_browser import server as server  # noqa: F401 - the same server fixture
+
+pytestmark = pytest.mark.browser
+
+SCREEN = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    yield from launch_chromium()
+
+
+def phone(browser):
+    ctx = browser.new_context(
+        viewport=SCREEN, device_scale_factor=3, is_mobile=True, has_touch=True
+    )
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    return ctx, pg
+
+
+def test_a_new_big_clock_table_takes_the_drawn_tile_typed_or_picked_and_hints(server, browser):
+    ctx, page = phone(browser)
+    ctx2, other = phone(browser)
+    try:
+        start_table(page, server, "big-clock")
+        assert page.is_visible("#hand-form") and "The tile you drew" in page.text_content(
+            "#hand-form"
+        )
+        assert page.locator("#seat-card").count() == 0  # a solitaire has no seat to choose
+        # typed before any photo: kept, and sent with the photo
+        page.fill("#hand-input", "2-6")
+        page.click("#hand-save")
+        page.wait_for_selector("#message:not([hidden])")
+        assert "Tile kept" in page.text_content("#message")
+        page.set_input_files("#photo-input", str(SAMPLES / "rendered" / "big-clock.jpg"))
+        page.wait_for_selector("#hint-text")
+        assert page.text_content("#hint-text").strip()
+        assert page.text_content("#hand-tiles") == "The tile you drew: 2-6"
+        assert "which tile did you draw" not in page.text_content("#analysis")
+        # picked: two taps on the numbers, used at once
+        page.click("#drawn-pick button[data-value='3']")
+        page.click("#drawn-pick button[data-value='0']")
+        page.wait_for_function(
+            "(document.getElementById('hand-tiles') || {}).textContent === 'The tile you drew: 0-3'"
+        )
+        assert page.input_value("#hand-input") == "0-3"
+        assert page.text_content("#hint-text").strip()
+        shot(page, "33-big-clock-new-table-drawn-tile")
+        # another phone with the code sees the box too
+        code = page.inner_text("#table-code").strip()
+        other.goto(f"{server}/join/{code}")
+        other.wait_for_selector("body[data-ready='true']", state="attached")
+        assert other.is_visible("#hand-form") and other.is_visible("#drawn-pick")
+    finally:
+        ctx.close()
+        ctx2.close()
