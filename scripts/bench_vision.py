@@ -2,7 +2,7 @@
 """Benchmark of the vision pipeline (detector + pip counter): accuracy and speed.
 
     nice -n 10 .venv/bin/python scripts/bench_vision.py [--n 30] [--timing 30] [--scale 1|2] [--seed0 S] [--model M] [--json OUT]
-        [--real-only] [--without FILTER ...] [--with FILTER ...] [--set MODULE.NAME=VALUE ...]
+        [--real-only] [--no-real] [--kinds all|KIND,...] [--n-kinds N] [--without FILTER ...] [--with FILTER ...] [--set MODULE.NAME=VALUE ...]
         [--tree DIR]
 
 ``--without`` / ``--with`` switch box filters of ``vision.filters.BOX_FILTERS`` off / on
@@ -24,6 +24,11 @@ Parts:
    and the pip counter alone on the ground-truth boxes. ``--scale 2`` renders the same scenes
    at 1280x960 (1280x1280, 960x1280): the photo size the phone page sends (it shrinks photos to
    at most 1600 px) and the size of part 3; the default renders them at 640 px.
+1b. (``--kinds``) the hard views of ``vision.render.views`` (coloured bodies, low angles,
+   close-ups, glare, crosswise doubles, hands, small web images, coloured backs), ``--n-kinds``
+   (default ``--n``) scenes per kind, seeds ``seed0 + 60_000_000 + 100_000 * kind index + k``:
+   measured as part 1, plus the recall of face-down tiles. ``--scale 2`` renders them at
+   1280 px too, but for ``small`` (400-640 px web images).
 2. Real photos with labelled boxes (``--photos``, default ``../shared/real_photos`` beside the
    repository, else sample_images): face-up tiles
    read correctly per labelled box (``*.boxes.txt``; a detection matches a box at axis-aligned IoU
@@ -80,6 +85,8 @@ from vision.pips import read_tile  # noqa: E402
 from vision.types import TileDetection  # noqa: E402
 
 VAL_SEED0 = 10_000_000
+#: ``--kinds`` scenes start at ``seed0`` plus this (70_000_000 for the validation seeds)
+VIEW_SEED_OFFSET = 60_000_000
 
 
 def poly_iou(a: np.ndarray, b: np.ndarray) -> float:
@@ -127,6 +134,94 @@ def in_frame(c: np.ndarray, w: int, h: int) -> bool:
     )
 
 
+def score_scene(scene, model: str | None, conf: float, c: Counter) -> None:
+    """Detect one rendered scene and add its counts to ``c`` (part 1's measures: tiles at least
+    60% visible, matched at rotated IoU >= 0.5; values of matched face-up tiles at least 98%
+    visible and wholly in frame; the pip counter alone on the true boxes)."""
+    h, w = scene.image.shape[:2]
+    gts = [(g, v) for g, v in zip(scene.labels, scene.visible) if v >= 0.6]
+    tiles = detect(scene.image, model=model, conf_threshold=conf)
+    m = match([g.corners for g, _ in gts], [t.corners for t in tiles])
+    c["gt"] += len(gts)
+    c["gt_down"] += sum(1 for g, _ in gts if g.face_down)
+    c["found"] += len(m)
+    c["pred"] += len(tiles)
+    for i, j in m.items():
+        g, v = gts[i]
+        t = tiles[j]
+        c["side_ok"] += int(g.face_down == t.face_down)
+        c["found_down"] += int(g.face_down)
+        if not g.face_down and v >= 0.98 and in_frame(g.corners, w, h):
+            right = int(oriented_pips(g, t) == tuple(g.pips))
+            c["val_n"] += 1
+            c["val_ok"] += right
+            if g.size[1] >= 30:
+                c["val30_n"] += 1
+                c["val30_ok"] += right
+            c["unread"] += int(t.pips is None and not t.face_down)
+    for g, v in gts:  # pip counter alone on the true boxes
+        if not g.face_down and v >= 0.98 and in_frame(g.corners, w, h):
+            r = read_tile(scene.image, g.corners)
+            c["gtbox_n"] += 1
+            c["gtbox_ok"] += int(r.pips == tuple(g.pips))
+            if g.size[1] >= 30:
+                c["gtbox30_n"] += 1
+                c["gtbox30_ok"] += int(r.pips == tuple(g.pips))
+
+
+def rendered_figures(c: Counter, n: int) -> dict:
+    """Part 1's figures from the counts of :func:`score_scene` over ``n`` images."""
+    return {
+        "images": n,
+        "gt_tiles": c["gt"],
+        "recall": round(c["found"] / max(c["gt"], 1), 4),
+        "precision": round(c["found"] / max(c["pred"], 1), 4),
+        "face_down_tiles": c["gt_down"],
+        "face_down_recall": round(c["found_down"] / max(c["gt_down"], 1), 4),
+        "face_side_ok": round(c["side_ok"] / max(c["found"], 1), 4),
+        "value_tiles": c["val_n"],
+        "value_accuracy": round(c["val_ok"] / max(c["val_n"], 1), 4),
+        "value_tiles_30px": c["val30_n"],
+        "value_accuracy_30px": round(c["val30_ok"] / max(c["val30_n"], 1), 4),
+        "unreadable": c["unread"],
+        "pips_on_true_boxes": f"{c['gtbox_ok']}/{c['gtbox_n']}",
+        "pips_on_true_boxes_accuracy": round(c["gtbox_ok"] / max(c["gtbox_n"], 1), 4),
+        "pips_on_true_boxes_30px": f"{c['gtbox30_ok']}/{c['gtbox30_n']}",
+    }
+
+
+def bench_views(
+    kinds: list[str],
+    n: int,
+    model: str | None,
+    conf: float,
+    seed0: int = VAL_SEED0,
+    scale: float = 1.0,
+) -> dict:
+    """Part 1b (``--kinds``): the hard views of :mod:`vision.render.views` (coloured bodies, low
+    angles, close-ups, glare, crosswise doubles, hands, small web images, coloured backs),
+    ``n`` scenes per kind, seeds ``seed0 + VIEW_SEED_OFFSET + 100_000 * (index of the kind in
+    VIEW_KINDS) + k`` (70_000_000+ for the default ``seed0``; a tuning run moves ``seed0``),
+    set sizes mixed; measured as part 1 (:func:`score_scene`), plus face-down recall.
+
+    Raises:
+        ValueError: an unknown kind.
+    """
+    from vision.render.views import VIEW_KINDS, view_scene
+
+    res = {}
+    for kind in kinds:
+        if kind not in VIEW_KINDS:
+            raise ValueError(f"unknown view kind {kind!r}; use some of {VIEW_KINDS}")
+        c: Counter = Counter()
+        first = seed0 + VIEW_SEED_OFFSET + 100_000 * VIEW_KINDS.index(kind)
+        for k in range(n):
+            score_scene(view_scene(first + k, kind, scale=scale), model, conf, c)
+        res[kind] = rendered_figures(c, n)
+        print(f"view {kind}: {res[kind]}", flush=True)
+    return res
+
+
 def bench_rendered(
     n: int, model: str | None, conf: float, seed0: int = VAL_SEED0, scale: int = 1
 ) -> dict:
@@ -140,7 +235,7 @@ def bench_rendered(
 
     res = {}
     for mp in (6, 9, 12):
-        c = Counter()
+        c: Counter = Counter()
         for k in range(n):
             rng = np.random.default_rng(seed0 + 100_000 * mp + k)
             style = random_style(rng, max_pip=mp)
@@ -148,48 +243,8 @@ def bench_rendered(
                 int(rng.integers(len(DEFAULT_IMAGE_SIZES)))
             ]  # the draw random_scene would make
             scene = random_scene(rng, image_size=(base[0] * scale, base[1] * scale), style=style)
-            h, w = scene.image.shape[:2]
-            gts = [(g, v) for g, v in zip(scene.labels, scene.visible) if v >= 0.6]
-            tiles = detect(scene.image, model=model, conf_threshold=conf)
-            m = match([g.corners for g, _ in gts], [t.corners for t in tiles])
-            c["gt"] += len(gts)
-            c["found"] += len(m)
-            c["pred"] += len(tiles)
-            for i, j in m.items():
-                g, v = gts[i]
-                t = tiles[j]
-                c["side_ok"] += int(g.face_down == t.face_down)
-                if not g.face_down and v >= 0.98 and in_frame(g.corners, w, h):
-                    right = int(oriented_pips(g, t) == tuple(g.pips))
-                    c["val_n"] += 1
-                    c["val_ok"] += right
-                    if g.size[1] >= 30:
-                        c["val30_n"] += 1
-                        c["val30_ok"] += right
-                    c["unread"] += int(t.pips is None and not t.face_down)
-            for g, v in gts:  # pip counter alone on the true boxes
-                if not g.face_down and v >= 0.98 and in_frame(g.corners, w, h):
-                    r = read_tile(scene.image, g.corners)
-                    c["gtbox_n"] += 1
-                    c["gtbox_ok"] += int(r.pips == tuple(g.pips))
-                    if g.size[1] >= 30:
-                        c["gtbox30_n"] += 1
-                        c["gtbox30_ok"] += int(r.pips == tuple(g.pips))
-        res[f"double-{mp}"] = {
-            "images": n,
-            "gt_tiles": c["gt"],
-            "recall": round(c["found"] / max(c["gt"], 1), 4),
-            "precision": round(c["found"] / max(c["pred"], 1), 4),
-            "face_side_ok": round(c["side_ok"] / max(c["found"], 1), 4),
-            "value_tiles": c["val_n"],
-            "value_accuracy": round(c["val_ok"] / max(c["val_n"], 1), 4),
-            "value_tiles_30px": c["val30_n"],
-            "value_accuracy_30px": round(c["val30_ok"] / max(c["val30_n"], 1), 4),
-            "unreadable": c["unread"],
-            "pips_on_true_boxes": f"{c['gtbox_ok']}/{c['gtbox_n']}",
-            "pips_on_true_boxes_accuracy": round(c["gtbox_ok"] / max(c["gtbox_n"], 1), 4),
-            "pips_on_true_boxes_30px": f"{c['gtbox30_ok']}/{c['gtbox30_n']}",
-        }
+            score_scene(scene, model, conf, c)
+        res[f"double-{mp}"] = rendered_figures(c, n)
         print(f"rendered double-{mp}: {res[f'double-{mp}']}", flush=True)
     return res
 
@@ -577,6 +632,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--real-only", action="store_true", help="only the real-photo parts")
     ap.add_argument(
+        "--kinds",
+        default=None,
+        help="also the hard views of vision.render.views, comma-separated kinds or 'all' "
+        "(low-angle,coloured,close-up,glare,crosswise,hand,small,backs), --n scenes per kind "
+        "(--n-kinds to change it), seeds from --seed0 + 60_000_000",
+    )
+    ap.add_argument("--n-kinds", type=int, default=None, help="scenes per hard-view kind")
+    ap.add_argument("--no-real", action="store_true", help="skip the real-photo parts (0 and 2)")
+    ap.add_argument(
         "--stages",
         action="store_true",
         help="timing: also the mean ms of each stage per call (detector passes, verifier, pips)",
@@ -644,7 +708,9 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:  # an older tree (--tree) without vision.filters
         pass
     scorer = args.scorer or args.photos.parent / "tools" / "score_real_photos.py"
-    if scorer.is_file() and (args.photos / "labels.json").is_file():
+    if args.no_real:
+        pass
+    elif scorer.is_file() and (args.photos / "labels.json").is_file():
         result["real_scored"] = bench_real_scored(args.photos, scorer, args.model, args.conf)
         result["real_scored_1280"] = bench_real_scored(
             args.photos, scorer, args.model, args.conf, side=1280
@@ -653,11 +719,18 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"no shared scorer at {scorer}: real-photo scores skipped (give --scorer)", flush=True
         )
-    result["real"] = bench_real(args.photos, args.model, args.conf)
+    if not args.no_real:
+        result["real"] = bench_real(args.photos, args.model, args.conf)
     if args.turned:
         result["real_turned"] = bench_real_turned(args.photos, args.model, args.conf)
     if args.n > 0 and not args.real_only:
         result["rendered"] = bench_rendered(args.n, args.model, args.conf, args.seed0, args.scale)
+    if args.kinds and not args.real_only:
+        from vision.render.views import VIEW_KINDS
+
+        kinds = list(VIEW_KINDS) if args.kinds == "all" else args.kinds.split(",")
+        n_kinds = args.n if args.n_kinds is None else args.n_kinds
+        result["views"] = bench_views(kinds, n_kinds, args.model, args.conf, args.seed0, args.scale)
     if args.timing > 0 and not args.real_only:
         result["timing"] = bench_timing(
             args.photos, args.timing, args.model, args.conf, args.stages

@@ -4,6 +4,7 @@
 Usage: python scripts/make_dataset.py --out data/tiles-obb --train 2000 --val 200 --seed 0 -j 2
 Real surfaces: ``--surface-mix 0.35 0.12 0.13 0`` (tiles on background photos, hard
 procedural surfaces, background photos alone, close-ups) with ``--backgrounds DIR``.
+Hard views (low angles, coloured bodies, close-ups, glare, hands, ...): ``--view-share 0.5``.
 Classes: 0 = tile face up, 1 = tile face down. See vision/render/dataset.py for the format.
 """
 
@@ -64,6 +65,20 @@ def main(argv: list[str] | None = None) -> int:
         help="background photos without dominoes (default: ../shared/backgrounds beside the "
         "repository); every fifth is held out",
     )
+    ap.add_argument(
+        "--view-share",
+        type=float,
+        default=0.0,
+        help="chance per image (of those not drawn by --surface-mix) of a hard view: coloured "
+        "bodies, low angles, close-ups, glare, crosswise doubles, hands, small web images, "
+        "coloured backs (vision/render/views.py)",
+    )
+    ap.add_argument(
+        "--view-kinds",
+        default=None,
+        help="comma-separated hard-view kinds to draw from (default: all of "
+        "vision.render.views.VIEW_KINDS)",
+    )
     a = ap.parse_args(argv)
     t = time.time()
     s = write_obb_dataset(
@@ -77,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         a.layout_share,
         tuple(a.surface_mix),
         a.backgrounds if sum(a.surface_mix) > 0 else None,
+        a.view_share,
+        tuple(a.view_kinds.split(",")) if a.view_kinds else None,
     )
     print(f"{s} in {time.time() - t:.1f} s -> {a.out}/data.yaml")
     return 0

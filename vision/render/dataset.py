@@ -61,6 +61,8 @@ def write_scene(
     layout_share: float = 0.0,
     surface_mix: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0),
     backgrounds: str | None = None,
+    view_share: float = 0.0,
+    view_kinds: tuple[str, ...] | None = None,
 ) -> dict:
     """Render scene ``seed`` and write image + label file (``low_pip_bias``, ``set_weights``:
     see :func:`vision.render.scene.random_scene`).
@@ -74,8 +76,11 @@ def write_scene(
     printed cards that are not tiles on a background photo, with tiles half of the time
     (:func:`vision.render.surfaces.card_scene`); missing shares are 0. The held-out background
     photos (:func:`vision.render.surfaces.holdout_photos`) are never used. Otherwise, with chance
+    ``view_share``, a hard view (:func:`vision.render.views.view_scene`, its kind drawn evenly
+    from ``view_kinds``, None: all of :data:`vision.render.views.VIEW_KINDS`); else, with chance
     ``layout_share``, a game position (:func:`vision.render.layouts.random_layout_scene`; 640x480
-    or 480x640), else a random scene.
+    or 480x640), else a random scene. A share of 0 draws no random number, so older datasets
+    stay the same.
 
     Returns:
         A manifest row: image name, split, seed, scene kind, style family, set, label count.
@@ -90,6 +95,12 @@ def write_scene(
     scene: RenderedScene | None
     if r < mix[-1]:
         image, scene, kind = _surface_scene(rng, r, mix, backgrounds)
+    elif view_share > 0 and rng.random() < view_share:
+        from .views import VIEW_KINDS, view_scene
+
+        kinds = VIEW_KINDS if not view_kinds else tuple(view_kinds)
+        scene = view_scene(rng, kinds[int(rng.integers(len(kinds)))])
+        image, kind = scene.image, f"view:{scene.kind}"
     else:
         if layout_share > 0 and rng.random() < layout_share:
             from .layouts import random_layout_scene
@@ -155,7 +166,7 @@ def _surface_scene(
 
 
 def _job(args):
-    root, split, index, seed, bias, weights, share, surface_mix, backgrounds = args
+    root, split, index, seed, bias, weights, share, surface_mix, backgrounds, views = args
     return write_scene(
         Path(root),
         split,
@@ -166,6 +177,8 @@ def _job(args):
         layout_share=share,
         surface_mix=surface_mix,
         backgrounds=backgrounds,
+        view_share=views[0],
+        view_kinds=views[1],
     )
 
 
@@ -180,6 +193,8 @@ def write_obb_dataset(
     layout_share: float = 0.0,
     surface_mix: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0),
     backgrounds: str | Path | None = None,
+    view_share: float = 0.0,
+    view_kinds: tuple[str, ...] | None = None,
 ) -> dict:
     """Render a full dataset.
 
@@ -198,14 +213,25 @@ def write_obb_dataset(
             surface, a background photo alone, a close-up (:func:`write_scene`; three or four
             shares); all 0 keeps older datasets identical.
         backgrounds: folder of background photos without dominoes (for ``surface_mix``).
+        view_share: chance per image (of those not drawn by ``surface_mix``) of a hard view
+            (:func:`vision.render.views.view_scene`); 0 keeps older datasets identical.
+        view_kinds: the kinds of hard view to draw from (None: all of
+            :data:`vision.render.views.VIEW_KINDS`).
     Returns:
         Summary dict (counts of images and labels per split), also written to ``summary.json``.
     Raises:
-        ValueError: negative counts, or a ``surface_mix`` of other than 3 to 5 shares, below 0 or
-            summing to more than 1.
+        ValueError: negative counts, a ``surface_mix`` of other than 3 to 5 shares, below 0 or
+            summing to more than 1, a ``view_share`` outside 0..1 or an unknown view kind.
     """
+    from .views import VIEW_KINDS
+
     if n_train < 0 or n_val < 0:
         raise ValueError("image counts must be >= 0")
+    if not 0 <= view_share <= 1:
+        raise ValueError(f"view_share {view_share} must be within 0..1")
+    for k in view_kinds or ():
+        if k not in VIEW_KINDS:
+            raise ValueError(f"unknown view kind {k!r}; use some of {VIEW_KINDS}")
     if len(surface_mix) not in (3, 4, 5) or min(surface_mix) < 0 or sum(surface_mix) > 1:
         raise ValueError(f"surface_mix {surface_mix}: shares must be >= 0 and sum to <= 1")
     root = Path(root)
@@ -224,6 +250,7 @@ def write_obb_dataset(
                 float(layout_share),
                 tuple(float(v) for v in surface_mix),
                 None if backgrounds is None else str(backgrounds),
+                (float(view_share), None if not view_kinds else tuple(view_kinds)),
             )
             for i in range(n)
         ]
@@ -254,6 +281,8 @@ def write_obb_dataset(
         "low_pip_bias": low_pip_bias,
         "layout_share": layout_share,
         "surface_mix": list(surface_mix),
+        "view_share": view_share,
+        "view_kinds": list(view_kinds or VIEW_KINDS) if view_share > 0 else [],
         "set_weights": None if set_weights is None else list(set_weights),
         "classes": CLASS_NAMES,
     }

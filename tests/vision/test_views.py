@@ -1,0 +1,100 @@
+"""Tests of the hard views (vision.render.views): what each kind promises is drawn and labelled."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from engine.tiles import Tile
+from vision.render import Placement, render_scene
+from vision.render.dataset import write_obb_dataset
+from vision.render.views import (
+    BODY_COLOURS,
+    VIEW_KINDS,
+    add_hand,
+    crosswise_line,
+    owned_style,
+    tilted_camera,
+    view_scene,
+)
+
+
+def test_every_kind_renders_labelled_tiles_the_same_for_a_seed():
+    for i, kind in enumerate(VIEW_KINDS):
+        sc = view_scene(500 + i, kind)
+        assert sc.kind == kind and sc.image.dtype == np.uint8 and sc.labels
+        assert len(sc.labels) == len(sc.visible) == len(sc.placements)
+        again = view_scene(500 + i, kind)
+        assert np.array_equal(sc.image, again.image)
+    small = [view_scene(s, "small").image.shape for s in range(4)]
+    assert all(400 <= max(h, w) <= 832 and min(h, w) >= 248 for h, w, _ in small)
+    assert view_scene(3, "coloured", scale=2).image.shape[1] in (960, 1280)
+    with pytest.raises(ValueError, match="unknown view kind"):
+        view_scene(0, "upside-down")
+
+
+def test_owned_style_has_the_body_colour_and_contrasting_pips():
+    for name, (body, _pip) in BODY_COLOURS.items():
+        st = owned_style(np.random.default_rng(1), 6, body=name)
+        assert np.abs(np.subtract(st.body, body)).max() < 50
+        if not st.pip_colours:  # one pip colour: far from the body's
+            assert np.abs(np.subtract(st.pip_colour, st.body)).sum() > 200
+    with pytest.raises(ValueError, match="body colour"):
+        owned_style(np.random.default_rng(0), body="plaid")
+
+
+def test_low_camera_foreshortens_the_table_and_shows_the_sides_below_the_face():
+    """At 25 degrees a step towards the camera's view is about sin(25) = 0.42 of a step across,
+    and a tile's body (z down) shows below its top face."""
+    pl = [Placement(Tile(1, 2), False, (0.0, 0.0), 0.0)]
+    rng = np.random.default_rng(0)
+    cam, depth = tilted_camera(rng, pl, (640, 480), 25.0, roll_deg=0.0, distance=30.0)
+    o = cam.project(np.array([[0.0, 0.0]]))[0]
+    steps = [
+        cam.project(np.array([[np.cos(a), np.sin(a)]]))[0] - o for a in np.linspace(0, np.pi, 73)
+    ]
+    lengths = [float(np.linalg.norm(s)) for s in steps]
+    assert 0.38 < min(lengths) / max(lengths) < 0.47
+    down = cam.side_dir
+    assert down[1] > 0 and abs(down[0]) < 0.05 * down[1]  # straight down the image
+    assert depth.shape == (1,) and depth[0] > 30
+    with pytest.raises(ValueError, match="elevation"):
+        tilted_camera(rng, pl, (640, 480), 2.0)
+
+
+def test_crosswise_line_lays_every_double_across_and_matches_ends():
+    for seed in range(5):
+        line = crosswise_line(np.random.default_rng(seed), 9, n=8)
+        assert any(p.tile.is_double for p in line)
+        heading = next(p.angle_deg for p in line if not p.tile.is_double)
+        for a, b in zip(line, line[1:]):
+            assert a.tile.shares_number(b.tile)  # ends match
+        for p in line:
+            turn = (p.angle_deg - heading) % 180
+            assert turn == pytest.approx(90.0 if p.tile.is_double else 0.0)
+
+
+def test_a_hand_over_a_tile_lowers_its_visible_share():
+    pl = [Placement(Tile(3, 4), False, (0.0, 0.0), 0.0)]
+    sc = render_scene(pl, 0, image_size=(320, 240), effects=0.0, clutter=0, tile_px=50.0)
+    assert sc.visible[0] == pytest.approx(1.0, abs=0.02)
+    img = add_hand(sc, sc.image.astype(np.float32), np.random.default_rng(0))
+    assert img.shape == (240, 320, 3)
+    assert 0.0 <= sc.visible[0] < 0.95
+    assert np.abs(img - sc.image).max() > 50  # the hand is drawn
+
+
+def test_dataset_view_share_writes_hard_views_and_leaves_old_datasets_alone(tmp_path):
+    s = write_obb_dataset(tmp_path / "v", 4, 0, seed=3, view_share=1.0, view_kinds=("backs",))
+    rows = [json.loads(ln) for ln in (tmp_path / "v" / "manifest.jsonl").read_text().splitlines()]
+    assert {r["kind"] for r in rows} == {"view:backs"} and s["view_kinds"] == ["backs"]
+    assert sum(r["face_down"] for r in rows) > 0
+    write_obb_dataset(tmp_path / "a", 2, 0, seed=2)
+    write_obb_dataset(tmp_path / "b", 2, 0, seed=2, view_share=0.0)
+    for i in range(2):
+        name = f"labels/train/{i:06d}.txt"
+        assert (tmp_path / "a" / name).read_text() == (tmp_path / "b" / name).read_text()
+    with pytest.raises(ValueError, match="unknown view kind"):
+        write_obb_dataset(tmp_path / "c", 1, 0, view_share=0.5, view_kinds=("sideways",))
