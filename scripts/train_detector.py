@@ -9,7 +9,20 @@ Steps: (1) render ``data/tiles-obb`` with vision.render (skipped when it exists,
 ``--rerender``); (2) train ``yolo11n-obb.yaml`` from scratch (no downloaded weights) into
 ``data/runs/<name>``, or resume from ``last.pt`` with ``--resume``, or fine-tune from a checkpoint
 with ``--from-weights``; (3) export ``best.pt`` to ``models/tiles-obb.onnx``.
-``--export-only [WEIGHTS]`` just exports. Classes: 0 = tile (face up), 1 = tile_face_down.
+``--export-only [WEIGHTS]`` just exports.
+
+Fine-tuning today's detector (no ``.pt`` of it is kept: the ONNX file is the model):
+
+    # the start checkpoint, rebuilt from the committed ONNX (fused: no batch norm)
+    python scripts/train_detector.py --from-onnx models/tiles-obb.onnx --save-start data/runs/start.pt
+    # fine-tune (from the .pt, or straight from the ONNX file with --from-onnx)
+    nice -n 19 python scripts/train_detector.py --data DATA --from-weights data/runs/start.pt \
+        --name NAME --threads 2 --workers 1 ...
+    # after a stop (kill, reboot): continue from data/runs/NAME/weights/last.pt
+    nice -n 19 python scripts/train_detector.py --name NAME --resume --threads 2 --workers 1
+
+Every epoch writes ``last.pt`` (and ``epochN.pt``), so a run stopped at any time loses at most
+the epoch under way. Classes: 0 = tile (face up), 1 = tile_face_down.
 """
 
 from __future__ import annotations
@@ -88,22 +101,63 @@ def model_from_onnx(path: Path):
     return model.train()
 
 
-def onnx_trainer(model):
-    """An ultralytics OBB trainer class that trains ``model`` (:func:`model_from_onnx`).
+def fused_trainer(start=None):
+    """An ultralytics OBB trainer class that keeps the model it is given as it is.
 
-    On resume (``weights`` given, the checkpoint's already fused model) that model is kept.
+    ``get_model`` returns the checkpoint's own model when there is one (``--resume`` from
+    ``last.pt``, or ``--from-weights`` a ``.pt``), else ``start`` (:func:`model_from_onnx`),
+    else a new model from the yaml. The default trainer would build a new model and copy the
+    weights over by name, which drops the biases of a fused model (one rebuilt from ONNX: no
+    batch norm, convolutions with a bias) and gives it fresh batch norm layers instead.
     """
     from ultralytics.models.yolo.obb import OBBTrainer
 
-    class OnnxInitTrainer(OBBTrainer):
+    class FusedTrainer(OBBTrainer):
         def get_model(self, cfg=None, weights=None, verbose=True):
             import torch
 
             if isinstance(weights, torch.nn.Module):
                 return weights.float()
-            return model
+            if start is not None:
+                return start
+            return super().get_model(cfg=cfg, weights=weights, verbose=verbose)
 
-    return OnnxInitTrainer
+    return FusedTrainer
+
+
+def save_start_checkpoint(model, out: Path, source: Path) -> Path:
+    """Write ``model`` (:func:`model_from_onnx`) as an ultralytics checkpoint at ``out``.
+
+    fp32 weights under ``"model"``, no optimizer state (``epoch`` -1: a start, not a run to
+    resume), ``"source"`` naming the ONNX file. ``--from-weights OUT`` fine-tunes from it; the
+    file is a pickle of ultralytics classes, so it loads with the ultralytics version that
+    wrote it (``"version"``).
+
+    Returns:
+        ``out``.
+    """
+    from copy import deepcopy
+
+    import torch
+    import ultralytics
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    m = deepcopy(model).float().eval()
+    torch.save(
+        {
+            "epoch": -1,
+            "model": m,
+            "ema": None,
+            "optimizer": None,
+            "train_args": {},
+            "source": str(source),
+            "version": ultralytics.__version__,
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        },
+        out,
+    )
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB) from {source}", flush=True)
+    return out
 
 
 def check_onnx_rebuild(model, path: Path, imgsz: int = 384) -> float:
@@ -333,6 +387,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--workers", type=int, default=2, help="dataloader workers")
     ap.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="torch CPU threads (default: torch's, the machine's cores); 1-2 for a background run",
+    )
+    ap.add_argument(
+        "--save-start",
+        default=None,
+        metavar="OUT.pt",
+        help="with --from-onnx: only write the rebuilt model as a checkpoint (for --from-weights)",
+    )
+    ap.add_argument(
         "--export-only",
         nargs="?",
         const="best",
@@ -376,6 +442,17 @@ def main(argv: list[str] | None = None) -> int:
         export_onnx(w, a.imgsz, Path(a.onnx))
         return 0
 
+    if a.save_start:
+        if not a.from_onnx:
+            ap.error("--save-start needs --from-onnx")
+        rebuilt = model_from_onnx(Path(a.from_onnx))
+        print(
+            f"rebuilt {a.from_onnx}: max |torch - onnx| = {check_onnx_rebuild(rebuilt, Path(a.from_onnx)):.2e}",
+            flush=True,
+        )
+        save_start_checkpoint(rebuilt, Path(a.save_start), Path(a.from_onnx))
+        return 0
+
     data = Path(a.data)
     data_yaml = data if data.suffix == ".yaml" else data / "data.yaml"
     if data.suffix != ".yaml" and (a.rerender or not data_yaml.exists()):
@@ -393,17 +470,27 @@ def main(argv: list[str] | None = None) -> int:
 
     from ultralytics import YOLO
 
+    if a.threads:
+        import torch
+        import ultralytics.utils.torch_utils as tu
+
+        torch.set_num_threads(a.threads)
+        tu.NUM_THREADS = a.threads  # select_device() sets torch's threads to this again
     t = time.time()
-    trainer = None
+    rebuilt = None
     if a.from_onnx:
         rebuilt = model_from_onnx(Path(a.from_onnx))
-        trainer = onnx_trainer(rebuilt)
         print(
-            f"rebuilt {a.from_onnx}: max |torch - onnx| = {check_onnx_rebuild(rebuilt, Path(a.from_onnx)):.2e}"
+            f"rebuilt {a.from_onnx}: max |torch - onnx| = {check_onnx_rebuild(rebuilt, Path(a.from_onnx)):.2e}",
+            flush=True,
         )
+    trainer = fused_trainer(rebuilt)
     if a.resume:
-        model = YOLO(str(run_dir / "weights/last.pt"))
-        model.train(resume=True, trainer=trainer)
+        last = run_dir / "weights/last.pt"
+        if not last.is_file():
+            ap.error(f"--resume: no checkpoint {last}")
+        model = YOLO(str(last))
+        model.train(resume=True, trainer=trainer, workers=a.workers)
     else:
         model = YOLO("yolo11n-obb.yaml")  # --from-weights is loaded through `pretrained`
         model.train(
