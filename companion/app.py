@@ -12,7 +12,9 @@ Configuration keys (``test_config`` or ``instance/config.py``): ``DATABASE``, ``
 the URL of the request), ``TRUSTED_HOSTS`` (Host names served; default localhost, 127.0.0.1,
 this computer's LAN address and name), ``DB_BUSY_TIMEOUT`` (seconds a write waits for the database
 lock before answering 503, default 5), ``CODE_TRIES_PER_MINUTE`` (wrong table codes a client
-may send per minute before 429, default 10), ``PHOTO_SLOTS`` (photos held in memory at once,
+may send per minute before 429, default 10), ``TABLE_CODE_TRIES_PER_MINUTE`` (wrong codes one
+table takes per minute from all clients together before phones that did not join it get 429,
+default 30), ``JOIN_CODE_TRIES_PER_MINUTE`` (the same for the join form, default 60), ``PHOTO_SLOTS`` (photos held in memory at once,
 default 4) and ``PHOTO_WAIT_S`` (seconds a photo waits for one before 503, default 10).
 
 At start-up the photo folder is swept (:func:`companion.store.sweep_photo_dir`): a crash
@@ -78,6 +80,8 @@ def create_app(
         TRUSTED_HOSTS=guard.default_trusted_hosts(),
         DB_BUSY_TIMEOUT=5.0,
         CODE_TRIES_PER_MINUTE=10,
+        TABLE_CODE_TRIES_PER_MINUTE=30,
+        JOIN_CODE_TRIES_PER_MINUTE=60,
         PHOTO_SLOTS=4,
         PHOTO_WAIT_S=10.0,
     )

@@ -186,11 +186,13 @@ def check_csrf() -> None:
 
 
 class CodeAttempts:
-    """Wrong table codes per client address in a sliding window (in memory, per process).
+    """Wrong table codes per client address, and per table, in a sliding window (in memory,
+    per process).
 
     A client with ``limit`` wrong codes in the last ``window_s`` seconds gets 429 on every
-    code check until the oldest of them ages out: guessing a 6-character code (about 2^30
-    possibilities) at 10 a minute takes centuries.
+    code check until the oldest of them ages out; so does a table (key ``"table N"``) for
+    phones that did not join it before, and the join form (key ``"join"``), so that many
+    addresses together guess no faster. docs/api.md gives the numbers.
     """
 
     def __init__(self) -> None:
@@ -207,18 +209,21 @@ class CodeAttempts:
             del self._wrong[client]
         return q
 
-    def check(self, client: str, limit: int, window_s: float) -> None:
-        """Raises ApiError(429) with ``retry_after`` while ``client`` is over the limit."""
+    def check(
+        self,
+        client: str,
+        limit: int,
+        window_s: float,
+        message: str = "too many wrong table codes from this device; try again in {wait} s",
+    ) -> None:
+        """Raises ApiError(429) with ``retry_after`` while ``client`` (an address, or a table's
+        key) is over the limit; ``message`` may name ``{wait}`` (seconds)."""
         now = time.monotonic()
         with self._lock:
             q = self._recent(client, window_s, now)
             if len(q) >= limit:
                 wait = max(1, int(q[0] + window_s - now + 1))
-                raise ApiError(
-                    429,
-                    f"too many wrong table codes from this device; try again in {wait} s",
-                    retry_after=wait,
-                )
+                raise ApiError(429, message.format(wait=wait), retry_after=wait)
 
     def wrong(self, client: str) -> None:
         with self._lock:
@@ -231,16 +236,45 @@ def _attempts() -> CodeAttempts:
     return current_app.extensions.setdefault("code_attempts", CodeAttempts())
 
 
-def check_code_attempts() -> None:
-    """Raise ApiError(429) if this client sent too many wrong codes lately (see :class:`CodeAttempts`)."""
-    _attempts().check(
+def _table_key(table_id: int | None) -> str:
+    return f"table {table_id}" if table_id is not None else "join"
+
+
+def check_code_attempts(table_id: int | None = None, trusted: bool = False) -> None:
+    """Raise ApiError(429) if this client sent too many wrong codes lately, or, unless
+    ``trusted``, if table ``table_id`` got too many wrong codes from anyone lately (None: the
+    join form, where a code is tried against every table). See :class:`CodeAttempts`.
+
+    ``trusted``: this phone proved it knows the table before (its signed session holds the
+    code, or it holds a seat): a flood of wrong codes at a table never locks out its players.
+    """
+    attempts = _attempts()
+    attempts.check(
         request.remote_addr or "?", int(current_app.config["CODE_TRIES_PER_MINUTE"]), 60.0
     )
+    if trusted:
+        return
+    if table_id is None:
+        limit = int(current_app.config["JOIN_CODE_TRIES_PER_MINUTE"])
+        message = (
+            "too many wrong table codes were tried here in the last minute; try again in "
+            "{wait} s (phones that joined a table already keep working)"
+        )
+    else:
+        limit = int(current_app.config["TABLE_CODE_TRIES_PER_MINUTE"])
+        message = (
+            "this table got too many wrong codes in the last minute, so new phones must wait "
+            "{wait} s; phones that joined it already keep working"
+        )
+    attempts.check(_table_key(table_id), limit, 60.0, message)
 
 
-def wrong_code() -> None:
-    """Count one wrong table code from this client."""
-    _attempts().wrong(request.remote_addr or "?")
+def wrong_code(table_id: int | None = None) -> None:
+    """Count one wrong table code from this client, and at table ``table_id`` (None: the join
+    form)."""
+    attempts = _attempts()
+    attempts.wrong(request.remote_addr or "?")
+    attempts.wrong(_table_key(table_id))
 
 
 # --- photos held in memory at once ---------------------------------------------------------

@@ -28,7 +28,7 @@ from engine import GAMES, GameType, Shape, get_game_type
 from . import services
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud across a table
-CODE_LENGTH = 6
+CODE_LENGTH = 8  # 40 bits; tables made before with 6 characters keep their codes
 MAX_POINTS = 999  # one entry's points; more is a typing mistake
 MAX_ID = 2**63 - 1  # largest SQLite INTEGER: row ids in URLs above it do not exist
 
@@ -77,7 +77,8 @@ class ApiError(Exception):
 
 
 def new_code() -> str:
-    """A random 6-character table code (about 30 bits; from :data:`CODE_ALPHABET`)."""
+    """A random table code of :data:`CODE_LENGTH` characters (8 of 32: 40 bits; from
+    :data:`CODE_ALPHABET`)."""
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 

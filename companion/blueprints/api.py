@@ -22,7 +22,15 @@ from engine import GAMES, get_game_type
 from .. import guard, services, store
 from ..db import get_db, storage_status, transaction
 from .openapi import openapi_document
-from .pages import SEAT_COOKIE_AGE, announce, held_seat, public_join_url, remember_code, seat_cookie
+from .pages import (
+    SEAT_COOKIE_AGE,
+    announce,
+    held_seat,
+    known_code,
+    public_join_url,
+    remember_code,
+    seat_cookie,
+)
 
 bp = Blueprint("api", __name__)
 
@@ -42,15 +50,21 @@ def request_code() -> str | None:
 def editable_table(table_id: int):
     """The table row, after checking the code (403 otherwise, 404 for no such table).
 
-    A client that sent too many wrong codes lately gets 429 (``guard.CodeAttempts``).
+    A client that sent too many wrong codes lately gets 429, and so does a phone that did not
+    join the table before (no code in its session, no seat) while the table got too many wrong
+    codes lately (``guard.CodeAttempts``).
     """
     row = store.table_row(get_db(), table_id)
-    guard.check_code_attempts()
+    known = known_code(table_id)
+    trusted = (known is not None and store.normalise_code(known) == row["code"]) or (
+        request.cookies.get(seat_cookie(table_id)) is not None and held_seat(row) is not None
+    )
+    guard.check_code_attempts(table_id, trusted)
     try:
         store.check_code(row, request_code())
     except store.ApiError:
         if store.normalise_code(request_code()):
-            guard.wrong_code()
+            guard.wrong_code(table_id)
         raise
     return row
 

@@ -22,7 +22,7 @@ _CODE = {
     "in": "header",
     "required": True,
     "schema": {"type": "string"},
-    "description": "the table's join code (6 characters); needed to change a table",
+    "description": "the table's join code (8 characters; 6 for tables made before); needed to change a table",
 }
 _KEY = {
     "name": "Idempotency-Key",

@@ -130,11 +130,12 @@ def create_table():
 def join(code: str | None = None):
     """Join by code (the QR link or the form): remember it and open the table."""
     code = code or request.args.get("code", "")
-    guard.check_code_attempts()
+    mine = [c for c in (session.get("codes") or {}).values() if isinstance(c, str)]
+    guard.check_code_attempts(None, trusted=store.normalise_code(code) in mine)
     row = store.table_by_code(get_db(), code)
     if row is None:
         if store.normalise_code(code):
-            guard.wrong_code()
+            guard.wrong_code(None)
         raise store.ApiError(
             403,
             f"no table has the code {store.normalise_code(code) or '(empty)'}; check it and try again",

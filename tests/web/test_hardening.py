@@ -555,6 +555,69 @@ def test_wrong_codes_are_rate_limited_per_client(client, app):
     assert r.status_code == 201  # another phone is not blocked
 
 
+def test_1000_wrong_codes_from_100_addresses_are_throttled_per_table(client, app):
+    """Wrong codes from many addresses together: a table takes TABLE_CODE_TRIES_PER_MINUTE
+    (30), then every phone that did not join it before gets 429 with a clear message, even
+    with the right code; phones that joined keep working, other tables are not touched."""
+    t, other = new_table(client), new_table(client)
+    pid = t["players"][0]["id"]
+    joined = app.test_client()
+    assert joined.get(f"/join/{t['code'].lower()}").status_code == 302  # the code in its session
+    url = f"/api/tables/{t['id']}/rounds"
+    statuses = []
+    for a in range(100):
+        for i in range(10):
+            r = app.test_client().post(
+                url,
+                json={"scores": {pid: 1}, "kind": "domino"},
+                headers={"X-Table-Code": f"WRONG{a:03d}{i}"},
+                environ_base={"REMOTE_ADDR": f"10.1.{a}.9"},
+            )
+            statuses.append(r.status_code)
+    assert statuses[:30] == [403] * 30 and statuses[30:] == [429] * 970
+    assert (
+        r.headers["Retry-After"]
+        and "phones that joined it already keep working" in (r.json["error"]["message"])
+    )
+    new_phone = {"environ_base": {"REMOTE_ADDR": "10.2.0.1"}}
+    r = app.test_client().post(
+        url,
+        json={"scores": {pid: 1}, "kind": "domino"},
+        headers={"X-Table-Code": t["code"]},
+        **new_phone,
+    )
+    assert r.status_code == 429  # the right code too: guessing learns nothing here
+    assert round_(joined, t, {pid: 1}).status_code == 201  # a joined phone keeps playing
+    assert round_(app.test_client(), other, {other["players"][0]["id"]: 1}).status_code == 201
+    page = app.test_client().get(f"/t/{t['id']}", **new_phone)
+    assert page.status_code == 200  # watching needs no code
+    assert count(app, "SELECT COUNT(*) FROM rounds") == 2
+
+
+def test_wrong_codes_at_the_join_form_from_many_addresses_are_throttled(client, app):
+    t = new_table(client)
+    statuses = [
+        app.test_client()
+        .get(f"/join/WRONG{a:03d}", environ_base={"REMOTE_ADDR": f"10.3.{a}.1"})
+        .status_code
+        for a in range(100)
+    ]
+    assert statuses[:60] == [403] * 60 and statuses[60:] == [429] * 40
+    r = app.test_client().get(f"/join/{t['code']}", environ_base={"REMOTE_ADDR": "10.4.0.1"})
+    assert r.status_code == 429 and "try again in" in r.get_data(as_text=True)  # the page says
+
+
+def test_new_table_codes_are_8_characters_and_old_6_character_codes_work(client, app):
+    t = new_table(client)
+    assert len(t["code"]) == 8
+    conn = sqlite3.connect(app.config["DATABASE"])
+    with conn:
+        conn.execute("UPDATE tables SET code = 'ABC234' WHERE id = ?", (t["id"],))
+    conn.close()
+    t["code"] = "abc-234"
+    assert round_(client, t, {t["players"][0]["id"]: 1}).status_code == 201
+
+
 def test_database_keys_and_photos_are_owner_only(client, app, fake_detector, tmp_path):
     from companion.commands import serve
 
