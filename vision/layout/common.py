@@ -54,7 +54,9 @@ class Problem:
         tile_index: index into the detections of the photo it concerns (None: the whole layout).
         kind: short tag: unreadable, doubtful, duplicate, outside_set, too_many, face_down,
             ambiguous, overlap, gap, mid_turn, bad_box, overlapping_box, stray_box, not_joined,
-            impossible, no_layout, no_hand, assumed_blank, reread, deduced, corrected, dropped.
+            impossible, no_layout, no_hand, assumed_blank, reread, deduced, corrected, dropped,
+            house_rule (a table habit the rules do not describe, read as the players meant it:
+            a draw-game double laid in line).
         message: one human sentence.
         source: "table" or "hand" (which photo ``tile_index`` refers to).
     """

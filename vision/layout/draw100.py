@@ -93,16 +93,35 @@ def joins(tiles: Sequence[Seen]) -> dict[tuple[int, int], tuple[str, str]]:
     return out
 
 
+def in_line(tiles: Sequence[Seen], edges: dict) -> set[int]:
+    """Indices of the doubles laid in line: every tile joined to one touches it on a short end
+    (a double laid crosswise is touched on its long sides by the line through it)."""
+    touched: dict[int, list[str]] = {}
+    for (i, j), (pi, pj) in edges.items():
+        touched.setdefault(i, []).append(pi)
+        touched.setdefault(j, []).append(pj)
+    return {
+        k
+        for k, s in enumerate(tiles)
+        if s.is_double and touched.get(k) and all(p.startswith("short") for p in touched[k])
+    }
+
+
 def build_line(
-    tiles: Sequence[Seen], root: int, edges: dict
+    tiles: Sequence[Seen], root: int, edges: dict, inline: set[int] | None = None
 ) -> tuple[LineOfPlay, list[int], list[str]]:
     """Grow the line of play from ``tiles[root]`` over the joins.
 
+    The doubles of ``inline`` (indices, :func:`in_line`) lie *in line* (a house habit; RULES.md
+    section 4 lays every double crosswise): the line runs through their short ends and their
+    long sides are their sides.
+
     Returns:
         ``(line, node_of, errors)``: the line, ``node_of[k]`` the node id of ``tiles[k]`` (-1
-        when not reached) and a list of error messages (a double touched on a short end by
-        its parent, two tiles on one port, ...).
+        when not reached) and a list of error messages (two tiles on one port, a third tile on
+        one axis of a double, ...).
     """
+    inline = inline or set()
     adj: dict[int, list[tuple[int, str, str]]] = {k: [] for k in range(len(tiles))}
     for (i, j), (pi, pj) in edges.items():
         adj[i].append((j, pi, pj))
@@ -125,7 +144,10 @@ def build_line(
                 continue
             tp = tiles[p]
             if tp.is_double:
-                if pp.startswith("short"):
+                # the ports along the line: the long sides of a crosswise double, the short ends
+                # of one laid in line
+                across = "long" if p in inline else "short"
+                if pp.startswith(across):
                     direction = next(sides, None)
                 elif line.node(node_of[p]).parent is None:
                     direction = next(ends, None)
@@ -138,7 +160,7 @@ def build_line(
                     f"more than two tiles touch double {tp.tile} (tile {tp.index}) on the same axis"
                 )
                 continue
-            if tiles[q].is_double and pq.startswith("short"):
+            if tiles[q].is_double and pq.startswith("short") and q not in inline:
                 errors.append(
                     f"double {tiles[q].tile} (tile {tiles[q].index}) is joined by its "
                     "short end; doubles lie crosswise"
@@ -202,8 +224,9 @@ def read_draw100(
         )
         return GameReading(None, layout, problems)
     best: tuple[tuple[int, int], LineOfPlay, list[int], list[str]] | None = None
+    inline = in_line(tiles, edges)
     for r in doubles:
-        line, node_of, errors = build_line(tiles, r, edges)
+        line, node_of, errors = build_line(tiles, r, edges, inline)
         key = (sum(x >= 0 for x in node_of), -len(errors))
         if best is None or key > best[0]:
             best = (key, line, node_of, errors)
@@ -213,6 +236,17 @@ def read_draw100(
     _, line, node_of, errors = best
     for e in errors:
         problems.append(Problem(None, "ambiguous", e))
+    for k in sorted(inline):
+        if node_of[k] >= 0:
+            problems.append(
+                Problem(
+                    tiles[k].index,
+                    "house_rule",
+                    f"double {tiles[k].tile} is laid in line (a house habit): read as part of "
+                    "the line, its long sides as its sides; RULES.md section 4 lays every "
+                    "double crosswise",
+                )
+            )
     by_node = {n: k for k, n in enumerate(node_of) if n >= 0}
     for k, n in enumerate(node_of):
         if n < 0:

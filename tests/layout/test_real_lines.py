@@ -1,0 +1,109 @@
+"""Lines of play as real tables hold them: turns at a corner, snakes, doubles laid in line (a
+house habit), branches from spinners. Boxes laid out like a table's, read by vision.layout."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.tiles import Tile
+from vision.layout import read
+from vision.types import TileDetection
+
+L, W = 100.0, 50.0  # tile length and width, pixels
+DIRS = {"E": (1, 0), "S": (0, 1), "W": (-1, 0), "N": (0, -1)}
+
+
+def _det(first: np.ndarray, axis: np.ndarray, length: float, pips) -> TileDetection:
+    """A box whose near end is centred at ``first`` and runs ``length`` along ``axis`` (``W``:
+    a double laid crosswise, ``L`` across the line)."""
+    n = np.array([-axis[1], axis[0]])
+    across = L if length < L else W
+    a, b = first, first + axis * length
+    corners = np.array(
+        [a - n * across / 2, b - n * across / 2, b + n * across / 2, a + n * across / 2],
+        np.float32,
+    )
+    if length < L:  # a crosswise double: corners[0] -> [1] must be a long side
+        corners = np.roll(corners, 1, axis=0)
+    return TileDetection(corners, 0.95, pips=pips, pip_confidence=0.99)
+
+
+def snake(path: str, doubles_in_line: bool, turn: str = "side") -> tuple[list, list[Tile]]:
+    """A line from the double 6-6 following ``path`` (one letter E/S/W/N per tile after the
+    lead), each tile matching the number before it; a ``D`` in ``path`` plays a double there
+    (in line when ``doubles_in_line``, else crosswise). At a change of direction the next tile's
+    end lies against the side of the last half of the tile before (``turn="side"``) or the tile
+    before ends against the side of the next one's first half (``"end"``)."""
+    used = {Tile(6, 6)}
+    lead = L if doubles_in_line else W
+    dets = [_det(np.array([0.0, 0.0]), np.array([1.0, 0.0]), lead, (6, 6))]
+    tiles = [Tile(6, 6)]
+    head = np.array([lead, 0.0])  # the free end of the line (middle of the last tile's far end)
+    axis = np.array([1.0, 0.0])
+    number = 6
+    letters = [c for c in path if c != "D"]
+    want_double = [path[k + 1 : k + 2] == "D" for k, c in enumerate(path) if c != "D"]
+    for c, dbl in zip(letters, want_double):
+        new_axis = np.array(DIRS[c], float)
+        if dbl and Tile(number, number) not in used:
+            t = Tile(number, number)
+        else:
+            free = [m for m in range(7) if m != number and Tile(number, m) not in used]
+
+            def left(m: int) -> int:  # tiles still free that carry m: keep the chain going
+                return sum(Tile(m, k) not in used for k in range(7))
+
+            t = Tile(number, max(free, key=lambda m: (left(m), m)))
+        used.add(t)
+        other = t.high if t.low == number else t.low
+        crosswise = t.is_double and not doubles_in_line
+        length = W if crosswise else L
+        if np.allclose(new_axis, axis):
+            start = head
+        elif turn == "side":  # this tile's end against the side of the last half before
+            back = head - axis * W / 2
+            start = back + new_axis * W / 2
+        else:  # the tile before ends against the side of this one's first half
+            start = head + axis * W / 2 - new_axis * W / 2
+        dets.append(_det(start, new_axis, length, (number, other)))
+        tiles.append(t)
+        head, axis, number = start + new_axis * length, new_axis, other
+    return dets, tiles
+
+
+@pytest.mark.parametrize(
+    "path, in_line, turn",
+    [
+        ("EEESSWWWW", False, "side"),  # a U turn at the table's edge
+        ("EEESSWWWSSEE", False, "side"),  # a snake, two turns each way
+        ("EEDESSWDWWW", True, "side"),  # doubles laid in line on a snake
+        ("EEESSWWW", False, "end"),  # turns the other way: an end against the next tile's side
+        ("EDEESSDWWDW", True, "end"),  # doubles in line, turns the other way
+    ],
+)
+def test_a_snaking_line_joins_every_tile(path, in_line, turn):
+    dets, tiles = snake(path, in_line, turn)
+    got = read(dets, "draw100")
+    assert [p.message for p in got.problems if p.kind == "not_joined"] == []
+    assert {Tile.parse(it["tile"]) for it in got.layout["line"]} == set(tiles)
+    notes = [p for p in got.problems if p.kind == "house_rule"]
+    doubles_in_line = [t for t in tiles if t.is_double] if in_line else []
+    assert len(notes) == len(doubles_in_line)
+    assert all("RULES.md section 4" in p.message for p in notes)
+    # the open end is the last tile's far number
+    last = tiles[-1]
+    ends = {(e["tile"], e["number"]) for e in got.layout["open_ends"]}
+    assert any(tile == str(last) for tile, _ in ends)
+
+
+def test_a_spinner_with_branches_on_both_sides_joins_every_tile():
+    dets, tiles = snake("EEE", False)
+    # two branches on the short ends (sides) of the 6-6 lead: 6-3 up, 6-2 down
+    c = dets[0].centre
+    up = _det(c + np.array([0, -W / 2]), np.array([0.0, -1.0]), L, (6, 3))
+    down = _det(c + np.array([0, W / 2]), np.array([0.0, 1.0]), L, (6, 2))
+    got = read(dets + [up, down], "draw100")
+    assert not [p for p in got.problems if p.kind in ("not_joined", "ambiguous")]
+    assert len(got.layout["line"]) == len(tiles) + 2
+    assert not [p for p in got.problems if p.kind == "house_rule"]
