@@ -14,7 +14,9 @@ this computer's LAN address and name), ``DB_BUSY_TIMEOUT`` (seconds a write wait
 lock before answering 503, default 5), ``CODE_TRIES_PER_MINUTE`` (wrong table codes a client
 may send per minute before 429, default 10), ``TABLE_CODE_TRIES_PER_MINUTE`` (wrong codes one
 table takes per minute from all clients together before phones that did not join it get 429,
-default 30), ``JOIN_CODE_TRIES_PER_MINUTE`` (the same for the join form, default 60), ``PHOTO_SLOTS`` (photos held in memory at once,
+default 30), ``JOIN_CODE_TRIES_PER_MINUTE`` (the same for the join form, default 60),
+``TABLES_PER_CLIENT`` and ``TABLES_PER_SERVER`` (tables one client, and all together, may start
+in 10 minutes before 429; default 20 and 200), ``PHOTO_SLOTS`` (photos held in memory at once,
 default 4) and ``PHOTO_WAIT_S`` (seconds a photo waits for one before 503, default 10).
 
 At start-up the photo folder is swept (:func:`companion.store.sweep_photo_dir`): a crash
@@ -82,6 +84,8 @@ def create_app(
         CODE_TRIES_PER_MINUTE=10,
         TABLE_CODE_TRIES_PER_MINUTE=30,
         JOIN_CODE_TRIES_PER_MINUTE=60,
+        TABLES_PER_CLIENT=20,
+        TABLES_PER_SERVER=200,
         PHOTO_SLOTS=4,
         PHOTO_WAIT_S=10.0,
     )

@@ -1,5 +1,6 @@
 """What keeps hostile or clumsy requests out: JSON depth limit, trusted hosts, security
-headers, the start form's CSRF token, the wrong-code rate limit and owner-only files.
+headers, the start form's CSRF token, the wrong-code and table-creation rate limits, the
+photos held in memory at once and owner-only files.
 
 Everything here is installed by :func:`companion.app.create_app`; the blueprints call
 :func:`check_code_attempts`, :func:`wrong_code` and :func:`check_csrf`.
@@ -226,6 +227,7 @@ class CodeAttempts:
                 raise ApiError(429, message.format(wait=wait), retry_after=wait)
 
     def wrong(self, client: str) -> None:
+        """Count one event (a wrong code, a table made) for ``client`` (an address or a key)."""
         with self._lock:
             if len(self._wrong) > 10_000:  # many clients: forget the oldest first
                 self._wrong.pop(next(iter(self._wrong)))
@@ -275,6 +277,45 @@ def wrong_code(table_id: int | None = None) -> None:
     attempts = _attempts()
     attempts.wrong(request.remote_addr or "?")
     attempts.wrong(_table_key(table_id))
+
+
+# --- table creation: a rate limit per client and overall ------------------------------------
+
+#: The window of the table-creation limits, seconds.
+TABLES_WINDOW_S = 600.0
+
+
+def _tables_made() -> CodeAttempts:
+    return current_app.extensions.setdefault("tables_made", CodeAttempts())
+
+
+def check_table_creation() -> None:
+    """Refuse a new table (ApiError 429, ``Retry-After``) when this client made
+    ``TABLES_PER_CLIENT`` tables (default 20) in the last 10 minutes, or all clients together
+    ``TABLES_PER_SERVER`` (default 200): nobody floods the start page. :func:`table_made`
+    counts the tables made."""
+    made = _tables_made()
+    client = request.remote_addr or "?"
+    made.check(
+        client,
+        int(current_app.config["TABLES_PER_CLIENT"]),
+        TABLES_WINDOW_S,
+        "this device started many tables in the last 10 minutes; use one of them or try "
+        "again in {wait} s",
+    )
+    made.check(
+        "all",
+        int(current_app.config["TABLES_PER_SERVER"]),
+        TABLES_WINDOW_S,
+        "many tables were started on this server in the last 10 minutes; try again in {wait} s",
+    )
+
+
+def table_made() -> None:
+    """Count one table made by this client (see :func:`check_table_creation`)."""
+    made = _tables_made()
+    made.wrong(request.remote_addr or "?")
+    made.wrong("all")
 
 
 # --- photos held in memory at once ---------------------------------------------------------

@@ -343,22 +343,64 @@ def table_json(db: sqlite3.Connection, table_id: int) -> dict:
     }
 
 
-def list_tables(db: sqlite3.Connection) -> list[dict]:
-    """Short rows for the start page, newest first."""
-    out = []
-    for r in db.execute("SELECT * FROM tables ORDER BY demo DESC, id DESC LIMIT 50"):
-        names = [p["name"] for p in players(db, r["id"])]
-        out.append(
-            {
-                "id": r["id"],
-                "game": r["game"],
-                "game_label": GAMES[r["game"]].label,
-                "players": names,
-                "status": r["status"],
-                "demo": bool(r["demo"]),
-            }
-        )
-    return out
+def _short_row(db: sqlite3.Connection, r: sqlite3.Row) -> dict:
+    return {
+        "id": r["id"],
+        "game": r["game"],
+        "game_label": GAMES[r["game"]].label,
+        "players": [p["name"] for p in players(db, r["id"])],
+        "status": r["status"],
+        "demo": bool(r["demo"]),
+    }
+
+
+def list_tables(db: sqlite3.Connection, limit: int = 50) -> list[dict]:
+    """Short rows (``id, game, game_label, players, status, demo``), demo tables first, then
+    the newest, at most ``limit``."""
+    rows = db.execute("SELECT * FROM tables ORDER BY demo DESC, id DESC LIMIT ?", (int(limit),))
+    return [_short_row(db, r) for r in rows]
+
+
+def start_page_tables(db: sqlite3.Connection, mine: list[int]) -> dict[str, list[dict]]:
+    """The start page's lists: ``{"mine": this phone's tables (ids ``mine``, newest first),
+    "demo": the demo tables, "others": how many more there are}`` (short rows as
+    :func:`list_tables`; ``others`` is a count: the rest are found by :func:`search_tables`)."""
+    ids = sorted({int(i) for i in mine}, reverse=True)[:100]
+    marks = ",".join("?" * len(ids))
+    mine_rows = (
+        db.execute(f"SELECT * FROM tables WHERE id IN ({marks}) ORDER BY id DESC", ids).fetchall()
+        if ids
+        else []
+    )
+    demo_rows = [
+        r
+        for r in db.execute("SELECT * FROM tables WHERE demo = 1 ORDER BY id")
+        if r["id"] not in ids
+    ]
+    total = db.execute("SELECT COUNT(*) FROM tables").fetchone()[0]
+    return {
+        "mine": [_short_row(db, r) for r in mine_rows],
+        "demo": [_short_row(db, r) for r in demo_rows],
+        "others": max(0, total - len(mine_rows) - len(demo_rows)),
+    }
+
+
+def search_tables(db: sqlite3.Connection, query: str, limit: int = 20) -> list[dict]:
+    """Tables whose number (``12`` or ``#12``), game or a player's name matches ``query``
+    (case-insensitive, part of a word), newest first, at most ``limit`` short rows."""
+    q = clean_text(query, 40).lstrip("#").strip()
+    if not q:
+        return []
+    like = "%" + q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    games = [g.name for g in GAMES.values() if q.casefold() in g.label.casefold()]
+    marks = ",".join("?" * len(games)) or "NULL"
+    rows = db.execute(
+        f"""SELECT * FROM tables WHERE id = ? OR game IN ({marks}) OR id IN
+               (SELECT table_id FROM players WHERE name LIKE ? ESCAPE '\\')
+            ORDER BY id DESC LIMIT ?""",
+        [int(q) if q.isdigit() and len(q) < 19 else -1, *games, like, int(limit)],
+    )
+    return [_short_row(db, r) for r in rows]
 
 
 # --- scores ------------------------------------------------------------------------------

@@ -135,6 +135,7 @@ def list_tables():
 @bp.post("/tables")
 def create_table():
     body = json_body()
+    guard.check_table_creation()
     with transaction() as db:
         out = store.create_table(
             db,
@@ -144,6 +145,7 @@ def create_table():
             body.get("variant") or None,
             body.get("target"),
         )
+    guard.table_made()
     out["join_url"] = join_url(out["code"])
     announce(out, out["join_url"])
     return jsonify(out), 201
@@ -733,10 +735,12 @@ def rematch(table_id: int):
     db = get_db()
     names = [p["name"] for p in store.players(db, table_id)]
     params = json.loads(row["params_json"])
+    guard.check_table_creation()
     with transaction() as db:
         out = store.create_table(
             db, row["game"], names, params.get("max_pip"), params.get("variant"), row["target"]
         )
+    guard.table_made()
     remember_code(out["id"], out["code"])
     out["join_url"] = join_url(out["code"])
     out["url"] = url_for("pages.table", table_id=out["id"])

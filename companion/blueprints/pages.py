@@ -74,12 +74,28 @@ def announce(table: dict, url: str) -> None:
         pass
 
 
+def my_tables() -> list[int]:
+    """The tables this phone joined or started (codes in its session) or sits at (seat
+    cookies): their ids."""
+    ids = [int(k) for k in (session.get("codes") or {}) if str(k).isdigit() and len(k) < 19]
+    ids += [
+        int(name[5:]) for name in request.cookies if name.startswith("seat_") and name[5:].isdigit()
+    ]
+    return ids
+
+
 def start_page(form: dict | None = None, error: str | None = None):
-    """The start page; ``form`` (the values sent) and ``error`` when the start form was refused."""
+    """The start page; ``form`` (the values sent) and ``error`` when the start form was refused.
+
+    It lists this phone's tables and the demo tables; the others (anybody can start one) are
+    found by the search field (``?q=``: a player's name, the game or the table number)."""
+    query = request.args.get("q", "")[:100]
     return render_template(
         "index.html",
         games=list(GAMES.values()),
-        tables=store.list_tables(get_db()),
+        lists=store.start_page_tables(get_db(), my_tables()),
+        query=query,
+        found=store.search_tables(get_db(), query) if query else None,
         targets={g.name: {str(k): v for k, v in g.targets.items()} for g in GAMES.values()},
         form=form or {},
         error=error,
@@ -106,6 +122,7 @@ def create_table():
     variant = f.get("variant") if info and [v for v in info.variants if v] else None
     target = f.get("target") if info and info.scored else None
     try:
+        guard.check_table_creation()
         with transaction() as db:
             out = store.create_table(
                 db,
@@ -116,10 +133,11 @@ def create_table():
                 target or None,
             )
     except store.ApiError as exc:
-        if exc.status != 400:
+        if exc.status not in (400, 429):
             raise
         keep = {k: f.get(k, "")[:2000] for k in ("game", "max_pip", "variant", "players", "target")}
-        return start_page(keep, exc.message), 400
+        return start_page(keep, exc.message), exc.status
+    guard.table_made()
     remember_code(out["id"], out["code"])
     announce(out, public_join_url(out["code"]))
     return redirect(url_for("pages.table", table_id=out["id"]))

@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from companion import services
+from companion import services, store
 from companion.app import create_app
 
 from .conftest import ROOT, SAMPLES
@@ -167,7 +167,7 @@ def test_phone_starts_a_table_reads_a_photo_fixes_a_tile_and_keeps_score(server,
     shot(page, "01-start")
     page.click("#start")
     wait_until_ready(page)
-    assert len(page.text_content("#table-code").strip()) == 6
+    assert len(page.text_content("#table-code").strip()) == store.CODE_LENGTH
     assert page.locator(".qr svg").count() == 1
     shot(page, "02-table")
 

@@ -766,3 +766,64 @@ def test_a_full_disk_refuses_writes_clearly_keeps_reads_and_stores_nothing_half(
     conn.close()
     assert round_(client, t, {pid: 7}).status_code == 201
     assert upload(client, t, JPEG).status_code == 201
+
+
+# --- table spam ----------------------------------------------------------------------------------
+
+
+def test_table_creation_is_limited_per_client_and_per_server(client, app):
+    body = {"game": "draw100", "players": ["A", "B"]}
+    statuses = [client.post("/api/tables", json=body).status_code for _ in range(21)]
+    assert statuses == [201] * 20 + [429]
+    r = client.post("/api/tables", json=body)
+    assert r.headers["Retry-After"] and "started many tables" in r.json["error"]["message"]
+    # the start form says so on the page, with the form kept
+    page = client.post(
+        "/tables", data={"game": "draw100", "players": "Ann\nBo", "csrf_token": form_token(client)}
+    )
+    assert page.status_code == 429
+    text = page.get_data(as_text=True)
+    assert "started many tables" in text and "Ann" in text
+    # a bad form is not counted; another address may still start tables
+    other = {"environ_base": {"REMOTE_ADDR": "10.5.0.1"}}
+    assert app.test_client().post("/api/tables", json={"game": "?"}, **other).status_code == 400
+    assert app.test_client().post("/api/tables", json=body, **other).status_code == 201
+    # many addresses together stop at TABLES_PER_SERVER (200 in 10 minutes)
+    made = 21
+    for a in range(20):
+        for _ in range(10):
+            r = app.test_client().post(
+                "/api/tables", json=body, environ_base={"REMOTE_ADDR": f"10.6.{a}.1"}
+            )
+            made += r.status_code == 201
+    assert made == 200 and r.status_code == 429
+    assert "many tables were started on this server" in r.json["error"]["message"]
+    assert count(app, "SELECT COUNT(*) FROM tables") == 200
+
+
+def test_the_start_page_lists_this_phones_and_the_demo_tables_and_finds_the_rest(app):
+    from companion.commands import serve
+
+    serve.create_demo_tables(app, log=lambda _line: None)
+    spammer, phone = app.test_client(), app.test_client()
+    for i in range(15):
+        new_table(spammer, players=(f"Spam{i}", "Bot"))
+    phone.post(
+        "/tables", data={"game": "draw100", "players": "Zoe\nYan", "csrf_token": form_token(phone)}
+    )
+    ours = new_table(app.test_client(), players=("Quinn", "Rosa"))
+    page = phone.get("/").get_data(as_text=True)
+    mine = page[page.index('id="my-tables"') : page.index("</ul>", page.index('id="my-tables"'))]
+    assert "Zoe, Yan" in mine and "Spam" not in mine
+    demo = page[
+        page.index('id="demo-tables"') : page.index("</ul>", page.index('id="demo-tables"'))
+    ]
+    assert demo.count("<li>") == len(serve.DEMOS)
+    assert "Spam" not in page and "Quinn" not in page
+    assert "16 other table(s)" in page  # 15 spam tables and Quinn's
+    for q in ("quin", "ROSA", f"#{ours['id']}", str(ours["id"])):
+        found = phone.get("/", query_string={"q": q}).get_data(as_text=True)
+        assert "Quinn, Rosa" in found and "Spam" not in found, q
+    assert phone.get("/?q=spam").get_data(as_text=True).count("Spam") == 15
+    none = phone.get("/?q=%25").get_data(as_text=True)  # a LIKE wildcard matches nothing
+    assert 'id="found-none"' in none and "Spam" not in none
