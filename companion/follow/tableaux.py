@@ -113,6 +113,8 @@ class _TableauxFollow(_GameFollow):
         self.hand_number = 0
         self.flagged: set[Tile] = set()
         self.winner: int | None = None
+        #: followed tiles not seen in the last view that were asked about
+        self.asked_gone: set[Tile] = set()
 
     @property
     def over(self) -> bool:
@@ -144,6 +146,7 @@ class _TableauxFollow(_GameFollow):
         self.board = self._Board()
         self.tiles = {}
         self.flagged = set()
+        self.asked_gone = set()
         return out + [
             {
                 "type": "hand_end",
@@ -205,21 +208,43 @@ class _TableauxFollow(_GameFollow):
                 }
             ]
         gone = [t for t in self.tiles if t not in seen]
-        if gone:
-            if len(seen) == 1 and len(gone) == len(self.tiles):
-                return self._end_hand() + self._start(seen)
-            return [
+        out: list[dict] = []
+        if gone and len(seen) == 1 and len(gone) == len(self.tiles):
+            return self._end_hand() + self._start(seen)
+        # a followed tile not seen (a hand over it, a misread) is a question on that tile, asked
+        # once; it stays on the followed tableau and the other new tiles are still taken
+        fresh = [t for t in gone if t not in self.asked_gone]
+        self.asked_gone = set(gone)
+        if fresh:
+            out.append(
                 {
                     "type": "question",
-                    "message": f"{', '.join(map(str, gone))} no longer seen on "
-                    "the tableau; tiles stay where they are played",
+                    "tile": " ".join(map(str, fresh)),
+                    "message": f"{', '.join(map(str, fresh))} no longer seen on "
+                    "the tableau; kept where it was played",
                 }
-            ]
-        moved = [t for t in self.tiles if {(f(c), n) for c, n in seen[t]} != set(self.tiles[t])]
+            )
+        moved = [
+            t
+            for t in self.tiles
+            if t in seen and {(f(c), n) for c, n in seen[t]} != set(self.tiles[t])
+        ]
         if moved:
-            return [{"type": "question", "message": f"{', '.join(map(str, moved))} moved"}]
+            return out + [{"type": "question", "message": f"{', '.join(map(str, moved))} moved"}]
         new = {t: tuple((f(c), n) for c, n in seen[t]) for t in seen if t not in self.tiles}
-        return self._plays(new)
+        # a new value on the cells of a tile not seen: that tile misread, not a play
+        hidden = {c for t in gone for c, _ in self.tiles[t]}
+        misread = [t for t, cells in new.items() if any(c in hidden for c, _ in cells)]
+        if misread:
+            out.append(
+                {
+                    "type": "question",
+                    "message": f"{', '.join(map(str, misread))} read where "
+                    f"{', '.join(map(str, gone))} lies: a misread? (not taken)",
+                }
+            )
+            new = {t: c for t, c in new.items() if t not in misread}
+        return out + self._plays(new)
 
     def _placement(self, board, t: Tile, cells):
         (c0, n0), (c1, n1) = cells

@@ -382,3 +382,46 @@ def test_cli_follows_a_short_rendered_sequence(tmp_path, capsys):
     assert out["summary"]["frames"] == 4
     # a bad file is a clear error, not a trace
     assert main(["follow", str(tmp_path / "missing.png"), "--game", "luzon"]) == 1
+
+
+def test_tableaux_a_tile_not_seen_is_a_question_on_it_not_a_stall():
+    from engine.tableaux.board import Board
+
+    b = Board()
+    b.place((0, 0), 2, (1, 0), 3)
+    side = next(m for m in b.placements([Tile(3, 5)]) if m.kind == "side")
+    b.place(side.low_cell, 3, side.high_cell, 5)
+
+    def place(tile: Tile, c_low, c_high) -> Placement:
+        (r0, q0), (r1, q1) = c_low, c_high
+        ang = float(np.degrees(np.arctan2(-(r1 - r0), q1 - q0)))
+        return Placement(tile, False, ((q0 + q1) / 2 * 1.03, -(r0 + r1) / 2 * 1.03), ang, False)
+
+    nxt = next(
+        m
+        for t in (Tile(a, c) for a in range(7) for c in range(a, 7))
+        if t not in (Tile(2, 3), Tile(3, 5))
+        for m in b.placements([t])
+        if not m.continues
+    )
+    pl = [place(Tile(2, 3), (0, 0), (1, 0)), place(Tile(3, 5), side.low_cell, side.high_cell)]
+    f = Follower("tableaux", first_player=0)
+    _feed(f, _labels(pl[:1]))
+    _feed(f, _labels(pl))
+    b.place(nxt.low_cell, nxt.tile.low, nxt.high_cell, nxt.tile.high)
+    third = place(nxt.tile, nxt.low_cell, nxt.high_cell)
+    fourth = next(
+        m
+        for t in (Tile(a, c) for a in range(7) for c in range(a, 7))
+        if t not in (Tile(2, 3), Tile(3, 5), nxt.tile)
+        for m in b.placements([t])
+    )
+    _feed(f, _labels(pl + [third]))
+    # the starter hidden (a hand resting on it) while the next tile is played: the play is
+    # taken, the starter asked about once and kept
+    view = [pl[1], third, place(fourth.tile, fourth.low_cell, fourth.high_cell)]
+    recs = _feed(f, _labels(view))
+    assert [r["tile"] for r in recs if r["type"] == "play"] == [str(fourth.tile)]
+    asked = [r for r in recs if r["type"] == "question"]
+    assert len(asked) == 1 and "2-3 no longer seen" in asked[0]["message"]
+    assert Tile(2, 3) in f._rules.tiles

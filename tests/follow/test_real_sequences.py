@@ -24,7 +24,7 @@ def test_the_sequences_are_real_photos_taken_back_in_play_order(seqs):
     order = play_order(VINTAGE, random.Random(0))
     assert sorted(order) == list(range(len(VINTAGE.boxes)))
     names = [s.name for s in seqs]
-    assert len(names) == 4 and all(s.states for s in seqs)
+    assert len(names) == 5 and all(s.states for s in seqs)
     domino = seqs[0]
     # one state per play, one with the loser's tiles shown, one taken back, the table cleared
     assert len(domino.states) == len(domino.plays) + 3

@@ -106,19 +106,20 @@ def _horizontal(det: TileDetection, x0: float, y0: float) -> np.ndarray:
     )
 
 
-def play_order(layout: RealLayout, rng: random.Random) -> list[int]:
-    """Indices of ``layout``'s tiles in a legal play order: the line as ``vision.layout`` reads
-    it from the boxes, each tile after the one it is joined to (the lead first), otherwise
-    random."""
+def play_order(layout: RealLayout | list[TileDetection], rng: random.Random) -> list[int]:
+    """Indices of the tiles of ``layout`` (a real layout, or its boxes) in a legal play order:
+    the line as ``vision.layout`` reads it from the boxes, each tile after the one it is joined
+    to (the lead first), otherwise random.
+
+    Raises:
+        ValueError: the boxes do not read as one line."""
     from vision.layout import read
 
-    dets = layout.detections()
+    dets = layout.detections() if isinstance(layout, RealLayout) else list(layout)
     got = read(dets, "draw100")
     line = got.layout["line"]
     if len(line) != len(dets):
-        raise ValueError(
-            f"{layout.photo}: the boxes read as {len(line)} joined tiles of {len(dets)}"
-        )
+        raise ValueError(f"the boxes read as {len(line)} joined tiles of {len(dets)}")
     children: dict[int | None, list[int]] = {}
     for k, it in enumerate(line):
         children.setdefault(it["parent"], []).append(k)
@@ -131,17 +132,101 @@ def play_order(layout: RealLayout, rng: random.Random) -> list[int]:
     return order
 
 
+#: A chain of the vintage photo's tiles as one line (each matching the one before), and the
+#: way it runs: a letter per tile (E, S, W, N); a double between two tiles running the same way
+#: lies in line.
+SNAKE_CHAIN = (
+    (2, 5),
+    (5, 5),
+    (5, 3),
+    (3, 3),
+    (3, 6),
+    (6, 0),
+    (0, 0),
+    (0, 4),
+    (4, 4),
+    (4, 1),
+    (1, 6),
+)
+SNAKE_PATH = "EEEEESSWWWW"
+_DIRS = {"E": (1.0, 0.0), "S": (0.0, 1.0), "W": (-1.0, 0.0), "N": (0.0, -1.0)}
+
+
+def snake(layout: RealLayout, origin=(24.0, 30.0)) -> tuple[np.ndarray, list[TileDetection]]:
+    """A photo of a snaking line with its doubles laid in line, made of ``layout``'s own tiles:
+    every tile painted over, then the tiles of :data:`SNAKE_CHAIN` pasted, as they are, along
+    :data:`SNAKE_PATH` from ``origin`` (pixels; a turn: the tile before ends against the side of
+    the next one's first half). Returns the photo and the pasted tiles' boxes (values as
+    pasted, half 0 toward the line's start)."""
+    image = cv2.imread(str(layout.path))
+    if image is None:
+        raise FileNotFoundError(f"cannot read {layout.path}")
+    dets = layout.detections()
+    by_value = {Tile(*d.pips): d for d in dets}  # type: ignore[misc]
+    out_img = erase(image, dets)  # the same bare table as the photo's own sequences
+    out: list[TileDetection] = []
+    length = float(np.median([d.size[0] for d in dets]))
+    width = float(np.median([d.size[1] for d in dets]))
+    head = np.array(origin, np.float64)
+    axis = np.array(_DIRS[SNAKE_PATH[0]])
+    for (a, b), c in zip(SNAKE_CHAIN, SNAKE_PATH):
+        new_axis = np.array(_DIRS[c])
+        start = (
+            head if np.allclose(new_axis, axis) else head + axis * width / 2 - new_axis * width / 2
+        )
+        n = np.array([-new_axis[1], new_axis[0]])
+        end = start + new_axis * length
+        quad = np.array(
+            [
+                start - n * width / 2,
+                end - n * width / 2,
+                end + n * width / 2,
+                start + n * width / 2,
+            ],
+            np.float32,
+        )
+        src = by_value[Tile(a, b)]
+        # the source's half 0 (corners 0 and 3) must land on the end showing ``a``
+        if src.pips is not None and (int(src.pips[0]), int(src.pips[1])) != (a, b):
+            src = TileDetection(
+                np.roll(src.corners, 2, axis=0), 1.0, pips=(b, a), pip_confidence=1.0
+            )
+        out_img = paste(out_img, image, src, quad)
+        out.append(TileDetection(quad, 1.0, pips=(a, b), pip_confidence=1.0))
+        head, axis = end, new_axis
+    return out_img, out
+
+
+#: The table with every tile painted over, per photo (``id`` of the image array, its boxes):
+#: painting over is the slow part (about a second a photo), and every state of a sequence starts
+#: from the same bare table.
+_BARE: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _bare(image: np.ndarray, dets: list[TileDetection]) -> np.ndarray:
+    """:func:`erase` of every tile of ``dets``, painted once per image."""
+    key = (id(image), len(dets))
+    got = _BARE.get(key)
+    if got is None or got[0] is not image:
+        got = (image, erase(image, dets))
+        _BARE.clear()
+        _BARE[key] = got
+    return got[1]
+
+
 def _states(image: np.ndarray, dets: list[TileDetection], shown: list[list[int]]) -> list:
-    """The photo with only the tiles of each index list ``shown[k]`` left."""
+    """The photo with only the tiles of each index list ``shown[k]`` left (as :func:`erase`,
+    the table painted once)."""
+    bare = _bare(image, dets)
     out = []
     for keep in shown:
-        out.append(
-            erase(
-                image,
-                [d for i, d in enumerate(dets) if i not in keep],
-                [d for i, d in enumerate(dets) if i in keep],
-            )
-        )
+        back: np.ndarray = np.zeros(image.shape[:2], np.uint8)
+        for i in keep:
+            cv2.fillPoly(back, [np.round(dets[i].corners).astype(np.int32)], 255)
+        back = cv2.dilate(back, np.ones((5, 5), np.uint8))
+        img = bare.copy()
+        img[back > 0] = image[back > 0]
+        out.append(img)
     return out
 
 
@@ -149,52 +234,20 @@ def sequences(layout: RealLayout, seed: int = 1) -> list[RealSequence]:
     """The draw-game sequences rebuilt from ``layout`` (see the module docstring): a hand to a
     domino with 2 players (the last tiles shown by the loser), a hand joined in progress with 3
     players (who is to move given), an illegal tile put down and taken back, and a hand to a
-    domino with 3 players (two hands shown)."""
+    domino with 3 players (two hands shown); and a hand to a domino on a snake of the same
+    tiles with its doubles laid in line (:func:`snake`)."""
     rng = random.Random(seed)
     image = cv2.imread(str(layout.path))
     if image is None:
         raise FileNotFoundError(f"cannot read {layout.path}")
     dets = layout.detections()
     tiles = [Tile(*d.pips) for d in dets]  # type: ignore[misc]
-    h, w = image.shape[:2]
-    bare = erase(image, dets)
     out: list[RealSequence] = []
 
     def centre(i: int) -> np.ndarray:
         return dets[i].centre.astype(np.float64)
 
-    def shown_row(base: np.ndarray, idx: list[int]) -> np.ndarray:
-        """``base`` with the tiles ``idx`` in a row along the bottom of the photo."""
-        img = base
-        length, width = dets[0].size
-        x = w * 0.35
-        for i in idx:
-            img = paste(img, image, dets[i], _horizontal(dets[i], x, h - 1.5 * width - 8))
-            x += length + 6
-        return img
-
-    def hand_to_domino(name: str, players: int, line_n: int, groups: list[int]) -> RealSequence:
-        order = play_order(layout, rng)
-        line, rest = order[:line_n], order[line_n:]
-        states = _states(image, dets, [line[:k] for k in range(1, line_n + 1)])
-        at: list[np.ndarray | None] = [centre(i) for i in line]
-        plays = [(str(tiles[i]), k % players) for k, i in enumerate(line)]
-        last = (line_n - 1) % players
-        points = 0
-        start = 0
-        for g in groups:  # each group shown, then taken back
-            idx = rest[start : start + g]
-            start += g
-            states += [shown_row(states[line_n - 1], idx), states[line_n - 1]]
-            at += [np.array([w * 0.5, h - 40.0]), None]
-            points += sum(tiles[i].pips for i in idx)
-        states.append(bare)
-        at.append(None)
-        scores = [0] * players
-        scores[last] = points
-        return RealSequence(name, players, None, states, plays, [], scores, at)
-
-    out.append(hand_to_domino("spinner line, 2 players, a domino", 2, 9, [3]))
+    out.append(hand_to_domino(image, dets, rng, "spinner line, 2 players, a domino", 2, 9, [3]))
 
     # joined in progress: 3 players, the first photo already holds 5 tiles, seat 2 to move
     order = play_order(layout, rng)
@@ -247,8 +300,59 @@ def sequences(layout: RealLayout, seed: int = 1) -> list[RealSequence]:
             at,
         )
     )
-    out.append(hand_to_domino("spinner line, 3 players, two hands shown", 3, 8, [2, 2]))
+    out.append(
+        hand_to_domino(image, dets, rng, "spinner line, 3 players, two hands shown", 3, 8, [2, 2])
+    )
+    # a snake of the same real tiles with its doubles laid in line (a house habit)
+    snake_image, snake_dets = snake(layout)
+    out.append(
+        hand_to_domino(
+            snake_image, snake_dets, rng, "snake, doubles in line, 2 players, a domino", 2, 8, [3]
+        )
+    )
     return out
+
+
+def hand_to_domino(
+    image: np.ndarray,
+    dets: list[TileDetection],
+    rng: random.Random,
+    name: str,
+    players: int,
+    line_n: int,
+    groups: list[int],
+) -> RealSequence:
+    """A hand from the lead to a domino: the first ``line_n`` tiles of a random legal order of
+    the line of ``image`` (boxes ``dets``) played by the seats in turn from seat 0; the others
+    shown, ``groups[k]`` tiles at a time in a row along the bottom of the photo and taken back
+    after each group; then the table cleared. The last player scores every pip shown."""
+    tiles = [Tile(*d.pips) for d in dets]  # type: ignore[misc]
+    h, w = image.shape[:2]
+    order = play_order(dets, rng)
+    line, rest = order[:line_n], order[line_n:]
+    states = _states(image, dets, [line[:k] for k in range(1, line_n + 1)])
+    at: list[np.ndarray | None] = [dets[i].centre.astype(np.float64) for i in line]
+    plays = [(str(tiles[i]), k % players) for k, i in enumerate(line)]
+    last = (line_n - 1) % players
+    points = 0
+    start = 0
+    length, width = dets[0].size
+    for g in groups:  # each group shown, then taken back
+        idx = rest[start : start + g]
+        start += g
+        shown = states[line_n - 1]
+        x = w * 0.35
+        for i in idx:
+            shown = paste(shown, image, dets[i], _horizontal(dets[i], x, h - 1.5 * width - 8))
+            x += length + 6
+        states += [shown, states[line_n - 1]]
+        at += [np.array([w * 0.5, h - 40.0]), None]
+        points += sum(tiles[i].pips for i in idx)
+    states.append(_bare(image, dets).copy())
+    at.append(None)
+    scores = [0] * players
+    scores[last] = points
+    return RealSequence(name, players, None, states, plays, [], scores, at)
 
 
 def _illegal(
@@ -363,4 +467,13 @@ def camera_frames(
     return out
 
 
-__all__ = ["RealSequence", "sequences", "camera_frames", "erase", "paste", "play_order"]
+__all__ = [
+    "RealSequence",
+    "sequences",
+    "camera_frames",
+    "erase",
+    "paste",
+    "play_order",
+    "snake",
+    "hand_to_domino",
+]
