@@ -434,13 +434,13 @@ def record_round(
         raise ApiError(400, "source must be 'hand' or 'photo'")
     if not isinstance(scores, dict) or not scores or len(scores) > 20:
         raise ApiError(400, "scores must be an object {player id: points} with 1 to 20 players")
-    ids = {p["id"] for p in players(db, table_id)}
+    names = {p["id"]: p["name"] for p in players(db, table_id)}
     clean: dict[int, int] = {}
     for pid, pts in scores.items():
         p = int_in_range(pid, "player id", 0, 2**31)
-        if p not in ids:
+        if p not in names:
             raise ApiError(400, f"player {p} does not sit at this table")
-        clean[p] = int_in_range(pts, f"points for player {p}", sheet.min_points, MAX_POINTS)
+        clean[p] = int_in_range(pts, f"points for {names[p]}", sheet.min_points, MAX_POINTS)
     if photo_id not in (None, ""):
         photo_id = int_in_range(photo_id, "photo id", 0, 2**31)
         if (

@@ -188,6 +188,14 @@
     }
     const inputs = $('round-inputs');
     if (inputs && !inputs.childElementCount) {
+      if (GAME.pass_penalty) {  // Tableaux: an entry is one player's turn; a pass charges that player
+        const row = el('div', { class: 'player-input turn-input' });
+        row.append(el('label', { for: 'round-player' }, 'Whose turn'));
+        const sel = el('select', { id: 'round-player' });
+        for (const p of table.players) sel.append(el('option', { value: p.id }, p.name));
+        sel.addEventListener('change', onKindChange);
+        row.append(sel); inputs.append(row);
+      }
       for (const p of table.players) {
         const row = el('div', { class: 'player-input' });
         const id = 'pts-' + p.id;
@@ -222,6 +230,9 @@
         inputs.append(row);
       }
     }
+    const turnSel = $('round-player');  // follows the sheet; the player may choose another
+    const entries = table.rounds.filter((r) => !r.undone).length;
+    if (turnSel && entries !== entriesSeen) { entriesSeen = entries; turnSel.value = playerToMove(); onKindChange(); }
     const finished = table.status === 'finished';
     const form = $('round-form');
     if (form) form.hidden = finished;
@@ -259,13 +270,19 @@
     note.textContent = `Blocked: ${playerName(rows[w].dataset.player)} has the fewest pips (${low}) and scores ${others} - ${low} = ${others - low}.`;
   }
 
+  // Tableaux (RULES.md section 5): one entry per turn, the turns going round the seats from the
+  // first player, so the player to move is the entries so far modulo the players.
+  let entriesSeen = null;
+  function playerToMove() {
+    const turns = table.rounds.filter((r) => !r.undone).length;
+    return String(table.players[turns % table.players.length].id);
+  }
   function onKindChange() {  // Tableaux: a pass scores -3 for the player whose turn it is
     if (!GAME.pass_penalty) return;
     const kind = $('round-kind').value, penalty = String(-GAME.pass_penalty);
     const inputs = [...$('round-inputs').querySelectorAll('input.points')];
     if (kind !== 'pass') { inputs.forEach((i) => { if (i.value === penalty) i.value = ''; }); return; }
-    const turns = table.rounds.filter((r) => !r.undone).length;
-    const who = seated() ? seat : String(table.players[turns % table.players.length].id);
+    const who = $('round-player') ? $('round-player').value : playerToMove();  // never this phone's seat
     inputs.forEach((i) => { i.value = i.dataset.player === who ? penalty : ''; });
   }
 
@@ -275,7 +292,7 @@
     for (const inp of $('round-inputs').querySelectorAll('input.points')) {
       const v = inp.value.trim();
       if (v === '') continue;
-      if (!/^-?\d+$/.test(v)) { say(`Points for ${playerName(inp.dataset.player)} must be a whole number, not "${v}".`); return; }
+      if (!/^-?\d+$/.test(v)) { say(`Points for ${playerName(inp.dataset.player)} must be a whole number like 12 or -3, not "${v}".`); inp.focus(); return; }
       scores[inp.dataset.player] = Number(v);
     }
     if (!Object.keys(scores).length) { say('Type the points of at least one player.'); return; }
@@ -696,6 +713,7 @@
   }
   const form = $('round-form');
   if (form) {
+    form.noValidate = true;  // recordRound says what is wrong, in words, naming the player
     form.addEventListener('submit', recordRound); $('undo').addEventListener('click', undo);
     $('round-kind').addEventListener('change', onKindChange);
   }

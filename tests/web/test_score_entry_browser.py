@@ -1,0 +1,80 @@
+"""Browser test of the score sheet's entries (issue 33) on a 390 x 844 screen: a Tableaux pass
+is charged to the player to move (or the one chosen under "Whose turn"), never to this phone's
+seat; points that are not a number are refused in words naming the player, and the server's
+refusals name the player, never an internal id.
+
+Chromium: ``/usr/bin/chromium`` (never `playwright install`).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .test_browser import launch_chromium, start_table
+from .test_browser import server as server  # noqa: F401 - the same server fixture
+
+pytestmark = pytest.mark.browser
+
+SCREEN = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    yield from launch_chromium()
+
+
+@pytest.fixture()
+def page(browser):
+    ctx = browser.new_context(
+        viewport=SCREEN, device_scale_factor=3, is_mobile=True, has_touch=True
+    )
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    yield pg
+    ctx.close()
+
+
+def points(page) -> list[str]:
+    return page.locator("#round-inputs input.points").evaluate_all("l => l.map(i => i.value)")
+
+
+def test_a_pass_goes_to_the_player_to_move_not_this_phones_seat(server, page):
+    start_table(page, server, "tableaux", "Ana\nBen", seat="Ben")  # this phone is Ben
+    assert page.input_value("#round-player") == page.get_attribute(
+        "#round-inputs input.points >> nth=0", "data-player"
+    )  # Ana moves first
+    page.select_option("#round-kind", "pass")
+    assert points(page) == ["-3", ""]
+    page.click("#record")
+    page.wait_for_selector("#history li")
+    assert page.text_content("#history li") == "pass: Ana -3"
+    # the next turn is Ben's: the pass kind stays, the -3 moves on
+    page.wait_for_function(
+        "document.querySelectorAll('#round-inputs input.points')[1].value === '-3'"
+    )
+    assert points(page) == ["", "-3"]
+    # the one chosen on the page: Ana again
+    page.select_option("#round-player", label="Ana")
+    assert points(page) == ["-3", ""]
+    page.click("#record")
+    page.wait_for_function("document.querySelectorAll('#history li').length === 2")
+    assert page.locator("#totals td.pts").all_text_contents() == ["-6", "0"]
+
+
+def test_points_that_are_not_a_number_or_too_many_are_refused_naming_the_player(server, page):
+    start_table(page, server, "tableaux", "Ana\nBen", seat="Ana")
+    page.fill("#round-inputs input.points >> nth=1", "abc")
+    page.click("#record")
+    page.wait_for_selector("#message:not([hidden])")
+    assert page.text_content("#message") == (
+        'Points for Ben must be a whole number like 12 or -3, not "abc".'
+    )
+    page.fill("#round-inputs input.points >> nth=1", "1234")
+    page.click("#record")
+    page.wait_for_function("document.getElementById('message').textContent.includes('between')")
+    message = page.text_content("#message")
+    assert message == "points for Ben must be between -3 and 999, got 1234"
+    assert not re.search(r"player \d", message)
+    assert page.locator("#history li").count() == 0
