@@ -12,17 +12,12 @@ from __future__ import annotations
 import pytest
 
 from .conftest import SAMPLES
-from .test_browser import launch_chromium, shot, start_table
 from .test_browser import server as server  # noqa: F401 - the same server fixture
+from .test_browser import shot, start_table
+from .test_uploads_browser import SCREEN
+from .test_uploads_browser import browser as browser  # noqa: F401 - Chromium
 
 pytestmark = pytest.mark.browser
-
-SCREEN = {"width": 390, "height": 844}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from launch_chromium()
 
 
 def phone(browser):

@@ -12,28 +12,12 @@ import re
 
 import pytest
 
-from .test_browser import launch_chromium, start_table
 from .test_browser import server as server  # noqa: F401 - the same server fixture
+from .test_browser import start_table
+from .test_uploads_browser import browser as browser  # noqa: F401 - Chromium
+from .test_uploads_browser import page as page  # noqa: F401 - a 390 x 844 phone
 
 pytestmark = pytest.mark.browser
-
-SCREEN = {"width": 390, "height": 844}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from launch_chromium()
-
-
-@pytest.fixture()
-def page(browser):
-    ctx = browser.new_context(
-        viewport=SCREEN, device_scale_factor=3, is_mobile=True, has_touch=True
-    )
-    pg = ctx.new_page()
-    pg.set_default_timeout(30_000)
-    yield pg
-    ctx.close()
 
 
 def points(page) -> list[str]:

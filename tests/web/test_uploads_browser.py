@@ -17,6 +17,7 @@ from .test_uploads import noisy, real_photos
 
 pytestmark = pytest.mark.browser
 
+#: The phone of issue 33's tests (also imported by the other 390 x 844 browser tests).
 SCREEN = {"width": 390, "height": 844}
 
 
