@@ -143,7 +143,7 @@ def score_real(seq, events: list[dict], summary: dict) -> dict:
     }
 
 
-def bench_real(seed: int, model=None, photos: bool = False) -> list[dict]:
+def bench_real(seed: int, model=None, photos: bool = False, layout=None) -> list[dict]:
     """Follow the draw-game sequences rebuilt from real photos (``vision.render.real_sequences``)
     through ``vision.pipeline.detect``: as camera frames (3-6 per state, hands, turns, glare,
     JPEG), or with ``photos`` one photo per state taken as a stable view (photo mode)."""
@@ -154,7 +154,7 @@ def bench_real(seed: int, model=None, photos: bool = False) -> list[dict]:
 
     rng = np.random.default_rng(seed)
     out = []
-    for seq in sequences(VINTAGE, seed):
+    for seq in sequences(layout or VINTAGE, seed):
         f = Follower("draw100", players=seq.players, first_player=seq.to_move)
         t0, n = time.perf_counter(), 0
         for k, state in enumerate(seq.states):
@@ -245,9 +245,21 @@ def main(argv=None) -> int:
         help="the draw-game sequences rebuilt from real photos, through the detector, as "
         "camera frames and as one photo per state",
     )
+    ap.add_argument(
+        "--real-layout",
+        default=None,
+        metavar="JSON",
+        help="with --real: another real layout photo, {photo, boxes: [[x0, y0, x1, y1, [a, b]], "
+        "...]} (default: sample_images/vintage-games-game-night.jpg)",
+    )
     args = ap.parse_args(argv)
     if args.real:
-        rows = bench_real(args.seed, args.model) + bench_real(args.seed, args.model, photos=True)
+        from vision.render.real_layouts import load
+
+        layout = load(args.real_layout) if args.real_layout else None
+        rows = bench_real(args.seed, args.model, layout=layout) + bench_real(
+            args.seed, args.model, photos=True, layout=layout
+        )
         report_real(rows)
         print(f"\nreal sequences, seed {args.seed}")
         return 0

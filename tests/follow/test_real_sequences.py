@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from engine.tiles import Tile
 from vision.render.real_layouts import VINTAGE
 from vision.render.real_sequences import camera_frames, play_order, sequences
 
@@ -72,3 +73,31 @@ def test_follow_joined_in_progress_with_to_move(seqs, tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert [e for e in out["events"] if e.get("ask") == "player"]
     assert not [e for e in out["events"] if e["type"] == "play"]
+
+
+@pytest.mark.slow
+def test_a_snake_of_real_tiles_with_doubles_in_line_reads_through_the_detector():
+    from vision.layout import detect_options, read
+    from vision.pipeline import detect
+    from vision.render.real_sequences import SNAKE_CHAIN, snake
+
+    image, _ = snake(VINTAGE)
+    got = read(detect(image, **detect_options("draw100")), "draw100")
+    assert {Tile.parse(it["tile"]) for it in got.layout["line"]} == {
+        Tile(a, b) for a, b in SNAKE_CHAIN
+    }
+    notes = [p.message for p in got.problems if p.kind == "house_rule"]
+    assert len(notes) == 4 and all("RULES.md section 4" in m for m in notes)
+
+
+def test_another_real_layout_loads_from_json(tmp_path):
+    from vision.render.real_layouts import load
+
+    path = tmp_path / "layout.json"
+    boxes = [[x0, y0, x1, y1, list(v)] for x0, y0, x1, y1, v in VINTAGE.boxes]
+    path.write_text(json.dumps({"photo": str(VINTAGE.path), "boxes": boxes}))
+    got = load(path)
+    assert got.boxes == VINTAGE.boxes and got.path == VINTAGE.path
+    path.write_text(json.dumps({"photo": "x.jpg", "boxes": [[1, 2, 3]]}))
+    with pytest.raises(ValueError, match="boxes"):
+        load(path)

@@ -107,3 +107,21 @@ def test_a_spinner_with_branches_on_both_sides_joins_every_tile():
     assert not [p for p in got.problems if p.kind in ("not_joined", "ambiguous")]
     assert len(got.layout["line"]) == len(tiles) + 2
     assert not [p for p in got.problems if p.kind == "house_rule"]
+
+
+@pytest.mark.parametrize("path, in_line", [("EEESSWWWW", False), ("EEDESSWDWWW", True)])
+def test_tiles_nudged_out_of_line_by_a_hand_still_join(path, in_line):
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        dets, tiles = snake(path, in_line)
+        nudged = []
+        for d in dets:  # each tile shifted up to 0.2 widths and turned up to 5 degrees
+            a = np.radians(rng.uniform(-5, 5))
+            rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32)
+            c = d.corners.mean(0)
+            shift = rng.uniform(-0.2, 0.2, 2).astype(np.float32) * W
+            moved = (d.corners - c) @ rot.T + c + shift
+            nudged.append(TileDetection(moved, 0.95, pips=d.pips, pip_confidence=0.99))
+        got = read(nudged, "draw100")
+        assert not [p for p in got.problems if p.kind == "not_joined"], seed
+        assert len(got.layout["line"]) == len(tiles), seed

@@ -617,6 +617,8 @@ def test_the_big_clock_live_card_offers_its_two_taps(client):
     page = client.get(f"/t/{d['id']}").get_data(as_text=True)
     assert 'id="live-pass">Pass<' in page and 'id="live-turn"' in page
     assert "Give up" not in page
+    # the draw game's hand-over tap, and a seat picker that can say "not known yet"
+    assert 'id="live-done">Hand over<' in page and '<option value="" disabled>who?</option>' in page
 
 
 def _live_summary(client, tid) -> dict:

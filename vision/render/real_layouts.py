@@ -25,7 +25,7 @@ class RealLayout:
     """A real photo of a layout and its tiles.
 
     Attributes:
-        photo: path of the photo, relative to the repository root.
+        photo: path of the photo, relative to the repository root (or absolute).
         boxes: ``(x0, y0, x1, y1, pips)`` per tile, pixels of the photo; ``pips`` half 0
             first, half 0 being the left half of a horizontal tile or the top half of a
             vertical one.
@@ -54,6 +54,32 @@ class RealLayout:
         return out
 
 
+def load(path: str | Path) -> RealLayout:
+    """A real layout from a JSON file ``{"photo": PATH, "boxes": [[x0, y0, x1, y1, [a, b]],
+    ...], "note": ...}`` (axis-aligned boxes in photo pixels, ``a`` on the left or top half;
+    ``photo`` relative to the JSON file, or absolute).
+
+    Raises:
+        ValueError: a malformed file. OSError: it cannot be read.
+    """
+    import json
+
+    p = Path(path)
+    data = json.loads(p.read_text())
+    try:
+        photo = Path(data["photo"])
+        boxes = tuple(
+            (int(x0), int(y0), int(x1), int(y1), (int(v[0]), int(v[1])))
+            for x0, y0, x1, y1, v in data["boxes"]
+        )
+    except (KeyError, TypeError, ValueError, IndexError) as e:
+        raise ValueError(
+            f"{p}: expected photo and boxes [[x0, y0, x1, y1, [a, b]], ...]: {e}"
+        ) from None
+    photo = photo if photo.is_absolute() else (p.parent / photo).resolve()
+    return RealLayout(str(photo), boxes, str(data.get("note", "")))
+
+
 VINTAGE = RealLayout(
     "sample_images/vintage-games-game-night.jpg",
     (
@@ -74,4 +100,4 @@ VINTAGE = RealLayout(
     "3-6) and right (5-4, 4-4, 4-0, 0-0, 0-6, 6-1); 1-4 on a side of 4-4",
 )
 
-__all__ = ["RealLayout", "VINTAGE", "ROOT"]
+__all__ = ["RealLayout", "VINTAGE", "ROOT", "load"]

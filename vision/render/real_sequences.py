@@ -234,8 +234,13 @@ def sequences(layout: RealLayout, seed: int = 1) -> list[RealSequence]:
     """The draw-game sequences rebuilt from ``layout`` (see the module docstring): a hand to a
     domino with 2 players (the last tiles shown by the loser), a hand joined in progress with 3
     players (who is to move given), an illegal tile put down and taken back, and a hand to a
-    domino with 3 players (two hands shown); and a hand to a domino on a snake of the same
-    tiles with its doubles laid in line (:func:`snake`)."""
+    domino with 3 players (two hands shown); and, when the photo holds the tiles of
+    :data:`SNAKE_CHAIN`, a hand to a domino on a snake of them with its doubles laid in line
+    (:func:`snake`).
+
+    Raises:
+        FileNotFoundError: the photo cannot be read.
+        ValueError: the boxes do not read as one line of play."""
     rng = random.Random(seed)
     image = cv2.imread(str(layout.path))
     if image is None:
@@ -304,12 +309,19 @@ def sequences(layout: RealLayout, seed: int = 1) -> list[RealSequence]:
         hand_to_domino(image, dets, rng, "spinner line, 3 players, two hands shown", 3, 8, [2, 2])
     )
     # a snake of the same real tiles with its doubles laid in line (a house habit)
-    snake_image, snake_dets = snake(layout)
-    out.append(
-        hand_to_domino(
-            snake_image, snake_dets, rng, "snake, doubles in line, 2 players, a domino", 2, 8, [3]
+    if {Tile(a, b) for a, b in SNAKE_CHAIN} <= set(tiles):
+        snake_image, snake_dets = snake(layout)
+        out.append(
+            hand_to_domino(
+                snake_image,
+                snake_dets,
+                rng,
+                "snake, doubles in line, 2 players, a domino",
+                2,
+                8,
+                [3],
+            )
         )
-    )
     return out
 
 
