@@ -70,6 +70,7 @@
     // player (a solitaire) has no seat card: its one seat is every phone's with the code
     const handCard = $('hand-form');
     if (handCard) handCard.hidden = !seated();
+    if ($('hand-card')) $('hand-card').hidden = !seated();
     const card = $('seat-card'); if (!card) return;
     const choose = $('seat-choose'), now = $('seat-now');
     if (seat === null) {
@@ -491,10 +492,22 @@
       'dominant-baseline': 'central', class: 'hint-label', id: 'hint-where' }, label));
   }
 
+  // What a reading without a hand asks of this phone, in words that fit what it shows: the
+  // hand box exists only for a phone in a seat.
+  function askForHand() {
+    if (seated()) return GAME.hand === 'drawn'
+      ? 'Type the tile you drew in the box below the photo for the hint.'
+      : "Type your hand in the 'Your hand' box below the photo to see your legal moves and the hint.";
+    if (code && $('seat-card')) return 'Choose who you are (above) to give your hand and see your moves and the hint.';
+    return 'Each player sees the moves and the hint for their own hand on their own phone.';
+  }
+  const ASKS = new Set(['no_hand']);  // a reading's "problems" that ask for the hand, not faults
+
   function renderAnalysis(a) {
     const box = $('analysis'); box.innerHTML = '';
+    const slot = $('hint-slot'); slot.innerHTML = '';
     const adv = a.advice;
-    if (adv) {
+    if (adv) {  // the hint first, above the photo it is drawn on
       const hb = el('div', { class: 'hint-box', id: 'hint', 'data-tiles': (adv.tiles || []).join(' ') });
       hb.append(el('div', { class: 'what', id: 'hint-text' }, adv.text));
       if (adv.details && adv.details.length) {
@@ -503,11 +516,14 @@
         const ul = el('ul', {}); for (const line of adv.details) ul.append(el('li', {}, line));
         d.append(ul); hb.append(d);
       }
-      box.append(hb);
+      slot.append(hb);
     }
     renderHand(box, a, adv);
-    if (a.message) box.append(el('p', { class: 'notice', id: 'analysis-message' }, a.message));
-    const problems = (a.problems || []).filter((p) => !(a.message && typeof p === 'object' && p.blocking && a.message.includes(p.message)));
+    const asks = (a.problems || []).some((p) => p && typeof p === 'object' && ASKS.has(p.kind));
+    const message = asks && !adv ? askForHand() : a.message;
+    if (message) (adv ? box : slot).append(el('p', { class: 'notice', id: 'analysis-message' }, message));
+    const problems = (a.problems || []).filter((p) => !(p && typeof p === 'object' && ASKS.has(p.kind)))
+      .filter((p) => !(a.message && typeof p === 'object' && p.blocking && a.message.includes(p.message)));
     if (problems.length) {
       const ul = el('ul', { class: 'problems' });
       for (const p of problems) ul.append(el('li', {}, typeof p === 'string' ? p : (p.message || '')));
