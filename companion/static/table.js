@@ -496,12 +496,12 @@
   // hand box exists only for a phone in a seat.
   function askForHand() {
     if (seated()) return GAME.hand === 'drawn'
-      ? 'Type the tile you drew in the box below the photo for the hint.'
+      ? 'Which tile did you draw? Type it, pick it or photograph it in the box below the photo: the hint is about that tile.'
       : "Type your hand in the 'Your hand' box below the photo to see your legal moves and the hint.";
     if (code && $('seat-card')) return 'Choose who you are (above) to give your hand and see your moves and the hint.';
     return 'Each player sees the moves and the hint for their own hand on their own phone.';
   }
-  const ASKS = new Set(['no_hand']);  // a reading's "problems" that ask for the hand, not faults
+  const ASKS = new Set(['no_hand', 'no_drawn']);  // a reading's "problems" that ask for the hand, not faults
 
   function renderAnalysis(a) {
     const box = $('analysis'); box.innerHTML = '';
