@@ -20,10 +20,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 from flask import Request, current_app, request, session
 from flask.json.provider import DefaultJSONProvider
+from flask.sessions import SecureCookieSessionInterface
+from itsdangerous import BadSignature
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.formparser import FormDataParser, MultiPartParser
 
@@ -155,6 +158,101 @@ def untrusted_host_message(exc: Exception) -> str:
         f"this server does not answer to the host name {host!r}; open the address the server printed, "
         "or start it with --trusted-host NAME"
     )
+
+
+# --- the session cookie: Secure under HTTPS, even beside HTTP ----------------------------------
+
+
+class SchemeSessionInterface(SecureCookieSessionInterface):
+    """Flask's signed cookie session with one cookie per scheme.
+
+    Cookies do not keep to a port or a scheme: with HTTP and HTTPS side by side (``serve``'s
+    default) a cookie set over HTTPS would also be sent over plain HTTP, table codes and all.
+    So under HTTPS the session is the cookie ``__Secure-session``, marked ``Secure`` (browsers
+    never send it over HTTP, nor accept it without ``Secure``), and under HTTP the plain
+    ``session``. A phone that comes to HTTPS from HTTP (for the live camera) brings the codes
+    of its HTTP session along, once, into the secure cookie; nothing learned over HTTPS goes
+    back.
+    """
+
+    SECURE_NAME = "__Secure-session"
+
+    def get_cookie_name(self, app) -> str:
+        return self.SECURE_NAME if request.is_secure else super().get_cookie_name(app)
+
+    def get_cookie_secure(self, app) -> bool:
+        return request.is_secure or super().get_cookie_secure(app)
+
+    def open_session(self, app, request):
+        serializer = self.get_signing_serializer(app)
+        if serializer is None:
+            return None
+        val = request.cookies.get(self.get_cookie_name(app))
+        carried = False
+        if not val and request.is_secure:
+            val = request.cookies.get(app.config["SESSION_COOKIE_NAME"])
+            carried = bool(val)
+        if not val:
+            return self.session_class()
+        try:
+            data = serializer.loads(
+                val, max_age=int(app.permanent_session_lifetime.total_seconds())
+            )
+        except BadSignature:
+            return self.session_class()
+        session_ = self.session_class(data)
+        session_.modified = carried  # written as the secure cookie with this answer
+        return session_
+
+
+# --- Origin check of state-changing requests ---------------------------------------------------
+
+#: Methods that change something: their requests must come from the companion's own pages.
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def _origin(url: str) -> tuple[str, str, int] | None:
+    """``(scheme, host, port)`` of a URL (default port filled in), None when it has none."""
+    try:
+        u = urlsplit(url)
+        port = u.port or {"http": 80, "https": 443}.get(u.scheme.lower(), 0)
+    except ValueError:
+        return None
+    if not u.scheme or not u.hostname:
+        return None
+    return u.scheme.lower(), u.hostname.lower(), port
+
+
+def check_origin() -> None:
+    """A state-changing request (POST, PUT, PATCH, DELETE) that carries ``Origin`` (every
+    browser sends it on such requests), or else ``Referer``, must come from the companion
+    itself: this request's own scheme, host and port, or ``PUBLIC_URL``/``SECURE_URL`` (the
+    HTTP and HTTPS addresses ``serve`` prints). Another site's page, or ``Origin: null``, gets
+    403. Clients without either header (scripts, curl, phones' API clients) pass: they carry
+    no cookies of a browser, so the code they send is their own.
+
+    Raises:
+        ApiError(403): the request came from another site.
+    """
+    if request.method not in UNSAFE_METHODS:
+        return
+    sent = request.headers.get("Origin")
+    what = "Origin"
+    if sent is None:
+        sent, what = request.headers.get("Referer"), "Referer"
+        if sent is None:
+            return
+    given = _origin(sent)
+    allowed = {_origin(request.host_url)}
+    for key in ("PUBLIC_URL", "SECURE_URL"):
+        if current_app.config.get(key):
+            allowed.add(_origin(current_app.config[key]))
+    if given is None or given not in allowed:
+        raise ApiError(
+            403,
+            f"this request came from another site ({what} {sent[:80]!r}); changes are only "
+            "taken from the companion's own pages: open its address and try again",
+        )
 
 
 # --- CSRF token of HTML forms ----------------------------------------------------------------

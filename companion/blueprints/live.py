@@ -425,7 +425,11 @@ def _check_frame_size(data: bytes) -> None:
 @bp.post("/tables/<int:table_id>/live/tap")
 def tap(table_id: int):
     """What the camera cannot see: ``{"kind": "pass" | "done" | "player", "player": seat}``
-    (the player to move passes; a Tableaux turn that could go on ends; who is to move)."""
+    (the player to move passes; a Tableaux turn that could go on ends; who is to move).
+
+    With an ``Idempotency-Key`` a retry of a tap is taken once: it is answered
+    ``{"records": [], "last", "summary", "repeated": true}`` (the first tap's records went out on
+    the change feed)."""
     row = _editable(table_id)
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
@@ -438,9 +442,15 @@ def tap(table_id: int):
         seat = store.int_in_range(seat, "player (seat)", 0, 3)
     else:
         seat = None
+    key = store.idempotency_key(request.headers.get("Idempotency-Key"))
     live_hub = hub()
     live = live_hub.table(row)
-    with live.lock:
+    with live.lock:  # a retry waits for its first try, then finds its answer
+        first = store.stored_answer(get_db(), row["id"], key, "taps")
+        if first is not None:  # taken already: its records went out on the change feed
+            summary = live.followed.summary()
+            last = first[1] if isinstance(first[1], int) else live.seq
+            return jsonify({"records": [], "last": last, "summary": summary, "repeated": True})
         try:
             records = live.followed.tap(kind, seat)
         except ValueError as exc:
@@ -448,6 +458,9 @@ def tap(table_id: int):
         store_scores(get_db(), row, records)
         summary = live.followed.summary()
         last = live_hub.publish(row["id"], records) if records else live.seq
+        if key is not None:
+            with transaction() as db:
+                store.store_answer(db, row["id"], key, "taps", 200, last)
     return jsonify({"records": records, "last": last, "summary": summary})
 
 

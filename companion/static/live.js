@@ -31,10 +31,18 @@
     if (json) h['Content-Type'] = 'application/json';
     return h;
   }
-  async function call(method, url, body) {
+  // key: sent as Idempotency-Key; such a request is tried once more when the answer is lost,
+  // and the server takes it once (a tap is never counted twice).
+  async function call(method, url, body, key) {
     const opts = { method, headers: headers(!(body instanceof FormData) && body !== undefined) };
+    if (key) opts.headers['Idempotency-Key'] = key;
     if (body !== undefined) opts.body = body instanceof FormData ? body : JSON.stringify(body);
-    const res = await fetch(url, opts);
+    let res;
+    try { res = await fetch(url, opts); } catch (e) {
+      if (!key) throw e;
+      await new Promise((r) => setTimeout(r, 1000));
+      res = await fetch(url, opts);
+    }
     let data = null;
     try { data = await res.json(); } catch (e) { /* not JSON */ }
     if (!res.ok) throw new Error((data && data.error && data.error.message) || ('HTTP ' + res.status));
@@ -171,7 +179,8 @@
     $('live-view').textContent = 'camera off';
   }
   async function tap(body) {
-    try { await call('POST', `/api/tables/${tableId}/live/tap`, body); show('message', ''); } catch (e) { show('message', e.message); }
+    const key = Array.from(crypto.getRandomValues(new Uint8Array(16)), (x) => x.toString(16).padStart(2, '0')).join('');
+    try { await call('POST', `/api/tables/${tableId}/live/tap`, body, key); show('message', ''); } catch (e) { show('message', e.message); }
   }
   if ($('live-follow')) $('live-follow').addEventListener('click', start);
   if ($('live-stop')) $('live-stop').addEventListener('click', stop);

@@ -827,3 +827,66 @@ def test_the_start_page_lists_this_phones_and_the_demo_tables_and_finds_the_rest
     assert phone.get("/?q=spam").get_data(as_text=True).count("Spam") == 15
     none = phone.get("/?q=%25").get_data(as_text=True)  # a LIKE wildcard matches nothing
     assert 'id="found-none"' in none and "Spam" not in none
+
+
+# --- cookies per scheme, Origin checks ---------------------------------------------------------
+
+
+def test_the_session_cookie_is_secure_under_https_even_beside_http(app):
+    app.config["SECURE_URL"] = "https://localhost:5443"
+    phone = app.test_client()
+    t = new_table(phone)
+    r = phone.get(f"/join/{t['code']}", base_url="https://localhost")
+    cookie = r.headers["Set-Cookie"]
+    assert cookie.startswith("__Secure-session=") and "Secure" in cookie and "HttpOnly" in cookie
+    # learned over https: never sent over plain http
+    page = phone.get(f"/t/{t['id']}").get_data(as_text=True)
+    assert t["code"] not in page
+    # learned over http: carried to https once, into the secure cookie
+    other = app.test_client()
+    u = new_table(other)
+    r = other.get(f"/join/{u['code']}")
+    assert (
+        r.headers["Set-Cookie"].startswith("session=") and "Secure" not in r.headers["Set-Cookie"]
+    )
+    r = other.get(f"/t/{u['id']}", base_url="https://localhost")
+    assert u["code"] in r.get_data(as_text=True)
+    assert r.headers["Set-Cookie"].startswith("__Secure-session=")
+
+
+@pytest.mark.parametrize(
+    "headers, ok",
+    [
+        ({}, True),  # a script or curl: no Origin, no Referer
+        ({"Origin": "http://localhost"}, True),
+        ({"Referer": "http://localhost/t/1"}, True),
+        ({"Origin": "https://localhost:5443"}, True),  # the secure address serve prints
+        ({"Origin": "http://evil.example"}, False),
+        ({"Origin": "http://localhost:8080"}, False),  # another port is another site
+        ({"Origin": "null"}, False),
+        ({"Referer": "http://evil.example/page"}, False),
+        ({"Origin": "https://localhost"}, False),  # http page's host with another scheme
+    ],
+)
+def test_state_changing_requests_from_another_site_are_refused(app, client, headers, ok):
+    app.config["SECURE_URL"] = "https://localhost:5443"
+    t = new_table(client)
+    pid = t["players"][0]["id"]
+    h = {"X-Table-Code": t["code"], **headers}
+    r = client.post(
+        f"/api/tables/{t['id']}/rounds", json={"scores": {pid: 1}, "kind": "domino"}, headers=h
+    )
+    r2 = client.post(
+        "/tables",
+        data={"game": "draw100", "players": "A\nB", "csrf_token": form_token(client)},
+        headers=headers,
+    )
+    r3 = client.post("/api/tables", json={"game": "draw100"}, headers=headers)
+    if ok:
+        assert (r.status_code, r2.status_code, r3.status_code) == (201, 302, 201)
+    else:
+        for x in (r, r2, r3):
+            assert_clear_4xx(x, 403)
+            assert "came from another site" in x.get_data(as_text=True)
+        assert count(app, "SELECT COUNT(*) FROM rounds") == 0
+    assert client.get(f"/api/tables/{t['id']}", headers=headers).status_code == 200  # reads pass

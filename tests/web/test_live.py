@@ -262,6 +262,32 @@ def test_taps_score_a_pass_and_refuse_nonsense(client):
     assert r.status_code == 400 and "done" in r.json["error"]["message"]
 
 
+def test_a_retried_tap_with_its_idempotency_key_is_taken_once(client):
+    t = new_table(client, "tableaux", ("Ana", "Ben"))
+    url = f"/api/tables/{t['id']}/live/tap"
+    h = {"X-Table-Code": t["code"]}
+    assert client.post(url, json={"kind": "player", "player": 1}, headers=h).status_code == 200
+    keyed = {**h, "Idempotency-Key": "tap-0001-abcdef"}
+    first = client.post(url, json={"kind": "pass"}, headers=keyed)
+    again = client.post(url, json={"kind": "pass"}, headers=keyed)
+    assert first.status_code == again.status_code == 200
+    assert again.json["repeated"] and again.json["records"] == []
+    assert again.json["last"] == first.json["last"]
+    table = client.get(f"/api/tables/{t['id']}").json
+    assert [p["total"] for p in table["players"]] == [0, -3]  # one pass, not two
+    feed = client.get(f"/api/tables/{t['id']}/live/events?after=0&wait=0").json
+    assert sum(r["type"] == "score" for r in feed["records"]) == 1
+    # a new key is a new tap; a key used for a score entry is a conflict
+    r = client.post(url, json={"kind": "pass"}, headers={**h, "Idempotency-Key": "tap-0002-abcdef"})
+    assert r.status_code == 200 and not r.json.get("repeated")
+    r = client.post(
+        f"/api/tables/{t['id']}/rounds",
+        json={"scores": {str(t["players"][0]["id"]): 1}, "kind": "play"},
+        headers=keyed,
+    )
+    assert r.status_code == 409
+
+
 def _post(client, tid, code, data: bytes, camera="phone-a"):
     return client.post(
         f"/api/tables/{tid}/live/frames",
