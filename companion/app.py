@@ -11,7 +11,8 @@ Configuration keys (``test_config`` or ``instance/config.py``): ``DATABASE``, ``
 ``cv2.VideoCapture`` or None), ``PUBLIC_URL`` (base URL phones use for the join link; default
 the URL of the request), ``TRUSTED_HOSTS`` (Host names served; default localhost, 127.0.0.1,
 this computer's LAN address and name), ``DB_BUSY_TIMEOUT`` (seconds a write waits for the database
-lock before answering 503, default 5), ``CODE_TRIES_PER_MINUTE`` (wrong table codes a client
+lock before answering 503, default 5), ``DB_MAX_MB`` (the database's largest size; writes
+beyond it are refused as on a full disk, 507; default None), ``CODE_TRIES_PER_MINUTE`` (wrong table codes a client
 may send per minute before 429, default 10), ``TABLE_CODE_TRIES_PER_MINUTE`` (wrong codes one
 table takes per minute from all clients together before phones that did not join it get 429,
 default 30), ``JOIN_CODE_TRIES_PER_MINUTE`` (the same for the join form, default 60),
@@ -105,6 +106,8 @@ def create_app(
             store.forget_old_answers(conn)
     finally:
         conn.close()
+    app.session_interface = guard.SchemeSessionInterface()
+    app.before_request(guard.check_origin)
     app.before_request(guard.limit_body_size)
     app.after_request(guard.security_headers)
     app.jinja_env.globals["csrf_token"] = guard.csrf_token

@@ -81,11 +81,19 @@ def _allow_camera_rounds(conn: sqlite3.Connection) -> None:
 
 
 def get_db() -> sqlite3.Connection:
-    """The request's connection to ``app.config['DATABASE']``, opened on first use."""
+    """The request's connection to ``app.config['DATABASE']``, opened on first use.
+
+    ``DB_MAX_MB`` (config, default None: no limit) caps the database file: past it SQLite
+    answers writes "database or disk is full" (``PRAGMA max_page_count``), as a full disk
+    would (507 for writes, reads go on)."""
     if "db" not in g:
         g.db = connect(
             current_app.config["DATABASE"], float(current_app.config.get("DB_BUSY_TIMEOUT", 5.0))
         )
+        cap = current_app.config.get("DB_MAX_MB")
+        if cap:
+            page = g.db.execute("PRAGMA page_size").fetchone()[0]
+            g.db.execute(f"PRAGMA max_page_count = {max(1, int(float(cap) * 2**20 // page))}")
     return g.db
 
 

@@ -19,6 +19,12 @@ attack (``--json``: a JSON object). Loopback only (127.0.0.x): it never talks to
   entry each); reports how many were refused 403 (wrong code) and 429 (throttled).
 - ``--tables N``: N tables created back to back by one client; reports how many were made
   and how many refused 429.
+- ``--disk-full N``: the server restarted with its database capped below its size
+  (``DB_MAX_MB``: SQLite then answers writes that need space "database or disk is full", as on
+  a full disk); N score entries, photos and new tables, with reads between them; then
+  restarted without the cap. Reports the statuses, the messages, ``PRAGMA integrity_check``,
+  acknowledged against stored entries, photo files without rows (or rows without files), and
+  a write once space is back.
 
     .venv/bin/python scripts/attack_test.py --big-photos 16
     .venv/bin/python scripts/attack_test.py --idle 150,40 --seconds 20
@@ -367,6 +373,96 @@ def attack_tables(port: int, n: int) -> dict:
     }
 
 
+def attack_disk_full(instance: str, proc, port: int, https_port: int, n: int) -> tuple:
+    """Fill the database (the server restarted with ``DB_MAX_MB`` below its size: SQLite then
+    answers every write that needs a new page "database or disk is full", as a full disk
+    does), send ``n`` writes of each kind and reads between them, then restart without the
+    cap: the database must be intact and writes work again. Returns ``(result, proc, port,
+    https_port)`` (the server now running)."""
+    import sqlite3
+
+    table = new_table(port, target=10_000)
+    pid = table["players"][0]["id"]
+    code = {"X-Table-Code": table["code"]}
+    photo = (ROOT / "sample_images" / "vintage-games-game-night.jpg").read_bytes()
+    proc.terminate()
+    proc.wait(timeout=30)
+    (Path(instance) / "config.py").write_text("DB_MAX_MB = 0.001  # below any size: full\n")
+    proc, port, https_port = start_server(instance)
+    statuses: dict[str, list[int]] = {"entry": [], "photo": [], "table": [], "read": []}
+    messages = set()
+    for i in range(n):
+        body = json.dumps({"scores": {str(pid): 1}, "kind": "manual", "note": "x" * 200}).encode()
+        st, out, _ = request(
+            "http",
+            port,
+            "POST",
+            f"/api/tables/{table['id']}/rounds",
+            body,
+            {"Content-Type": "application/json", **code},
+        )
+        statuses["entry"].append(st)
+        messages.add(out.get("error", {}).get("message", ""))
+        mp, ctype = multipart("photo", "p.jpg", photo)
+        st, out, _ = request(
+            "http",
+            port,
+            "POST",
+            f"/api/tables/{table['id']}/photos",
+            mp,
+            {"Content-Type": ctype, **code},
+        )
+        statuses["photo"].append(st)
+        st = request(
+            "http",
+            port,
+            "POST",
+            "/api/tables",
+            json.dumps({"game": "draw100", "players": ["A", "B"]}).encode(),
+            {"Content-Type": "application/json"},
+            source=f"127.0.9.{1 + i}",
+        )[0]
+        statuses["table"].append(st)
+        for path in ("/", f"/t/{table['id']}", f"/api/tables/{table['id']}", "/api/tables"):
+            statuses["read"].append(request("http", port, "GET", path)[0])
+    acknowledged = statuses["entry"].count(201)
+    proc.terminate()
+    proc.wait(timeout=30)
+    (Path(instance) / "config.py").unlink()
+    conn = sqlite3.connect(Path(instance) / "companion.sqlite")
+    try:
+        integrity = conn.execute("PRAGMA integrity_check").fetchone()[0]
+        rounds = conn.execute(
+            "SELECT COUNT(*) FROM rounds WHERE table_id = ?", (table["id"],)
+        ).fetchone()[0]
+    finally:
+        conn.close()
+    from load_test import check_files
+
+    problems = check_files(instance)
+    proc, port, https_port = start_server(instance)
+    body = json.dumps({"scores": {str(pid): 1}, "kind": "manual"}).encode()
+    after = request(
+        "http",
+        port,
+        "POST",
+        f"/api/tables/{table['id']}/rounds",
+        body,
+        {"Content-Type": "application/json", **code},
+    )[0]
+    result = {
+        "writes_each_kind": n,
+        "statuses": {k: {str(s): v.count(s) for s in sorted(set(v))} for k, v in statuses.items()},
+        "messages": sorted(m for m in messages if m),
+        "integrity_after": integrity,
+        "entries_acknowledged": acknowledged,
+        "entries_stored": rounds,
+        "photo_file_problems": problems,
+        "entry_after_space_returns": after,
+    }
+    return result, proc, port, https_port
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--big-photos", type=int, default=0, metavar="N")
@@ -375,6 +471,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keyed-entries", type=int, default=0, metavar="N")
     ap.add_argument("--wrong-codes", default="", metavar="N,A")
     ap.add_argument("--tables", type=int, default=0, metavar="N")
+    ap.add_argument("--disk-full", type=int, default=0, metavar="N")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     results: dict = {}
@@ -391,6 +488,10 @@ def main(argv: list[str] | None = None) -> int:
                 results["wrong_codes"] = attack_wrong_codes(port, a, b)
             if args.tables:
                 results["tables"] = attack_tables(port, args.tables)
+            if args.disk_full:
+                results["disk_full"], proc, port, https_port = attack_disk_full(
+                    instance, proc, port, https_port, args.disk_full
+                )
             if args.big_photos:
                 results["big_photos"] = attack_big_photos(proc, port, https_port, args.big_photos)
             results["server_5xx_tracebacks"] = (

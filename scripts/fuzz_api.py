@@ -11,7 +11,10 @@ non-UTF-8 bodies, and for uploads: decompression bombs (PNG and JPEG headers dec
 30000 x 30000 pixels, 16-bit RGBA PNGs, a legal 36-megapixel grey PNG of 36 kB), GIF/BMP/WebP
 headers, truncated and bit-flipped
 JPEGs and PNGs, empty files, noise and broken multipart bodies, plus odd Host and
-Idempotency-Key headers.
+Idempotency-Key headers, ``Origin``/``Referer`` of other sites (or ``null``), live taps with
+idempotency keys and start-page searches (LIKE wildcards, SQL, surrogates). Slow and idle
+connections, big photos, keyed entries, wrong codes from many addresses, table spam and a
+full database are measured by ``scripts/attack_test.py``.
 
 After every batch the server must still answer ``/api/status`` and its process must be
 running; its peak resident memory (``VmHWM`` from ``/proc/<pid>/status``, Linux) is read.
@@ -267,8 +270,14 @@ def multipart(rnd: random.Random, data: bytes, hand: str) -> tuple[bytes, str]:
 
 def start_server(port: int, instance: str, code_tries: int) -> subprocess.Popen:
     """``load_test.start_server`` (a real ``serve`` process on a fresh instance) with the
-    wrong-code limit set to ``code_tries`` a minute (the instance's ``config.py``)."""
-    (Path(instance) / "config.py").write_text(f"CODE_TRIES_PER_MINUTE = {int(code_tries)}\n")
+    wrong-code limits (per client, per table, at the join form) and the table-creation limits
+    raised to ``code_tries`` (never below their defaults; the instance's ``config.py``)."""
+    n = int(code_tries)
+    (Path(instance) / "config.py").write_text(
+        f"CODE_TRIES_PER_MINUTE = {n}\nTABLE_CODE_TRIES_PER_MINUTE = {max(n, 30)}\n"
+        f"JOIN_CODE_TRIES_PER_MINUTE = {max(n, 60)}\nTABLES_PER_CLIENT = {max(n, 20)}\n"
+        f"TABLES_PER_SERVER = {max(n, 200)}\n"
+    )
     return load_test.start_server(port, instance)
 
 
@@ -366,6 +375,11 @@ class Fuzzer:
             headers["Idempotency-Key"] = rnd.choice(
                 [uuid.uuid4().hex, "short", "x y", "k" * 200, "ÄÖÜÄÖÜÄÖ", "fixed-key-0000"]
             )
+        if rnd.random() < 0.1:  # another site's page, or a sandboxed one, posting here
+            which = rnd.choice(["Origin", "Referer"])
+            headers[which] = rnd.choice(
+                ["http://evil.example", "null", f"http://{HOST}:{self.port}", "http://[::1", "é"]
+            )
         player = str(rnd.choice(t["players"])["id"])
         route = rnd.choice(
             [
@@ -388,6 +402,8 @@ class Fuzzer:
                 "tile_delete",
                 "hand_put",
                 "camera",
+                "tap",
+                "search",
                 "index",
                 "form_post",
                 "join",
@@ -483,6 +499,17 @@ class Fuzzer:
         if route == "hand_put":
             body = mutate_body(rnd, {"hand": rnd.choice(["1-2 3-4", ["1-2", [3, 4]], "", "6-6"])})
             return route, "PUT", f"/api/tables/{tid}/photos/{pid}/hand", body, jhdr
+        if route == "tap":
+            body = mutate_body(
+                rnd, {"kind": rnd.choice(["pass", "done", "player", "x"]), "player": 1}
+            )
+            h = {**jhdr, "Idempotency-Key": rnd.choice([uuid.uuid4().hex, "tap-fixed-0001"])}
+            return route, "POST", f"/api/tables/{tid}/live/tap", body, h
+        if route == "search":
+            q = rnd.choice(
+                ["A", "%", "_", "#1", "%25%25", "%ED%A0%80", "x" * 300, "%27%20OR%201=1%20--"]
+            )
+            return route, "GET", "/?q=" + q, None, headers
         if route == "index":
             return route, "GET", "/", None, headers
         if route == "form_post":
