@@ -351,22 +351,24 @@ def attack_wrong_codes(port: int, n: int, addresses: int) -> dict:
     }
 
 
+def post_table(port: int, source: str) -> int:
+    """The status of one new draw-to-100 table asked for from ``source`` (-1: no answer)."""
+    try:
+        return request(
+            "http",
+            port,
+            "POST",
+            "/api/tables",
+            json.dumps({"game": "draw100", "players": ["A", "B"]}).encode(),
+            {"Content-Type": "application/json"},
+            source=source,
+        )[0]
+    except OSError:
+        return -1
+
+
 def attack_tables(port: int, n: int) -> dict:
-    statuses = []
-    for _ in range(n):
-        try:
-            st = request(
-                "http",
-                port,
-                "POST",
-                "/api/tables",
-                json.dumps({"game": "draw100", "players": ["A", "B"]}).encode(),
-                {"Content-Type": "application/json"},
-                source="127.0.0.77",
-            )[0]
-        except OSError:
-            st = -1
-        statuses.append(st)
+    statuses = [post_table(port, "127.0.0.77") for _ in range(n)]
     return {
         "created": statuses.count(201),
         "statuses": {str(s): statuses.count(s) for s in sorted(set(statuses))},
@@ -413,16 +415,7 @@ def attack_disk_full(instance: str, proc, port: int, https_port: int, n: int) ->
             {"Content-Type": ctype, **code},
         )
         statuses["photo"].append(st)
-        st = request(
-            "http",
-            port,
-            "POST",
-            "/api/tables",
-            json.dumps({"game": "draw100", "players": ["A", "B"]}).encode(),
-            {"Content-Type": "application/json"},
-            source=f"127.0.9.{1 + i}",
-        )[0]
-        statuses["table"].append(st)
+        statuses["table"].append(post_table(port, f"127.0.9.{1 + i}"))
         for path in ("/", f"/t/{table['id']}", f"/api/tables/{table['id']}", "/api/tables"):
             statuses["read"].append(request("http", port, "GET", path)[0])
     acknowledged = statuses["entry"].count(201)
