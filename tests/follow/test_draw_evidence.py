@@ -128,3 +128,18 @@ def test_to_move_takes_a_seat_or_a_name():
     assert seat_of("ben", "Ana,Ben,Cleo", 3) == 1
     with pytest.raises(ValueError, match="no player's name"):
         seat_of("Dan", "Ana,Ben,Cleo", 3)
+
+
+def test_a_double_re_read_in_line_moves_nothing():
+    f = Follower("draw100", players=2)
+    for k in range(1, 6):
+        _view(f, ORDER[:k])
+    # 4-4 (crosswise on 5-4) read turned 90 degrees, in line, while 3-3 is played
+    d = BY_TILE[Tile(4, 4)]
+    c = d.corners.mean(0)
+    turned = (d.corners - c) @ np.float32([[0, 1], [-1, 0]]) + c
+    views = [BY_TILE[t] for t in ORDER[:6] if t != Tile(4, 4)]
+    recs = f.feed(views + [TileDetection(turned, 0.9, pips=(4, 4), pip_confidence=0.9)], still=True)
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "3-3")]
+    assert not _kinds(recs, "question") and not _kinds(recs, "flag")
+    assert len(f._rules.node) == 6
