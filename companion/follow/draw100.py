@@ -196,8 +196,9 @@ class _Draw100Follow(_GameFollow):
                 placed.append((t, f"play {t} on the {e.number} of {host}"))
                 new.remove(t)
                 progress = True
-        if placed:
-            self.apart_groups = []  # tiles seen apart earlier were no hand shown
+        if placed:  # tiles seen apart earlier were no hand shown
+            self.apart_groups = []
+            self.apart_now = set()
         out += _order_note("tiles", [str(t) for t, _ in placed])
         for t, text in placed:
             if t in self.flagged:
@@ -273,8 +274,9 @@ class _Draw100Follow(_GameFollow):
                         "hand ends before the next play (tap 'hand over' to say so)",
                     }
                 )
-        if self.apart_now and not apart:  # taken back: maybe a hand of one shown
-            self.apart_groups.append(sorted(self.apart_now))
+        back = [t for t in self.apart_now if t not in dets]
+        if back and not apart:  # taken back: maybe a hand of one shown
+            self.apart_groups.append(sorted(back))
         self.apart_now = set(apart)
         return out
 

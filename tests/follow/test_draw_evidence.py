@@ -143,3 +143,16 @@ def test_a_double_re_read_in_line_moves_nothing():
     assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "3-3")]
     assert not _kinds(recs, "question") and not _kinds(recs, "flag")
     assert len(f._rules.node) == 6
+
+
+def test_a_tile_set_apart_then_played_is_no_hand_shown():
+    f = Follower("draw100", players=2)
+    for k in range(1, 4):
+        _view(f, ORDER[:k])
+    far = _box(300, 560, 390, 606, (3, 5))  # 3-5 put down far from the line first
+    _view(f, ORDER[:3], [far])
+    recs = _view(f, ORDER[:4])  # then laid on the line
+    assert [r["tile"] for r in _kinds(recs, "play")] == ["3-5"]
+    recs = f.feed([], still=True)
+    assert not _kinds(recs, "hand_scored")
+    assert "cleared before the hands were shown" in _kinds(recs, "question")[0]["message"]
