@@ -103,8 +103,15 @@ class HandshakeFirst(ssl.SSLSocket):
         before = self.gettimeout()
         self.settimeout(0.0)
         try:
+            if not self.__dict__.get("_spoke"):
+                # a client that closes before its first byte (a browser's spare connection,
+                # a port check) never began a handshake: closed without a log line
+                if socket.socket.recv(self, 1, socket.MSG_PEEK) == b"":
+                    self.__dict__["_shaken"] = True
+                    return None
+                self.__dict__["_spoke"] = True
             self.do_handshake()
-        except ssl.SSLWantReadError:
+        except (ssl.SSLWantReadError, BlockingIOError):
             return False
         except ssl.SSLWantWriteError:
             return True  # our answer does not fit the send buffer: finish it in the worker
