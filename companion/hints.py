@@ -75,6 +75,20 @@ def _tile_text(t: Any) -> str:
     return str(t)
 
 
+def _as_shown(name: str, tiles: list[dict], index: Any) -> str:
+    """``name`` ("low-high") written as the photo's label writes that tile: its halves in the
+    order read (``pips``; the page labels a box ``pips.join('-')``), so a box labelled "2-0" is
+    "2-0" in the words too. ``name`` itself when ``index`` is no photo tile showing it."""
+    if isinstance(index, int) and 0 <= index < len(tiles):
+        p = tiles[index].get("pips")
+        try:
+            if p and len(p) == 2 and str(Tile(int(p[0]), int(p[1]))) == name:
+                return f"{int(p[0])}-{int(p[1])}"
+        except (TypeError, ValueError):
+            pass
+    return name
+
+
 def _index_by_tile(layout_items: list[dict]) -> dict[str, int]:
     return {
         str(it["tile"]): it["tile_index"]
@@ -103,8 +117,9 @@ def _win_details(hint: dict) -> list[str]:
     return out
 
 
-def _alternatives(game: str, analysis: dict, tiles: list[dict]) -> list[str]:
-    """The next best moves of the hint's ranking, each in the hint's own words (lower case)."""
+def _alternatives(game: str, analysis: dict, tiles: list[dict], hint_text: str = "") -> list[str]:
+    """The next best moves of the hint's ranking, each in the hint's own words (lower case),
+    each once, and none spelt like the hint itself (``hint_text``)."""
     hint = analysis.get("hint") or {}
     by_text = {
         m.get("text"): m.get("json")
@@ -117,6 +132,8 @@ def _alternatives(game: str, analysis: dict, tiles: list[dict]) -> list[str]:
         if aj is None:
             continue
         words = move_words(game, analysis, tiles, {"json": aj, "text": r.get("action", "")})
+        if words.lower() == hint_text.lower():  # the same move for the player as the hint
+            continue
         words = words[:1].lower() + words[1:]
         if words and words not in out:
             out.append(words)
@@ -292,7 +309,10 @@ def _tableau(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     lowv, highv = _halves(name)
     text = f"Play {name}{pts}"
     if near is not None:
-        text += f" next to the {_tile_text(near['pips'])}"
+        shown = _as_shown(_tile_text(near["pips"]), tiles, near.get("tile_index"))
+        # which side of it: two places beside one tile are two moves, said apart
+        side = _where(np.asarray(ghost).mean(axis=0) - _near_centre(near, tiles, to_px))
+        text += f" next to the {shown}, on its {SIDE_WORDS[side]}"
     text += f", the {lowv} toward the {_where(low_px - high_px)}" if lowv != highv else ""
     out = {
         "text": text,
@@ -303,6 +323,19 @@ def _tableau(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     if near is not None and isinstance(near.get("tile_index"), int):
         out["outline"] = [near["tile_index"]]
     return out
+
+
+#: A side of a tile on the photo, as a place beside it (:func:`_where`'s words).
+SIDE_WORDS = {"left": "left", "right": "right", "top": "upper side", "bottom": "lower side"}
+
+
+def _near_centre(near: dict, tiles: list[dict], to_px) -> np.ndarray:
+    """Centre px of a placed Tableaux tile: its photo box, else its cells mapped to pixels."""
+    i = near.get("tile_index")
+    if isinstance(i, int) and 0 <= i < len(tiles):
+        return _centre(tiles[i])
+    cells = near.get("cells") or []
+    return np.mean([to_px(c) for c in cells], axis=0)
 
 
 # --- the solitaires ----------------------------------------------------------------------
@@ -330,7 +363,8 @@ def _columns(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     if aj.get("type") == "remove":
         return _pairs(_in_pairs(names), idx, tiles, "Remove together")
     tile = names[0]
-    out: dict[str, Any] = {"text": f"Move {tile} to start a new column", "label": f"move {tile}"}
+    shown = _as_shown(tile, tiles, idx.get(tile))
+    out: dict[str, Any] = {"text": f"Move {shown} to start a new column", "label": f"move {shown}"}
     if tile in idx:
         out["outline"] = [idx[tile]]
         out["anchor"] = _centre(tiles[idx[tile]]).tolist()
@@ -338,7 +372,9 @@ def _columns(analysis: dict, tiles: list[dict], hint: dict) -> dict:
 
 
 def _pairs(pairs: list[list[str]], idx: dict[str, int], tiles: list[dict], verb: str) -> dict:
-    words = " and ".join(f"{a} + {b}" for a, b in pairs)
+    words = " and ".join(
+        f"{_as_shown(a, tiles, idx.get(a))} + {_as_shown(b, tiles, idx.get(b))}" for a, b in pairs
+    )
     out: dict[str, Any] = {
         "text": f"{verb}: {words}",
         "outline": [],
@@ -358,9 +394,57 @@ def _clock(hour: Any) -> str:
     return f"{hour} o'clock"
 
 
+#: Eight directions on the photo from the clock's middle, clockwise from the right (image y
+#: points down), each 45 degrees wide.
+COMPASS = ("right", "bottom right", "bottom", "bottom left", "left", "top left", "top", "top right")
+
+
+def _pile_places(layout: dict, tiles: list[dict]) -> dict[str, str]:
+    """Each Big Clock pile's place on the photo in words ("at the top right"), by pile number.
+
+    The piles go round the clock in the order of their numbers, clockwise on the photo (the
+    reader numbers them so: ``vision.layout.big_clock``), but the clock may lie turned on the
+    photo, so pile 6 may be drawn at its top. The middle is the centre tile (0-0) when read,
+    else the mean of the piles; a pile's direction from it is its top tile's, and an empty
+    pile's is the direction of its number on the ring fitted to the others. Empty when fewer
+    than 3 piles are on the photo (no ring to tell directions from).
+    """
+    piles = layout.get("slots") or {}
+    n = len(piles)
+    at: dict[int, np.ndarray] = {}
+    for k, rec in piles.items():
+        i = rec.get("tile_index") if isinstance(rec, dict) else None
+        if str(k).isdigit() and isinstance(i, int) and 0 <= i < len(tiles):
+            at[int(k)] = _centre(tiles[i])
+    if n < 3 or len(at) < 3:
+        return {}
+    centre_rec = layout.get("centre")
+    ci = centre_rec.get("tile_index") if isinstance(centre_rec, dict) else None
+    if isinstance(ci, int) and 0 <= ci < len(tiles):
+        mid = _centre(tiles[ci])
+    else:
+        mid = np.mean(list(at.values()), axis=0)
+    step = 2 * np.pi / n
+    angle = {k: float(np.arctan2(*(p - mid)[::-1])) for k, p in at.items()}
+    # the ring's turn on the photo: the circular mean of (angle - number * step)
+    turn = float(np.angle(np.mean([np.exp(1j * (a - k * step)) for k, a in angle.items()])))
+    out = {}
+    for k in range(1, n + 1):
+        a = angle.get(k, turn + k * step)
+        sector = int(((np.degrees(a) + 22.5) % 360) // 45)
+        out[str(k)] = f"at the {COMPASS[sector]}"
+    return out
+
+
 def _ring(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     aj = hint.get("action_json") or {}
-    piles = (analysis.get("layout") or {}).get("slots") or {}
+    layout = analysis.get("layout") or {}
+    piles = layout.get("slots") or {}
+    places = _pile_places(layout, tiles)
+
+    def place(k: Any) -> str:  # where pile k lies on the photo; its clock hour without a ring
+        return places.get(str(k)) or f"at {_clock(k)}"
+
     names = _action_tiles(aj)
     kind = aj.get("type")
     drawn = names[0] if names else "the drawn tile"
@@ -370,26 +454,31 @@ def _ring(analysis: dict, tiles: list[dict], hint: dict) -> dict:
         return {"text": f"{drawn} can no longer come home: the game is lost"}
     to = (_place(aj, "pile") or {})["pile"]
     dst = piles.get(str(to))
+    on = _as_shown(str(dst.get("tile")), tiles, dst.get("tile_index")) if dst else ""
     out: dict[str, Any] = {}
     if kind == "move":
         frm = (_place(aj, "pile", "source") or {})["pile"]
         src = piles.get(str(frm)) or {}
         moving = names[0] if names else src.get("tile", "the top tile")
-        onto = "home" if dst and dst.get("blank") else f"onto the {dst.get('tile')}" if dst else ""
-        out["text"] = f"Move the {moving} from {_clock(frm)} {onto} at {_clock(to)}".replace(
-            "  ", " "
-        )
+        moving = _as_shown(str(moving), tiles, src.get("tile_index"))
+        if dst and dst.get("blank"):
+            onto = f"home, to the empty place {place(to)}"
+        elif dst:
+            onto = f"onto the {on} {place(to)}"
+        else:
+            onto = place(to)
+        out["text"] = f"Move the {moving} {place(frm)} {onto}"
         if isinstance(src.get("tile_index"), int):
             out["outline"] = [src["tile_index"]]
         label = moving
         out["label"] = f"move {moving} here"
     else:
         if dst and dst.get("blank"):
-            out["text"] = f"Put {drawn} on the empty place at {_clock(to)}"
+            out["text"] = f"Put {drawn} on the empty place {place(to)}"
         elif dst:
-            out["text"] = f"Put {drawn} on the {dst.get('tile')} at {_clock(to)}"
+            out["text"] = f"Put {drawn} on the {on} {place(to)}"
         else:
-            out["text"] = f"Put {drawn} at {_clock(to)}"
+            out["text"] = f"Put {drawn} {place(to)}"
         label = drawn
         out["label"] = f"put {drawn} here"
     if dst and isinstance(dst.get("tile_index"), int) and 0 <= dst["tile_index"] < len(tiles):
@@ -476,7 +565,7 @@ def present(
         if shown in out["tiles"]:
             out["outline"].append(i)
     details = _win_details(hint)
-    others = _alternatives(game, analysis, tiles)
+    others = _alternatives(game, analysis, tiles, out.get("text") or "")
     if others:
         details.append("Also possible: " + "; ".join(others) + ".")
     out["details"] = details

@@ -17,7 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from engine import GameType, Hint, State, get_game_type
+from engine import GameType, Hand, Hint, State, get_game_type
 from engine.tiles import Tile
 from vision import image_io
 from vision.detector import load_detector
@@ -402,8 +402,7 @@ def read_table(
         data["message"] = "" if data["ok"] else _why_not(data, gt, hand)
         shown = apply_corrections(tiles, corrections)
         data["advice"] = hints.present(gt.name, data, shown)
-        for m in data["legal_moves"][:60]:
-            m["words"] = hints.move_words(gt.name, data, shown, m)
+        data["legal_moves"] = _moves_in_words(gt, data, shown, hand)
     except ParameterError:
         raise
     except ValueError as exc:
@@ -412,6 +411,34 @@ def read_table(
         data = _no_reading(f"Reading the table failed: {type(exc).__name__}: {exc}", [])
     data["elapsed_ms"] = round((time.perf_counter() - started) * 1000.0, 1)
     return data
+
+
+#: Most legal moves put in words (and so told apart) per reading; the page lists 30.
+MOVES_IN_WORDS = 200
+
+
+def _moves_in_words(
+    gt: GameType, data: dict[str, Any], shown: list[dict], hand: list[str] | None
+) -> list[dict]:
+    """The reading's legal moves, each with ``words`` (:func:`companion.hints.move_words`), each
+    spelling once: moves a player cannot tell apart on the table (the same tile on the same
+    number beside one spinner, say) are one entry, the first the engine listed. Without the
+    Big Clock's drawn tile (``Hand.DRAWN``, no ``hand``) the moves that would handle it are left
+    out: the reader stood in a tile of the stock for it, which the player does not hold.
+    Moves past :data:`MOVES_IN_WORDS` are kept without words."""
+    moves = data["legal_moves"]
+    if gt.hand is Hand.DRAWN and not hand:
+        moves = [m for m in moves if (m.get("json") or {}).get("type") == "move"]
+    out: list[dict] = []
+    spelt: set[str] = set()
+    for k, m in enumerate(moves):
+        if k < MOVES_IN_WORDS:
+            m["words"] = hints.move_words(gt.name, data, shown, m)
+            if m["words"] in spelt:
+                continue
+            spelt.add(m["words"])
+        out.append(m)
+    return out
 
 
 def _no_reading(message: str, problems: list[Any]) -> dict[str, Any]:

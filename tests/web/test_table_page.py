@@ -80,6 +80,15 @@ def test_every_demo_table_opens_with_a_hint_and_no_error(demo, game):
     if adv["anchor"]:
         x, y = adv["anchor"]
         assert 0 <= x <= photo["width"] and 0 <= y <= photo["height"]
+    # one spelling of a move: each listed once, the alternatives never the hint again
+    words = [m["words"] for m in a["legal_moves"] if m.get("words")]
+    assert len(words) == len(set(words)), words
+    also = [
+        d.removeprefix("Also possible: ").rstrip(".").split("; ")
+        for d in adv["details"]
+        if d.startswith("Also possible: ")
+    ]
+    assert all(adv["text"][:1].lower() + adv["text"][1:] not in alts for alts in also)
 
 
 def test_big_clock_page_asks_for_the_drawn_tile_and_the_hint_waits_for_it(demo):
@@ -194,7 +203,7 @@ def test_present_in_words_for_every_shape_of_action():
         },
         pair_tiles,
     )
-    assert gn["text"] == "Remove the neighbours: 1-2 + 4-5"
+    assert gn["text"] == "Remove the neighbours: 1-2 + 5-4"  # as the photo labels it (5-4)
     assert sorted(gn["outline"]) == [0, 1] and gn["pairs"] == [[0, 1]]
     moved = hints.present(
         "big-clock",
@@ -211,7 +220,8 @@ def test_present_in_words_for_every_shape_of_action():
         },
         pair_tiles,
     )
-    assert moved["text"] == "Move the 0-3 from 9 o'clock home at 4 o'clock"
+    # a clock of one pile on the photo has no ring to tell places from: the piles' hours
+    assert moved["text"] == "Move the 0-3 at 9 o'clock home, to the empty place at 4 o'clock"
     assert moved["outline"] == [2]  # found on the photo by its tile alone
     assert hints.present("luzon", {"hint": None}, tiles) is None
 
