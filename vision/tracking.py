@@ -252,9 +252,9 @@ class Tracker:
     def _voted(self) -> set[Tile]:
         """The tiles on the table by vote: a value read in ``steady_frames`` of the voting
         frames; and, where readings of one place flip between values none of which has the
-        votes alone (a tile read 5-3 in some frames and 5-2 in others), the place counts once
-        with the value most of its readings give (a tie: the value of the stable state, else
-        the latest reading)."""
+        votes alone (a tile read 5-3 in some frames and 5-2 in others, never both in one
+        frame), the place counts once with the value most of its readings give (a tie: the
+        value of the stable state, else the latest reading)."""
         counts: dict[Tile, int] = {}
         for f in self._frames:
             for t in f.values:
@@ -286,9 +286,16 @@ class Tracker:
         latest = {t: i for i, f in enumerate(self._frames) for t in f.values}
         out: set[Tile] = set()
         left = [t for t in weak if all(np.hypot(*(places[t] - q)) > limit for q in taken)]
+        frames_of = {t: {i for i, f in enumerate(self._frames) if t in f.values} for t in weak}
         while left:
             t0 = left.pop(0)
-            group = [t0] + [u for u in left if np.hypot(*(places[u] - places[t0])) <= limit]
+            group = [t0]
+            for u in left:
+                # one tile has one value per frame: values read together in a frame are two tiles
+                if np.hypot(*(places[u] - places[t0])) <= limit and not any(
+                    frames_of[u] & frames_of[g] for g in group
+                ):
+                    group.append(u)
             left = [u for u in left if u not in group]
             if len(group) < 2 or sum(counts[u] for u in group) < self.steady_frames:
                 continue

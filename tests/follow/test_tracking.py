@@ -92,3 +92,16 @@ def test_photo_mode_takes_each_photo_as_a_stable_view():
     # the same photos as frames of a video wait for 3 steady frames: the first gives nothing
     g = Follower("draw100", players=2)
     assert not [r for r in g.feed([by_tile[Tile(5, 5)]]) if r["type"] == "play"]
+
+
+def test_two_values_read_in_one_frame_are_never_merged_as_one_tile():
+    tr = Tracker(steady_frames=3)
+    a = TileDetection(BOX, 0.9, pips=(5, 3), pip_confidence=0.95)
+    b = TileDetection(BOX + np.float32([8, 0]), 0.9, pips=(2, 6), pip_confidence=0.95)
+    for _ in range(3):
+        tr.update([a, b] + _others())
+    for _ in range(2):  # both taken away: read in 2 of the 5 voting frames each
+        tr.update(_others())
+    tr.update(_others())
+    values = {Tile(*d.pips) for d in tr.stable}
+    assert values.isdisjoint({Tile(3, 5), Tile(2, 6)})
