@@ -15,17 +15,26 @@ do most of the work; what they lack is here, in small subclasses of their classe
   the same per-address cap and the same idle timeout (cheroot's own expiry).
   The TLS handshake is done there too, one non-blocking step whenever the client's bytes
   arrive (:meth:`LimitedServer.process_conn`), so a client that stops half way holds no thread
-  either; a failed handshake is one log line, no traceback (:class:`HandshakeFirst`).
+  either; a failed handshake is one log line, no traceback (:class:`HandshakeFirst`). A
+  request must then arrive within deadlines (:class:`DeadlineRequest`: headers 10 s, body
+  120 s), and one address holds at most half the workers at once; its other connections wait
+  for one of those (:meth:`LimitedServer.worker_done`), so a client that trickles its
+  requests byte by byte cannot take every worker.
 """
 
 from __future__ import annotations
 
+import errno
 import logging
+import queue
 import selectors
 import socket
 import ssl
 import threading
-from collections import Counter
+import time
+from collections import Counter, deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from cheroot import connections as cheroot_connections
 from cheroot import errors as cheroot_errors
@@ -43,6 +52,10 @@ PER_ADDRESS = 32
 CHANNEL_TIMEOUT_S = 30
 #: Seconds a TLS client has to finish its handshake once it has sent its first byte.
 HANDSHAKE_TIMEOUT_S = 10
+#: Seconds a request's line and headers may take to arrive over HTTPS, from its first byte.
+HEADERS_READ_S = 10
+#: Seconds its body may take (a 20 MB photo at 2 Mbit/s takes 80 s).
+BODY_READ_S = 120
 
 
 class CappedChannel(HTTPChannel):
@@ -137,28 +150,97 @@ class HandshakeFirst(ssl.SSLSocket):
 
     def recv_into(self, buffer, nbytes=0, flags=0):
         self._handshake_once()
-        return super().recv_into(buffer, nbytes, flags)
+        deadline = self.__dict__.get("_deadline")
+        with _dropped_as_reset():
+            if deadline is None:
+                return super().recv_into(buffer, nbytes, flags)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("timed out")  # cheroot answers 408 and frees the worker
+            before = self.gettimeout()
+            self.settimeout(left if before is None else min(before, left))
+            try:
+                return super().recv_into(buffer, nbytes, flags)
+            finally:
+                self.settimeout(before)
 
     def recv(self, buflen=1024, flags=0):
         self._handshake_once()
-        return super().recv(buflen, flags)
+        with _dropped_as_reset():
+            return super().recv(buflen, flags)
 
     def send(self, data, flags=0):
         self._handshake_once()
-        return super().send(data, flags)
+        with _dropped_as_reset():
+            return super().send(data, flags)
 
     def sendall(self, data, flags=0):
         self._handshake_once()
-        return super().sendall(data, flags)
+        with _dropped_as_reset():
+            return super().sendall(data, flags)
+
+
+@contextmanager
+def _dropped_as_reset() -> Iterator[None]:
+    """A TLS error after the handshake (the client closed the connection without TLS's
+    goodbye, a damaged record) as ``ConnectionResetError``, which cheroot drops quietly: its
+    own handling of ``SSLEOFError`` tries to answer 500 on the dead connection, fails again
+    and ends the worker thread, and with it the server."""
+    try:
+        yield
+    except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
+        raise
+    except ssl.SSLError as exc:
+        raise ConnectionResetError(errno.ECONNRESET, f"TLS connection lost: {exc}") from None
+
+
+def _set_deadline(sock, seconds: float | None) -> None:
+    """Reads on ``sock`` (a :class:`HandshakeFirst`) must be done within ``seconds`` from now
+    (None: no deadline)."""
+    if isinstance(sock, HandshakeFirst):
+        sock.__dict__["_deadline"] = None if seconds is None else time.monotonic() + seconds
+
+
+class DeadlineRequest(cheroot_server.HTTPRequest):
+    """cheroot's request with overall deadlines for reading it: the request line and headers
+    within :data:`HEADERS_READ_S` of its first byte, the body within :data:`BODY_READ_S` (a
+    client that sends a byte every few seconds gets 408, and its worker is free)."""
+
+    def parse_request(self):
+        _set_deadline(self.conn.socket, HEADERS_READ_S)
+        try:
+            super().parse_request()
+        finally:
+            _set_deadline(self.conn.socket, BODY_READ_S)
+
+    def respond(self):
+        try:
+            super().respond()
+        finally:
+            _set_deadline(self.conn.socket, None)
 
 
 class CountedConnection(cheroot_server.HTTPConnection):
-    """cheroot's connection that tells :class:`WaitForFirstBytes` when it closes."""
+    """cheroot's connection that tells :class:`WaitForFirstBytes` when it closes and
+    :class:`LimitedServer` when a worker is done with it."""
+
+    RequestHandlerClass = DeadlineRequest
+
+    def communicate(self):
+        try:
+            return super().communicate()
+        finally:
+            done = getattr(self.server, "worker_done", None)
+            if done is not None:
+                done(self)
 
     def close(self):
         counted = self.__dict__.pop("_counted", None)
         if counted is not None:
             counted.release(self.remote_addr)
+        done = getattr(self.server, "worker_done", None)
+        if done is not None:
+            done(self)
         super().close()
 
 
@@ -217,11 +299,45 @@ class LimitedServer(wsgi.Server):
         super().prepare()
         plain, self._connections = self._connections, WaitForFirstBytes(self)
         plain._selector.close()  # its only entry was the listening socket, still open
+        self._busy_lock = threading.Lock()
+        self._busy: Counter[str] = Counter()
+        self._waiting: dict[str, deque] = {}
+        self.busy_per_address = max(1, self.requests.min // 2)
+
+    def worker_done(self, conn) -> None:
+        """A worker is done with ``conn`` (answered, or closed): the next connection of the
+        same address that waited for a worker gets one."""
+        nxt = None
+        with self._busy_lock:
+            if not conn.__dict__.pop("_busy", False):
+                return
+            addr = conn.remote_addr
+            self._busy[addr] -= 1
+            queue_ = self._waiting.get(addr)
+            if queue_:
+                nxt = queue_.popleft()
+                if not queue_:
+                    del self._waiting[addr]
+                self._busy[addr] += 1
+                nxt.__dict__["_busy"] = True
+            elif self._busy[addr] <= 0:
+                del self._busy[addr]
+        if nxt is not None:
+            self._dispatch(nxt)
+
+    def _dispatch(self, conn) -> None:
+        try:
+            self.requests.put(conn)
+        except queue.Full:
+            self.worker_done(conn)
+            self._unservicable_conns.put(conn)  # type: ignore[attr-defined]
 
     def process_conn(self, conn):
         """A readable connection: a TLS one first finishes its handshake here, without a
         thread, one step per arrival of bytes (:meth:`HandshakeFirst.handshake_step`); it stays
-        in the selector meanwhile and is expired ``timeout`` seconds after it was accepted."""
+        in the selector meanwhile and is expired ``timeout`` seconds after it was accepted.
+        Then it gets a worker, unless its address holds ``busy_per_address`` (half the
+        workers) already: it waits for one of them to finish (:meth:`worker_done`)."""
         sock = conn.socket
         if isinstance(sock, HandshakeFirst) and not sock.__dict__.get("_shaken"):
             done = sock.handshake_step()
@@ -231,4 +347,11 @@ class LimitedServer(wsgi.Server):
             if not done:
                 self._connections._selector.register(sock.fileno(), selectors.EVENT_READ, data=conn)
                 return
-        super().process_conn(conn)
+        addr = conn.remote_addr
+        with self._busy_lock:
+            if self._busy[addr] >= self.busy_per_address:  # its turn comes in worker_done
+                self._waiting.setdefault(addr, deque()).append(conn)
+                return
+            self._busy[addr] += 1
+            conn.__dict__["_busy"] = True
+        self._dispatch(conn)

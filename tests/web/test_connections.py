@@ -118,6 +118,29 @@ def test_one_address_holds_at_most_its_share_of_connections(served, which):
             s.close()
 
 
+def test_https_clients_trickling_their_requests_do_not_take_every_worker(served):
+    """12 TLS connections from one address (the server has 4 workers) send half a request
+    and then a byte now and then: that address gets at most half the workers, so a normal
+    client is still answered at once."""
+    _port, https_port, _proc = served
+    ctx = ssl.create_default_context()
+    ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+    held = []
+    try:
+        for _ in range(12):
+            s = ctx.wrap_socket(connect_from("127.0.0.60", https_port))
+            s.sendall(b"GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            held.append(s)
+        for _ in range(4):
+            for s in held:
+                s.sendall(b"a")
+            assert answered_within(f"https://127.0.0.1:{https_port}/api/status") < 3
+            time.sleep(0.3)
+    finally:
+        for s in held:
+            s.close()
+
+
 def test_a_failed_tls_handshake_is_one_log_line_without_traceback(served):
     _port, https_port, proc = served
     with socket.create_connection(("127.0.0.1", https_port), timeout=5) as s:
