@@ -399,7 +399,7 @@ def _clock(hour: Any) -> str:
 COMPASS = ("right", "bottom right", "bottom", "bottom left", "left", "top left", "top", "top right")
 
 
-def _pile_places(layout: dict, tiles: list[dict]) -> dict[str, str]:
+def pile_places(layout: dict, tiles: list[dict]) -> dict[str, str]:
     """Each Big Clock pile's place on the photo in words ("at the top right"), by pile number.
 
     The piles go round the clock in the order of their numbers, clockwise on the photo (the
@@ -440,7 +440,7 @@ def _ring(analysis: dict, tiles: list[dict], hint: dict) -> dict:
     aj = hint.get("action_json") or {}
     layout = analysis.get("layout") or {}
     piles = layout.get("slots") or {}
-    places = _pile_places(layout, tiles)
+    places = pile_places(layout, tiles)
 
     def place(k: Any) -> str:  # where pile k lies on the photo; its clock hour without a ring
         return places.get(str(k)) or f"at {_clock(k)}"
@@ -588,12 +588,15 @@ def _plain_action(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def plain_problem(message: str, index: list[int] | None = None) -> tuple[str, list[int]]:
+def plain_problem(
+    message: str, index: list[int] | None = None, places: dict[str, str] | None = None
+) -> tuple[str, list[int]]:
     """A reader's problem message in players' words and the photo tile indices it names.
 
-    "table tile 9" -> "tile 10" (tiles are numbered from 1 on the photo), "slot 5" ->
-    "5 o'clock", "RULES.md section 5" dropped. ``index``: the photo index of each tile the
-    reader was given (when boxes marked "not a tile" were left out).
+    "table tile 9" -> "tile 10" (tiles are numbered from 1 on the photo), "slot 5" -> "the
+    pile at the top right" with ``places`` (:func:`pile_places`), else "5 o'clock";
+    "RULES.md section 5" dropped. ``index``: the photo index of each tile the reader was given
+    (when boxes marked "not a tile" were left out).
     """
     named: list[int] = []
 
@@ -605,6 +608,14 @@ def plain_problem(message: str, index: list[int] | None = None) -> tuple[str, li
         return f"tile {k + 1}"
 
     text = re.sub(r"table tile (\d+)", tile, message)
-    text = re.sub(r"\bslot (\d+)", lambda m: _clock(m.group(1)), text)
+    text = re.sub(
+        r"\bslot (\d+)",
+        lambda m: (
+            f"the pile {places[m.group(1)]}"
+            if places and m.group(1) in places
+            else _clock(m.group(1))
+        ),
+        text,
+    )
     text = re.sub(r"[;,]?\s*\(?(see )?RULES\.md[^)\.;]*\)?", "", text)
     return text, named

@@ -17,7 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from engine import GameType, Hand, Hint, State, get_game_type
+from engine import GameType, Hand, Hint, Shape, State, get_game_type
 from engine.tiles import Tile
 from vision import image_io
 from vision.detector import load_detector
@@ -395,12 +395,15 @@ def read_table(
         data = json.loads(json.dumps(raw, default=_json_default))
         if index != list(range(len(tiles))):
             data = _remap(data, index)
+        shown = apply_corrections(tiles, corrections)
+        places = (
+            hints.pile_places(data.get("layout") or {}, shown) if gt.shape is Shape.RING else {}
+        )
         for p in data["problems"]:
-            p["message"], named = hints.plain_problem(p["message"], index)
+            p["message"], named = hints.plain_problem(p["message"], index, places)
             on_table = isinstance(p.get("tile_index"), int) and p.get("source") != "hand"
             p["tiles"] = sorted(set(named) | ({p["tile_index"]} if on_table else set()))
         data["message"] = "" if data["ok"] else _why_not(data, gt, hand)
-        shown = apply_corrections(tiles, corrections)
         data["advice"] = hints.present(gt.name, data, shown)
         data["legal_moves"] = _moves_in_words(gt, data, shown, hand)
     except ParameterError:

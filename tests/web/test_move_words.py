@@ -108,3 +108,28 @@ def test_without_the_drawn_tile_no_move_handles_a_tile_the_player_does_not_hold(
     a = services.read_table(services.detect(image, "big-clock"), {}, "big-clock", {}, [])
     assert a["legal_moves"] and not a.get("advice")
     assert all(re.match(r"Move the \d+-\d+ at the ", m["words"]) for m in a["legal_moves"])
+
+
+def test_a_problem_names_a_big_clock_pile_by_its_place_too():
+    places = hints.pile_places(
+        {
+            "slots": {
+                str(k): {"tile_index": i}
+                for i, k in enumerate((12, 3, 6, 9))  # piles at 12, 3, 6 and 9 o'clock ...
+            }
+            | {str(k): {"blank": True} for k in (1, 2, 4, 5, 7, 8, 10, 11)}
+        },
+        [  # ... drawn at the right, bottom, left and top of the photo: the clock lies turned
+            {"corners": [[x - 20, y - 10], [x + 20, y - 10], [x + 20, y + 10], [x - 20, y + 10]]}
+            for x, y in ((300, 200), (200, 300), (100, 200), (200, 100))
+        ],
+    )
+    assert (places["12"], places["3"], places["6"], places["9"]) == (
+        "at the right",
+        "at the bottom",
+        "at the left",
+        "at the top",
+    )
+    assert places["2"] == "at the bottom right"  # an empty pile: its number on the fitted ring
+    text, _ = hints.plain_problem("tiles 3 and 4 both read on slot 6", None, places)
+    assert text == "tiles 3 and 4 both read on the pile at the left"
