@@ -1,6 +1,7 @@
 """Browser test of the Big Clock's drawn tile on a NEW table (issue 33; not the demo, whose tile
 is stored in advance), on a 390 x 844 screen: every phone with the code sees the box "The tile
-you drew" (a solitaire has no seat card), the tile typed or picked (two taps) brings the hint.
+you drew" (a solitaire has no seat card), the tile typed, picked (two taps) or photographed
+brings the hint.
 
 The photo is ``sample_images/rendered/big-clock.jpg`` read by the real detector (0-0, 3-3, 1-4,
 4-4, 3-5, 4-5 and 0-6 on the clock; the tiles 2-6 and 0-3 are in the stock).
@@ -9,7 +10,11 @@ Chromium: ``/usr/bin/chromium`` (never `playwright install`).
 
 from __future__ import annotations
 
+import cv2
 import pytest
+
+from engine.tiles import Tile
+from vision.render.scene import Placement, render_scene
 
 from .conftest import SAMPLES
 from .test_browser import server as server  # noqa: F401 - the same server fixture
@@ -29,7 +34,17 @@ def phone(browser):
     return ctx, pg
 
 
-def test_a_new_big_clock_table_takes_the_drawn_tile_typed_or_picked_and_hints(server, browser):
+def one_tile_photo(path, tile: Tile) -> None:
+    """A photo of one tile lying face up (``vision.render``; the real detector reads it)."""
+    scene = render_scene(
+        [Placement(tile, angle_deg=20)], 0, image_size=(960, 720), effects=0.5, clutter=0, fill=0.3
+    )
+    cv2.imwrite(str(path), scene.image)
+
+
+def test_a_new_big_clock_table_takes_the_drawn_tile_typed_picked_or_photographed(
+    server, browser, tmp_path
+):
     ctx, page = phone(browser)
     ctx2, other = phone(browser)
     try:
@@ -55,6 +70,15 @@ def test_a_new_big_clock_table_takes_the_drawn_tile_typed_or_picked_and_hints(se
             "(document.getElementById('hand-tiles') || {}).textContent === 'The tile you drew: 0-3'"
         )
         assert page.input_value("#hand-input") == "0-3"
+        assert page.text_content("#hint-text").strip()
+        # photographed: a photo of the one tile drawn
+        one_tile_photo(tmp_path / "tile.jpg", Tile(2, 6))
+        page.set_input_files("#hand-photo-input", str(tmp_path / "tile.jpg"))
+        page.wait_for_function(
+            "(document.getElementById('hand-tiles') || {}).textContent === 'The tile you drew: 2-6'"
+        )
+        assert page.input_value("#hand-input") == "2-6"
+        assert page.text_content("#message") == "Read the tile you drew: 2-6."
         assert page.text_content("#hint-text").strip()
         shot(page, "33-big-clock-new-table-drawn-tile")
         # another phone with the code sees the box too
