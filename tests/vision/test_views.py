@@ -98,3 +98,21 @@ def test_dataset_view_share_writes_hard_views_and_leaves_old_datasets_alone(tmp_
         assert (tmp_path / "a" / name).read_text() == (tmp_path / "b" / name).read_text()
     with pytest.raises(ValueError, match="unknown view kind"):
         write_obb_dataset(tmp_path / "c", 1, 0, view_share=0.5, view_kinds=("sideways",))
+
+
+def test_bench_views_scores_a_kind_and_refuses_an_unknown_one():
+    """bench_vision.py --kinds: the committed detector on one crosswise line (clean enough that
+    it finds tiles); the figures count what was drawn."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    import bench_vision
+
+    res = bench_vision.bench_views(["crosswise"], 1, None, 0.25)
+    fig = res["crosswise"]
+    sc = view_scene(bench_vision.VAL_SEED0 + bench_vision.VIEW_SEED_OFFSET + 400_000, "crosswise")
+    assert fig["gt_tiles"] == sum(1 for v in sc.visible if v >= 0.6) > 0
+    assert 0 < fig["recall"] <= 1 and fig["face_down_tiles"] == 0
+    with pytest.raises(ValueError, match="unknown view kind"):
+        bench_vision.bench_views(["sideways"], 1, None, 0.25)
