@@ -196,6 +196,11 @@
         for (const p of table.players) sel.append(el('option', { value: p.id }, p.name));
         sel.addEventListener('change', onKindChange);
         row.append(sel); inputs.append(row);
+        const top = $('live-turn');  // "To move" chosen at the top of the page counts here too
+        if (top) top.addEventListener('change', () => {
+          const p = table.players.find((q) => String(q.seat) === top.value);
+          if (p) { sel.value = String(p.id); onKindChange(); }
+        });
       }
       for (const p of table.players) {
         const row = el('div', { class: 'player-input' });
@@ -308,7 +313,7 @@
       roundKey = null;
       for (const [inp, v] of sent) if (inp.value === v) inp.value = '';
       const note = $('count-note'); if (note) note.textContent = '';
-      fromPhoto = false; say(''); renderTable();
+      fromPhoto = false; say(''); renderTable(); onKindChange();  // a pass kept: -3 for the next player
     } catch (e) { say(e.message); }
   }
   let roundKey = null;

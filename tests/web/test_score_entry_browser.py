@@ -45,6 +45,15 @@ def test_a_pass_goes_to_the_player_to_move_not_this_phones_seat(server, page):
     page.click("#record")
     page.wait_for_function("document.querySelectorAll('#history li').length === 2")
     assert page.locator("#totals td.pts").all_text_contents() == ["-6", "0"]
+    # "To move" at the top of the page (the live camera's) chosen: the form follows it
+    page.wait_for_function(
+        "document.querySelectorAll('#round-inputs input.points')[0].value === '-3'"
+    )
+    page.select_option("#live-turn", label="Ben")
+    assert points(page) == ["", "-3"]
+    assert page.input_value("#round-player") == page.get_attribute(
+        "#round-inputs input.points >> nth=1", "data-player"
+    )
 
 
 def test_points_that_are_not_a_number_or_too_many_are_refused_naming_the_player(server, page):
