@@ -712,9 +712,14 @@ def openapi_paths() -> dict[str, Any]:
         },
         "/api/tables/{table_id}/live/tap": {
             "post": {
-                "summary": "What the camera cannot see: {kind: pass|done|player, player: seat}",
-                "parameters": [tid, code],
-                "responses": {"200": ok, "400": err, "403": err, "404": err},
+                "summary": "What the camera cannot see: {kind: pass|done|player, player: seat}; "
+                "with an Idempotency-Key a retry is taken once (answered repeated: true)",
+                "parameters": [
+                    tid,
+                    code,
+                    {"name": "Idempotency-Key", "in": "header", "schema": {"type": "string"}},
+                ],
+                "responses": {"200": ok, "400": err, "403": err, "404": err, "409": err},
             }
         },
         "/api/tables/{table_id}/live/reset": {

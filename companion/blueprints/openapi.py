@@ -179,7 +179,9 @@ def openapi_document() -> dict[str, Any]:
             "version": "1.0",
             "description": "JSON API behind the phone page: tables, photos with the tiles read, "
             "hints, and the score sheets of draw to 100 and Tableaux. Errors are "
-            '{"error": {"status", "message"}}.',
+            '{"error": {"status", "message"}}. Every write may also answer 507 (the server\'s '
+            "disk is full) or 503 (busy or a storage error, with Retry-After), and 403 when "
+            "its Origin or Referer is another site.",
         },
         "paths": {
             **live_paths(),
@@ -209,6 +211,7 @@ def openapi_document() -> dict[str, Any]:
                     "responses": {
                         "201": _json("Table", "created (with code and join_url)"),
                         "400": _ERR,
+                        "429": _ERR,
                     },
                 },
             },
