@@ -78,3 +78,19 @@ def test_a_full_size_photo_is_read_and_a_refused_one_leaves_the_old_photo_marked
     page.wait_for_function(f"!document.getElementById('photo').src.includes('/photos/{first}/')")
     page.wait_for_selector("#old-photo", state="hidden")
     assert page.is_hidden("#message")
+
+
+def test_the_page_shrinks_a_photo_upright_by_its_exif_orientation(server, page, tmp_path):
+    """A 2400 x 1800 JPEG whose EXIF says "turn 90 degrees clockwise" (orientation 6, as a phone
+    held upright writes it) is sent upright and shrunk to 1600 px on its long side."""
+    from .test_images import jpeg_with_orientation
+
+    photo = tmp_path / "IMG_0003.jpg"
+    photo.write_bytes(jpeg_with_orientation(noisy(2400, 1800, 2.0), 6))
+    start_table(page, server, "luzon")
+    page.set_input_files("#photo-input", str(photo))
+    page.wait_for_function("document.getElementById('photo').naturalWidth > 0")
+    size = page.evaluate(
+        "[document.getElementById('photo').naturalWidth, document.getElementById('photo').naturalHeight]"
+    )
+    assert size == [1200, 1600]
