@@ -10,8 +10,11 @@ out is a list of plain records (JSON-ready dicts), in order:
 - ``{"type": "play", "frame", "player", "action", "tile", "points"}``: a play accepted;
 - ``{"type": "flag", "frame", "tile", "message"}``: an illegal play, not accepted
   ("6-3 does not match the 5 it touches");
+- ``{"type": "flag_withdrawn", "frame", "tile", "message"}``: a flag a later view explained
+  (the draw game: the tile taken back, joining the line after all, or the hand over);
 - ``{"type": "question", "frame", "message"}``: a change the rules cannot explain in any order
-  (a tile gone, several tiles that fit no legal order); the players settle it;
+  (a tile gone, several tiles that fit no legal order); the players settle it. ``"ask":
+  "player"``: who is to move is asked (a game joined in progress), answered by a ``player`` tap;
 - ``{"type": "score", "source": "camera", "frame", "player", "points", "reason"}``: an
   ordinary score event (Tableaux: each play's points and the pass penalty; draw game: a hand's
   points);
@@ -20,7 +23,8 @@ out is a list of plain records (JSON-ready dicts), in order:
   game is over).
 
 What the camera cannot see comes from the players as taps (:meth:`Follower.tap`): ``"pass"``
-(the player to move passes), ``"done"`` (a Tableaux turn that could go on stops) and
+(the player to move passes), ``"done"`` (a Tableaux turn that could go on stops; the draw
+game: the hand is over) and
 ``("player", p)`` (who is to move: the coin toss, who leads a draw-game hand). The table
 conventions (how the draw game's remaining tiles are shown) are in docs/follow.md.
 

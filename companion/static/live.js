@@ -57,6 +57,7 @@
         return (boot.table.scored ? `${who(rec.player)} played ` : 'Played ') + (rec.tile || rec.action) +
           (rec.points ? ` (${rec.points > 0 ? '+' : ''}${rec.points})` : '');
       case 'flag': return `Not accepted: ${rec.message}`;
+      case 'flag_withdrawn': return `Flag withdrawn: ${rec.message}`;
       case 'question': return `Check: ${rec.message}`;
       case 'score':
         return `${who(rec.player)} ${rec.points > 0 ? '+' : ''}${rec.points} (${rec.reason}, from the camera)` +
@@ -84,6 +85,7 @@
       if (rec.table && window.dominoTable) window.dominoTable.setTable(rec.table);
       if (rec.type === 'photo' && rec.photo_id && window.dominoTable) window.dominoTable.showPhoto(rec.photo_id);
       if (rec.type === 'flag') show('live-flag', `Not accepted: ${rec.message}`);
+      if (rec.type === 'flag_withdrawn') show('live-flag', '');
       if (rec.type === 'play') { show('live-flag', ''); show('live-question', ''); }
       if (rec.type === 'question') show('live-question', `Check: ${rec.message}`);
       if (rec.type === 'question' && rec.ask === 'player' && $('live-turn')) { $('live-turn').value = ''; $('live-turn').focus(); }
