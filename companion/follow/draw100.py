@@ -74,6 +74,8 @@ class _Draw100Follow(_GameFollow):
         self.apart_now: set[Tile] = set()
         self.apart_groups: list[list[Tile]] = []
         self.asked_apart: set[Tile] = set()
+        #: the last view showed an empty table while a line was followed (kept, not ended)
+        self.emptied = False
 
     def on_stable(self, reading, stable, frame):
         self.last_view = (reading, stable, frame)
@@ -88,8 +90,15 @@ class _Draw100Follow(_GameFollow):
         lay = reading.layout
         line_tiles = {Tile.parse(it["tile"]) for it in lay["line"]}
         # a line that shares nothing with ours: a new hand begun without an empty table between
-        if self.node and not any(t in dets for t in self.node) and len(line_tiles) == 1:
-            out += self._cleared()
+        # a line that shares nothing with ours, or a lone double after a view of an empty table
+        # (the hand ended unseen): a new hand begun
+        lone_double = len(dets) == 1 and next(iter(dets)).is_double
+        if self.node and (
+            (not any(t in dets for t in self.node) and len(line_tiles) == 1)
+            or (self.emptied and lone_double and len(self.node) > 1)
+        ):
+            out += self._cleared(new_hand=True)
+        self.emptied = False
         if not self.node and self.phase == "play":
             return out + self._begin(lay, dets, line_tiles)
         if self.asking:
@@ -418,7 +427,10 @@ class _Draw100Follow(_GameFollow):
         self.phase = "scored"
         return out
 
-    def _cleared(self) -> list[dict]:
+    def _cleared(self, new_hand: bool = False) -> list[dict]:
+        """The table seen empty (or, ``new_hand``, a new lead on it). A line cleared before any
+        hand was shown is asked about and kept until a new hand shows (a lead tile under a
+        hand for a while looks like an empty table)."""
         out: list[dict] = self.flush()  # taps made before the table was cleared
         if self.phase == "reveal":
             if self.group:
@@ -443,12 +455,17 @@ class _Draw100Follow(_GameFollow):
                 if self.phase == "reveal":
                     return out + self._cleared()
             else:
-                out.append(
-                    {
-                        "type": "question",
-                        "message": "the line was cleared before the hands were shown",
-                    }
-                )
+                if not self.emptied:
+                    out.append(
+                        {
+                            "type": "question",
+                            "message": "the line was cleared before the hands were shown "
+                            "(or it is hidden); it is kept until a new lead shows",
+                        }
+                    )
+                if not new_hand:
+                    self.emptied = True
+                    return out
         self._reset()
         return out
 

@@ -156,3 +156,22 @@ def test_a_tile_set_apart_then_played_is_no_hand_shown():
     recs = f.feed([], still=True)
     assert not _kinds(recs, "hand_scored")
     assert "cleared before the hands were shown" in _kinds(recs, "question")[0]["message"]
+
+
+def test_an_empty_view_keeps_the_line_until_a_new_lead_shows():
+    f = Follower("draw100", players=3)
+    _view(f, ORDER[:1])
+    # the lead under a hand long enough to look like an empty table: asked, kept
+    recs = f.feed([], still=True)
+    assert "cleared before the hands were shown" in _kinds(recs, "question")[0]["message"]
+    _view(f, ORDER[:1])  # there again: not a second lead
+    recs = _view(f, ORDER[:2])
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "2-5")]
+    _view(f, ORDER[:3])
+    # the table cleared for real and a new hand led with a double of the old line
+    f.feed([], still=True)
+    f.tap("player", 2)
+    recs = _view(f, [Tile(5, 5)])
+    assert [(r["player"], r["tile"], r["action"]) for r in _kinds(recs, "play")] == [
+        (2, "5-5", "lead 5-5")
+    ]
