@@ -619,3 +619,38 @@ def plain_problem(
     )
     text = re.sub(r"[;,]?\s*\(?(see )?RULES\.md[^)\.;]*\)?", "", text)
     return text, named
+
+
+#: A reader's problem, by its ``kind`` (``vision.layout.common.Problem``), in players' words:
+#: what to check, without the reader's numbers (confidences, overlap fractions), which stay in
+#: the problem's ``message`` (the page shows them under "Why"). ``{tile}`` is "tile 3" (the
+#: number on the photo) or "a tile".
+PLAIN_PROBLEMS = {
+    "unreadable": "{Tile} could not be read: tap it and give its numbers.",
+    "doubtful": "{Tile} is hard to read (maybe partly hidden): check it.",
+    "duplicate": "{Tile} is read as a tile that is already there: check it.",
+    "outside_set": "{Tile} shows a number this set does not have: check it.",
+    "face_down": "{Tile} lies face down: it is left out.",
+    "overlap": "{Tile} looks partly hidden under another tile: check it.",
+    "ambiguous": "Where {tile} joins the others is unclear: check it.",
+    "gap": "{Tile} does not touch the other tiles: check where it lies.",
+    "not_joined": "{Tile} is not joined to the other tiles: check it.",
+    "bad_box": "{Tile} is not a whole tile's box: it is left out. Check it.",
+    "overlapping_box": "{Tile} looks like another tile seen twice: it is left out. Check it.",
+    "stray_box": "{Tile} does not look like a tile: it is left out. Check it.",
+    "dropped": "{Tile} does not fit the table: it is taken for a false find and left out. "
+    "Check it.",
+}
+
+
+def problem_in_words(problem: dict) -> str:
+    """One problem of a reading (``{"kind", "message", "tiles", "tile_index", "source"}``) in
+    players' words, from :data:`PLAIN_PROBLEMS`; other kinds keep their own sentence."""
+    template = PLAIN_PROBLEMS.get(str(problem.get("kind")))
+    if template is None or problem.get("source") == "hand":  # a hand's problems name its tiles
+        return str(problem.get("message", ""))
+    if isinstance(problem.get("tile_index"), int):
+        tile = f"tile {problem['tile_index'] + 1}"
+    else:
+        tile = "a tile"
+    return template.replace("{Tile}", tile[0].upper() + tile[1:]).replace("{tile}", tile)

@@ -292,6 +292,47 @@ def apply_corrections(tiles: list[dict], corrections: dict[str, Any]) -> list[di
     return out
 
 
+def label_text(tile: dict) -> str | None:
+    """What the photo shows on a tile: its value "a-b" (as read, first half first), "?" when
+    unread, a square when face down, None for a box marked "not a tile" (drawn as removed)."""
+    if tile.get("not_tile") is True:  # a probability from the verifier otherwise
+        return None
+    if tile.get("face_down"):
+        return "\u25a0"
+    pips = tile.get("pips")
+    return f"{pips[0]}-{pips[1]}" if pips else "?"
+
+
+def problem_tiles(analysis: dict) -> list[int]:
+    """The photo tiles (0-based) the reading's problems name (a hand problem may name the
+    table tile it clashes with, in ``tiles``)."""
+    out: set[int] = set()
+    for p in analysis.get("problems") or []:
+        if not isinstance(p, dict):
+            continue
+        named = p.get("tiles")
+        if named is None and p.get("source") != "hand" and isinstance(p.get("tile_index"), int):
+            named = [p["tile_index"]]
+        out.update(i for i in named or [] if isinstance(i, int))
+    return sorted(out)
+
+
+def tile_labels(tiles: list[dict], analysis: dict, width: int, height: int) -> list[dict]:
+    """The value labels and problem badges of a photo's tiles, placed so none overlaps another
+    (:func:`vision.labels.place_labels`; photo px). ``tiles`` as the page shows them
+    (:func:`apply_corrections`)."""
+    from vision.labels import place_labels
+
+    labels = place_labels(
+        [t["corners"] for t in tiles],
+        [label_text(t) for t in tiles],
+        width,
+        height,
+        problem_tiles(analysis),
+    )
+    return [lab.to_json() for lab in labels]
+
+
 def _remap(value: Any, index: list[int]) -> Any:
     """Every ``tile_index`` (and draw100 ``joins`` pair) of a reading from the reader's
     numbering (tiles left after dropping "not a tile" boxes) back to the photo's."""
@@ -403,7 +444,10 @@ def read_table(
             p["message"], named = hints.plain_problem(p["message"], index, places)
             on_table = isinstance(p.get("tile_index"), int) and p.get("source") != "hand"
             p["tiles"] = sorted(set(named) | ({p["tile_index"]} if on_table else set()))
+            p["plain"] = hints.problem_in_words(p)
         data["message"] = "" if data["ok"] else _why_not(data, gt, hand)
+        # the reading waits for the player's own tiles (the page asks in its own words)
+        data["asks_hand"] = not data["ok"] and _asks_hand(data, gt, hand)
         data["advice"] = hints.present(gt.name, data, shown)
         data["legal_moves"] = _moves_in_words(gt, data, shown, hand)
     except ParameterError:
@@ -463,11 +507,12 @@ def hint_for(gt: GameType, state: State | None) -> Hint | None:
 
 def _why_not(data: dict, gt: GameType, hand: list[str] | None) -> str:
     """One sentence for the page: why the photo gave no game state (from the reader's problems)."""
-    kinds = {p.get("kind") for p in data["problems"] if isinstance(p, dict)}
-    if "no_hand" in kinds or (gt.needs_hand and not hand):
+    if _asks_hand(data, gt, hand):
         return "Type your hand in the 'Your hand' box to see your legal moves and the hint."
     blocking = [
-        p.get("message", "") for p in data["problems"] if isinstance(p, dict) and p.get("blocking")
+        _sentence_part(p.get("plain") or p.get("message", ""))
+        for p in data["problems"]
+        if isinstance(p, dict) and p.get("blocking")
     ]
     if blocking:
         return (
@@ -477,6 +522,18 @@ def _why_not(data: dict, gt: GameType, hand: list[str] | None) -> str:
             + ". Tap a tile to fix it, or take the photo again."
         )
     return "No moves: the game on the photo is over or could not be rebuilt."
+
+
+def _sentence_part(text: str) -> str:
+    """A sentence made a part of another: first letter small, no closing full stop."""
+    text = text.strip().rstrip(".")
+    return text[:1].lower() + text[1:]
+
+
+def _asks_hand(data: dict, gt: GameType, hand: list[str] | None) -> bool:
+    """The reading needs the player's hand before it can give moves."""
+    kinds = {p.get("kind") for p in data["problems"] if isinstance(p, dict)}
+    return "no_hand" in kinds or (gt.needs_hand and not hand)
 
 
 def _json_default(o: Any) -> Any:
@@ -503,6 +560,6 @@ def pips_in_view(tiles: list[dict], corrections: dict[str, Any]) -> int:
     """
     total = 0
     for t in apply_corrections(tiles, corrections):
-        if t.get("pips") and not t.get("face_down") and not t.get("not_tile"):
+        if t.get("pips") and not t.get("face_down") and t.get("not_tile") is not True:
             total += int(t["pips"][0]) + int(t["pips"][1])
     return total

@@ -633,6 +633,8 @@ def photo_json(row: sqlite3.Row, game: str, mine: dict | None = None) -> dict:
     # No suggestion for a Tableaux turn: the hint's ranking values are turn points minus a
     # threat penalty (engine/tableaux/hint.py), not the score of the turn; its explanation
     # names the turn's points and players type them.
+    shown = services.apply_corrections(tiles, corrections)
+    reading = mine["analysis"] if mine else analysis
     return {
         "id": row["id"],
         "table_id": row["table_id"],
@@ -640,11 +642,12 @@ def photo_json(row: sqlite3.Row, game: str, mine: dict | None = None) -> dict:
         "width": row["width"],
         "height": row["height"],
         "created": row["created"],
-        "tiles": services.apply_corrections(tiles, corrections),
+        "tiles": shown,
+        "labels": services.tile_labels(shown, reading, row["width"], row["height"]),
         "corrections": corrections,
         "hand": mine["hand"] if mine else [],
         "player_id": mine["player_id"] if mine else None,
-        "analysis": mine["analysis"] if mine else analysis,
+        "analysis": reading,
         "suggestion": suggestion,
         "elapsed_ms": row["elapsed_ms"],
         "rendered": bool(row["rendered"]) if "rendered" in row.keys() else False,

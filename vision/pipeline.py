@@ -178,40 +178,73 @@ def detect(
 def annotate(image: np.ndarray, tiles: list[TileDetection]) -> np.ndarray:
     """Draw each tile's outline and value on a copy of the photo.
 
-    Green: read face-up tile ("a-b" near the tile, ``a`` on ``halves[0]``); orange: unreadable
-    ("?"); red: face down ("down").
+    Green: read face-up tile ("a-b", ``a`` on ``halves[0]``, marked by a dot); orange:
+    unreadable ("?"); red: face down ("down"). Labels are sized to their tile and never overlap
+    (:func:`vision.labels.place_labels`): a label with no free place shows the tile's number
+    (1-based) in a box, and the value is listed in a key at the bottom of the picture.
 
     Args:
         image: ``(H, W, 3) uint8`` BGR.
         tiles: detections in this image's pixels.
     Returns:
-        ``(H, W, 3) uint8`` BGR copy with the drawing.
+        ``(H, W, 3) uint8`` BGR copy with the drawing (taller by the key's lines, if any).
     """
+    from vision.labels import place_labels
+
     out = _check_image(image).copy()
+    h_img, w_img = out.shape[:2]
     scale = max(out.shape[:2]) / 1000.0
     thick = max(1, int(round(2 * scale)))
+    colours, texts = [], []
     for t in tiles:
         if t.face_down:
-            colour, text = (40, 40, 230), "down"
+            colours.append((40, 40, 230))
+            texts.append("down")
         elif t.pips is None:
-            colour, text = (0, 160, 255), "?"
+            colours.append((0, 160, 255))
+            texts.append("?")
         else:
-            colour, text = (40, 200, 40), f"{t.pips[0]}-{t.pips[1]}"
+            colours.append((40, 200, 40))
+            texts.append(f"{t.pips[0]}-{t.pips[1]}")
+    for t, colour in zip(tiles, colours):
         cv2.polylines(out, [np.round(t.corners).astype(np.int32)], True, colour, thick, cv2.LINE_AA)
-        cv2.circle(
-            out,
-            tuple(int(v) for v in np.round(t.halves[0])),
-            max(2, thick + 1),
-            colour,
-            -1,
-            cv2.LINE_AA,
-        )
-        x, y = (int(v) for v in np.round(t.centre))
-        fs = 0.5 * max(scale, 0.6)
-        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, fs, thick)
-        org = (x - tw // 2, y + th // 2)
-        cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, fs, (0, 0, 0), thick + 2, cv2.LINE_AA)
+        dot = tuple(int(v) for v in np.round(t.halves[0]))
+        cv2.circle(out, dot, max(2, thick + 1), colour, -1, cv2.LINE_AA)
+    key = []
+    for lab in place_labels([t.corners for t in tiles], texts, w_img, h_img):
+        if lab.keyed:
+            key.append(f"{lab.text}: {texts[lab.tile]}")
+        if not lab.size:  # no room near the tile: in the key only
+            continue
+        fs = lab.size / 22.0  # FONT_HERSHEY_SIMPLEX: about 22 px high at scale 1
+        th_text = max(1, int(round(lab.size / 12)))
+        (tw, th), _ = cv2.getTextSize(lab.text, cv2.FONT_HERSHEY_SIMPLEX, fs, th_text)
+        org = (int(lab.x - tw / 2), int(lab.y + th / 2))
+        if lab.keyed:
+            x0, y0 = int(lab.x - lab.w / 2), int(lab.y - lab.h / 2)
+            cv2.rectangle(out, (x0, y0), (int(x0 + lab.w), int(y0 + lab.h)), (0, 0, 0), -1)
         cv2.putText(
-            out, text, org, cv2.FONT_HERSHEY_SIMPLEX, fs, (255, 255, 255), thick, cv2.LINE_AA
+            out, lab.text, org, cv2.FONT_HERSHEY_SIMPLEX, fs, (0, 0, 0), th_text + 2, cv2.LINE_AA
         )
+        cv2.putText(
+            out, lab.text, org, cv2.FONT_HERSHEY_SIMPLEX, fs, (255, 255, 255), th_text, cv2.LINE_AA
+        )
+    if key:  # the values of numbered tiles, under the photo
+        fs = max(0.5, scale * 0.6)
+        line_h = int(30 * fs) + 6
+        per_line = max(1, int(w_img / (fs * 20 * 12)))
+        lines = [", ".join(key[k : k + per_line]) for k in range(0, len(key), per_line)]
+        strip = np.full((line_h * len(lines) + 8, w_img, 3), 255, np.uint8)
+        for n, text in enumerate(lines):
+            cv2.putText(
+                strip,
+                text,
+                (6, line_h * (n + 1)),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                fs,
+                (0, 0, 0),
+                max(1, thick - 1),
+                cv2.LINE_AA,
+            )
+        out = np.vstack([out, strip])
     return out

@@ -335,8 +335,8 @@
     }
     return inside;
   }
-  function photoPoint(ev) {  // a tap on the overlay -> photo pixels
-    const r = $('overlay').getBoundingClientRect();
+  function photoPoint(ev, svg) {  // a tap on an overlay (the page's or the zoomed one) -> photo pixels
+    const r = (svg || $('overlay')).getBoundingClientRect();
     return [(ev.clientX - r.left) * photo.width / r.width, (ev.clientY - r.top) * photo.height / r.height];
   }
   function distToPoly(pt, poly) {  // 0 inside, else the distance to the nearest edge (photo px)
@@ -353,8 +353,8 @@
   // The tile a tap means: the box under the finger, else the nearest box within 14 screen px or
   // centre within 28 screen px, so every tile answers at least a 44 px target even on a full
   // table of small tiles.
-  function tileAt(pt) {
-    const scale = $('overlay').getBoundingClientRect().width / photo.width;
+  function tileAt(pt, svg) {
+    const scale = (svg || $('overlay')).getBoundingClientRect().width / photo.width;
     let best = null, bestKey = null;
     photo.tiles.forEach((t, i) => {
       const c = centreOf(t);
@@ -374,7 +374,46 @@
     const pt = photoPoint(ev);
     if (adding) { adding = false; $('add-tile').classList.remove('active'); $('photo-wrap').classList.remove('adding'); openFix(null, pt); return; }
     const i = tileAt(pt);
-    if (i !== null) openFix(i);
+    if (i !== null) openFix(i); else openZoom(pt);  // a tap beside the tiles zooms in there
+  }
+
+  // ---- the photo full size: pan with a finger, pinch or +/- to zoom, tap a tile to fix it -------
+  let zoomWidth = 0;
+  function zoomTo(width, at) {  // the zoomed photo ``width`` CSS px wide; ``at``: photo px to centre
+    const view = $('zoom-view'), inner = $('zoom-inner');
+    const fit = view.clientWidth || window.innerWidth;
+    const before = at || [(view.scrollLeft + view.clientWidth / 2) / (inner.clientWidth || 1) * photo.width,
+      (view.scrollTop + view.clientHeight / 2) / (inner.clientHeight || 1) * photo.height];
+    zoomWidth = Math.max(fit, Math.min(width, Math.max(fit, photo.width) * 2));
+    inner.style.width = zoomWidth + 'px';
+    const k = zoomWidth / photo.width;
+    view.scrollLeft = before[0] * k - view.clientWidth / 2;
+    view.scrollTop = before[1] * k - view.clientHeight / 2;
+  }
+  function openZoom(at) {
+    if (!photo) return;
+    const d = $('zoom-dialog');
+    $('zoom-photo').src = photo.image_url;
+    const svg = $('zoom-overlay');
+    svg.setAttribute('viewBox', `0 0 ${photo.width} ${photo.height}`);
+    svg.innerHTML = $('overlay').innerHTML;  // the same outlines, labels and hint
+    if (d.showModal) d.showModal(); else d.setAttribute('open', '');
+    if (!at && photo.tiles.length) {  // the middle of the tiles
+      const xs = photo.tiles.flatMap((t) => t.corners.map((c) => c[0])), ys = photo.tiles.flatMap((t) => t.corners.map((c) => c[1]));
+      at = [(Math.min(...xs) + Math.max(...xs)) / 2, (Math.min(...ys) + Math.max(...ys)) / 2];
+    }
+    zoomTo(Math.min(photo.width, 3 * window.innerWidth), at || [photo.width / 2, photo.height / 2]);
+  }
+  function closeZoom() { const d = $('zoom-dialog'); if (d.close) d.close(); else d.removeAttribute('open'); }
+  if ($('zoom-dialog')) {
+    $('zoom-button').addEventListener('click', () => openZoom());
+    $('zoom-in').addEventListener('click', () => zoomTo(zoomWidth * 1.6));
+    $('zoom-out').addEventListener('click', () => zoomTo(zoomWidth / 1.6));
+    $('zoom-close').addEventListener('click', closeZoom);
+    $('zoom-overlay').addEventListener('click', (ev) => {
+      const i = tileAt(photoPoint(ev, $('zoom-overlay')), $('zoom-overlay'));
+      if (i !== null) { closeZoom(); openFix(i); }
+    });
   }
 
   function renderPhoto() {
@@ -392,37 +431,56 @@
     const problemTiles = new Set((a.problems || []).filter((p) => p && typeof p === 'object').flatMap((p) =>
       p.tiles || (p.source !== 'hand' && Number.isInteger(p.tile_index) ? [p.tile_index] : [])));
     const font = Math.max(16, Math.round(Math.max(photo.width, photo.height) / 26));
-    const stroke = Math.max(2, Math.round(font / 6));
+    // outlines thin enough not to hide small tiles (a cluttered table seen from afar)
+    const shorts = photo.tiles.map((t) => Math.min(...[0, 1].map((k) => Math.hypot(t.corners[k + 1][0] - t.corners[k][0], t.corners[k + 1][1] - t.corners[k][1])))).sort((x, y) => x - y);
+    const stroke = Math.max(1.5, Math.min(Math.round(font / 6), shorts.length ? shorts[Math.floor(shorts.length / 2)] / 8 : Infinity));
     for (let i = 0; i < photo.tiles.length; i++) {
       const t = photo.tiles[i];
+      const points = t.corners.map((c) => c.join(',')).join(' ');
+      if (t.not_tile === true) {  // a box marked "Not a tile": drawn as removed, crossed out, no value
+        svg.append(svgEl('polygon', { points, class: 'tile corrected removed', 'stroke-width': stroke, 'data-index': i, tabindex: 0, role: 'button',
+          'aria-label': `tile ${i + 1}: not a tile (removed); tap to change` }));
+        const [p0, p1, p2, p3] = t.corners;
+        svg.append(svgEl('line', { x1: p0[0], y1: p0[1], x2: p2[0], y2: p2[1], class: 'removed-cross', 'stroke-width': stroke }));
+        svg.append(svgEl('line', { x1: p1[0], y1: p1[1], x2: p3[0], y2: p3[1], class: 'removed-cross', 'stroke-width': stroke }));
+        continue;
+      }
       const cls = ['tile'];
       if (t.corrected) cls.push('corrected');
       else if (!t.pips) cls.push('unread');
       else if (problemTiles.has(i)) cls.push('problem');
       else if (t.pip_confidence !== null && t.pip_confidence < 0.6) cls.push('doubtful');
       if (outlined.has(i)) cls.push('hinted');
-      svg.append(svgEl('polygon', { points: t.corners.map((c) => c.join(',')).join(' '), class: cls.join(' '),
+      svg.append(svgEl('polygon', { points, class: cls.join(' '),
         'stroke-width': stroke, 'data-index': i, tabindex: 0, role: 'button',
         'aria-label': `tile ${i + 1}: ${t.pips ? t.pips.join('-') : (t.face_down ? 'face down' : 'unread')}; tap to fix` }));
-      const label = t.face_down ? '\u25a0' : (t.pips ? t.pips.join('-') : '?');
-      const [cx, cy] = centreOf(t);
-      svg.append(svgEl('text', { x: cx, y: cy, 'font-size': font, 'text-anchor': 'middle', 'dominant-baseline': 'middle',
-        class: 'tile-label', 'stroke-width': stroke }, label));
     }
-    for (const i of problemTiles) {  // the numbers the messages name ("tile 3")
-      const t = photo.tiles[i]; if (!t) continue;
-      const c = t.corners.reduce((m, p) => (p[1] < m[1] ? p : m));
-      const r = font * 0.7;
-      const x = Math.min(Math.max(c[0], r), photo.width - r), y = Math.min(Math.max(c[1], r), photo.height - r);
-      svg.append(svgEl('circle', { cx: x, cy: y, r, class: 'tile-number' }));
-      svg.append(svgEl('text', { x, y, 'font-size': font * 0.9, 'text-anchor': 'middle', 'dominant-baseline': 'central',
-        class: 'tile-number-text', 'data-tile-number': i + 1 }, String(i + 1)));
+    // values and problem numbers where the server placed them: sized to the tile, none on
+    // another (vision/labels.py); a value with no room shows the tile's number, listed in the key
+    const key = [];
+    for (const lab of photo.labels || []) {
+      if (lab.keyed) { const t = photo.tiles[lab.tile]; key.push(`${lab.text}: ${t.face_down ? 'face down' : (t.pips ? t.pips.join('-') : '?')}`); }
+      if (!lab.size) continue;  // no room near its tile: in the key only
+      if (lab.badge || lab.keyed) {
+        svg.append(svgEl('rect', { x: lab.x - lab.w / 2, y: lab.y - lab.h / 2, width: lab.w, height: lab.h, rx: lab.h / 2,
+          class: lab.badge ? 'tile-number' : 'tile-key' }));
+      }
+      const attrs = { x: lab.x, y: lab.y, 'font-size': lab.size, 'text-anchor': 'middle', 'dominant-baseline': 'central' };
+      if (lab.badge) svg.append(svgEl('text', { ...attrs, class: 'tile-number-text', 'data-tile-number': lab.tile + 1 }, lab.text));
+      else {
+        svg.append(svgEl('text', { ...attrs, class: lab.keyed ? 'tile-label keyed' : 'tile-label', 'stroke-width': Math.max(1, lab.size / 6),
+          'data-tile': lab.tile }, lab.text));
+      }
     }
+    const keyLine = $('label-key');
+    if (keyLine) { keyLine.textContent = key.length ? 'Tiles numbered on the photo (no room for the value): ' + key.map((k) => 'tile ' + k).join(', ') : ''; keyLine.hidden = !key.length; }
     if (adv) drawAdvice(svg, adv, font, stroke);
     svg.onclick = onOverlayClick;
     svg.onkeydown = (e) => { if (e.key === 'Enter' && e.target.dataset && e.target.dataset.index) openFix(+e.target.dataset.index); };
-    const n = photo.tiles.length, up = photo.tiles.filter((t) => t.pips).length;
-    $('tiles-line').textContent = n ? `${n} tile(s) seen, ${up} read. Tap a tile to fix it.` : 'No tiles seen in this photo.';
+    const n = photo.tiles.filter((t) => t.not_tile !== true).length, up = photo.tiles.filter((t) => t.pips).length;
+    const gone = photo.tiles.length - n;
+    $('tiles-line').textContent = (n ? `${n} tile(s) seen, ${up} read. Tap a tile to fix it.` : 'No tiles seen in this photo.') +
+      (gone ? ` ${gone} box(es) marked "not a tile" are crossed out.` : '');
     renderAnalysis(a);
   }
 
@@ -524,14 +582,25 @@
       slot.append(hb);
     }
     renderHand(box, a, adv);
-    const asks = (a.problems || []).some((p) => p && typeof p === 'object' && ASKS.has(p.kind));
+    const asks = a.asks_hand || (a.problems || []).some((p) => p && typeof p === 'object' && ASKS.has(p.kind));
     const message = asks && !adv ? askForHand() : a.message;
     if (message) (adv ? box : slot).append(el('p', { class: 'notice', id: 'analysis-message' }, message));
+    const inMessage = (p) => a.message && typeof p === 'object' && p.blocking &&
+      [p.plain, p.message].some((t) => t && a.message.toLowerCase().includes(t.replace(/\.$/, '').toLowerCase()));
     const problems = (a.problems || []).filter((p) => !(p && typeof p === 'object' && ASKS.has(p.kind)))
-      .filter((p) => !(a.message && typeof p === 'object' && p.blocking && a.message.includes(p.message)));
+      .filter((p) => !inMessage(p));
     if (problems.length) {
       const ul = el('ul', { class: 'problems' });
-      for (const p of problems) ul.append(el('li', {}, typeof p === 'string' ? p : (p.message || '')));
+      for (const p of problems) {
+        // in players' words; the reader's own sentence (confidences, overlaps) under "Why"
+        const li = el('li', {}, typeof p === 'string' ? p : (p.plain || p.message || ''));
+        if (typeof p === 'object' && p.plain && p.message && p.plain !== p.message) {
+          const why = el('details', { class: 'why' });
+          why.append(el('summary', {}, 'Why'), el('p', { class: 'small' }, p.message));
+          li.append(why);
+        }
+        ul.append(li);
+      }
       box.append(el('h3', {}, 'What looks wrong'), ul);
     }
     const moves = a.legal_moves || [];
@@ -574,6 +643,16 @@
       corners = [[at[0] - side / 2, at[1] - side], [at[0] + side / 2, at[1] - side], [at[0] + side / 2, at[1] + side], [at[0] - side / 2, at[1] + side]];
     }
     $('fix-title').textContent = t ? `Tile ${i + 1}: ${t.face_down ? 'face down' : (t.pips ? 'read as ' + t.pips.join('-') : 'not read')}` : 'Add a tile here';
+    // the reader's own details of this box, for whoever wants them
+    const why = $('fix-why');
+    if (why) {
+      const bits = [];
+      if (t && typeof t.confidence === 'number') bits.push(`detector confidence ${t.confidence.toFixed(2)}`);
+      if (t && typeof t.pip_confidence === 'number') bits.push(`pip reading confidence ${t.pip_confidence.toFixed(2)}`);
+      if (t && t.note) bits.push(t.note);
+      $('fix-why-text').textContent = bits.join('; ');
+      why.hidden = !bits.length; why.open = false;
+    }
     preview(corners);
     const grid = $('fix-grid'); grid.innerHTML = '';
     for (let v = 0; v <= maxPip; v++) {

@@ -81,7 +81,10 @@ def test_read_table_passes_params_and_makes_plain_json(monkeypatch):
     assert out["layout"] == {"grid": [[0, 1], [2, 3]]}  # numpy -> JSON
     assert not out["ok"] and out["hint"] is None and out["legal_moves"] == []
     assert out["problems"][0]["tiles"] == [0] and out["problems"][0]["blocking"]
-    assert "confidence 0.40" in out["message"]
+    # in plain words; the reader's sentence (its confidence) stays with the problem, for "Why"
+    assert "tile 1 is hard to read" in out["message"] and "0.40" not in out["message"]
+    assert "confidence 0.40" in out["problems"][0]["message"]
+    assert out["problems"][0]["plain"].startswith("Tile 1 is hard to read")
     json.dumps(out)
 
 
