@@ -77,8 +77,9 @@ def _tile_text(t: Any) -> str:
 
 def _as_shown(name: str, tiles: list[dict], index: Any) -> str:
     """``name`` ("low-high") written as the photo's label writes that tile: its halves in the
-    order read (``pips``; the page labels a box ``pips.join('-')``), so a box labelled "2-0" is
-    "2-0" in the words too. ``name`` itself when ``index`` is no photo tile showing it."""
+    order read (``pips``, as :func:`companion.services.label_text` writes the labels), so a
+    box labelled "2-0" is "2-0" in the words too. ``name`` itself when ``index`` is no photo
+    tile showing it."""
     if isinstance(index, int) and 0 <= index < len(tiles):
         p = tiles[index].get("pips")
         try:
