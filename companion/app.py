@@ -80,6 +80,10 @@ def create_app(
         JSON_SORT_KEYS=False,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
+        # the session cookie (the table codes this browser joined) is sent again only when it
+        # changes: a long-polling request that started before a join or rematch would
+        # otherwise answer with the older cookie and drop the new table's code
+        SESSION_REFRESH_EACH_REQUEST=False,
         TRUSTED_HOSTS=guard.default_trusted_hosts(),
         DB_BUSY_TIMEOUT=5.0,
         CODE_TRIES_PER_MINUTE=10,

@@ -45,6 +45,11 @@ def init_schema(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE photos ADD COLUMN hand_json TEXT NOT NULL DEFAULT '[]'")
     if "rendered" not in cols:
         conn.execute("ALTER TABLE photos ADD COLUMN rendered INTEGER NOT NULL DEFAULT 0")
+    cols = {r[1] for r in conn.execute("PRAGMA table_info(tables)")}
+    if "hand_from" not in cols:
+        conn.execute("ALTER TABLE tables ADD COLUMN hand_from INTEGER NOT NULL DEFAULT 0")
+    if "next_id" not in cols:
+        conn.execute("ALTER TABLE tables ADD COLUMN next_id INTEGER")
     _allow_camera_rounds(conn)
 
 

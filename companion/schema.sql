@@ -10,6 +10,8 @@ CREATE TABLE IF NOT EXISTS tables (
     status      TEXT    NOT NULL DEFAULT 'playing' CHECK (status IN ('playing', 'finished')),
     winner_id   INTEGER REFERENCES players(id),
     demo        INTEGER NOT NULL DEFAULT 0,       -- 1 for the demo tables `serve` creates
+    hand_from   INTEGER NOT NULL DEFAULT 0,       -- photos up to this id belong to finished hands
+    next_id     INTEGER,                          -- the rematch table every phone moves on to
     created     TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
 );
 

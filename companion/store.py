@@ -240,6 +240,12 @@ def table_row(db: sqlite3.Connection, table_id: int) -> sqlite3.Row:
     return row
 
 
+def table_by_id(db: sqlite3.Connection, table_id: int) -> sqlite3.Row | None:
+    """The ``tables`` row, or None (a table deleted since)."""
+    r: sqlite3.Row | None = db.execute("SELECT * FROM tables WHERE id = ?", (table_id,)).fetchone()
+    return r
+
+
 def table_by_code(db: sqlite3.Connection, code: str) -> sqlite3.Row | None:
     """The table whose join code is ``code`` (case and dashes ignored), or None."""
     return db.execute("SELECT * FROM tables WHERE code = ?", (normalise_code(code),)).fetchone()
@@ -319,7 +325,7 @@ def table_json(db: sqlite3.Connection, table_id: int) -> dict:
         }
         for p in players(db, table_id)
     ]
-    last_photo = latest_photo(db, table_id)
+    last_photo = hand_photo(db, row)
     n_photos = db.execute("SELECT COUNT(*) FROM photos WHERE table_id = ?", (table_id,)).fetchone()[
         0
     ]
@@ -338,6 +344,7 @@ def table_json(db: sqlite3.Connection, table_id: int) -> dict:
         "round_kinds": list(sheet.kinds) if sheet else [],
         "demo": bool(row["demo"]),
         "latest_photo_id": last_photo["id"] if last_photo else None,
+        "next_id": row["next_id"],
         "photo_count": n_photos,
         "created": row["created"],
     }
@@ -589,6 +596,36 @@ def latest_photo(db: sqlite3.Connection, table_id: int) -> sqlite3.Row | None:
     """The table's newest photo row, or None before any photo."""
     rows = photos(db, table_id, 1)
     return rows[0] if rows else None
+
+
+def hand_photo(db: sqlite3.Connection, row: sqlite3.Row) -> sqlite3.Row | None:
+    """The newest photo of the hand being played at the table ``row`` (None before its first
+    photo: a recorded hand or "new hand" leaves the old photo in the history only)."""
+    r: sqlite3.Row | None = db.execute(
+        "SELECT * FROM photos WHERE table_id = ? AND id > ? ORDER BY id DESC LIMIT 1",
+        (row["id"], row["hand_from"]),
+    ).fetchone()
+    return r
+
+
+def new_hand(db: sqlite3.Connection, table_id: int) -> None:
+    """Start the next hand at the table: its photos so far, their hints and every player's hand
+    are the last hand's (the photos stay in the history). A demo table keeps its sample photo
+    and hand. Call inside a transaction."""
+    row = table_row(db, table_id)
+    if row["demo"]:
+        return
+    db.execute(
+        "UPDATE tables SET hand_from = (SELECT COALESCE(MAX(id), 0) FROM photos WHERE table_id = ?)"
+        " WHERE id = ?",
+        (table_id, table_id),
+    )
+    db.execute("DELETE FROM hands WHERE table_id = ?", (table_id,))
+
+
+def set_next_table(db: sqlite3.Connection, table_id: int, next_id: int) -> None:
+    """Remember the rematch table the players moved on to."""
+    db.execute("UPDATE tables SET next_id = ? WHERE id = ?", (next_id, table_id))
 
 
 def photo_files(db: sqlite3.Connection, table_id: int | None = None) -> list[str]:

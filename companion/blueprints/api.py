@@ -17,7 +17,7 @@ from pathlib import Path
 import segno
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory, url_for
 
-from engine import GAMES, get_game_type
+from engine import GAMES, Shape, get_game_type
 
 from .. import guard, services, store
 from ..db import get_db, storage_status, transaction
@@ -187,6 +187,9 @@ def record_round(table_id: int):
             body.get("photo_id"),
             body.get("note", ""),
         )
+        if GAMES[out["game"]].shape is Shape.LINE:  # a hand is scored: the next one starts
+            store.new_hand(db, table_id)
+            out = store.table_json(db, table_id)
         last = out["rounds"][-1]["id"] if out["rounds"] else None
         store.store_answer(db, table_id, key, "rounds", 201, last)
     return jsonify(out), 201
@@ -565,7 +568,7 @@ def store_player_hand(row, hand: list[str]) -> tuple[int, dict | None]:
     with transaction() as db:
         pid = seated_player(row)
         store.set_hand(db, row["id"], pid, hand)
-        latest = store.latest_photo(db, row["id"])
+        latest = store.hand_photo(db, store.table_row(db, row["id"]))
         photo = (
             store.photo_json(latest, row["game"], player_reading(db, row, latest, pid))
             if latest
@@ -696,17 +699,24 @@ def take_seat(table_id: int, player_id: int):
         if before is not None:
             store.release_seat(db, row, before)
     resp = jsonify(seat_answer(row, pid))
-    # Not Secure: one phone moves between the LAN address (http) and the secure address (https,
-    # for the live camera) and keeps its seat on both; a Secure cookie would be unseen on http.
+    set_seat_cookie(resp, table_id, f"{pid}.{token}")
+    return resp, 201
+
+
+def set_seat_cookie(resp, table_id: int, value: str) -> None:
+    """Give this phone the seat cookie of ``table_id`` (``<player id>.<token>``).
+
+    Not Secure: one phone moves between the LAN address (http) and the secure address (https,
+    for the live camera) and keeps its seat on both; a Secure cookie would be unseen on http.
+    """
     resp.set_cookie(
         seat_cookie(table_id),
-        f"{pid}.{token}",
+        value,
         max_age=SEAT_COOKIE_AGE,
         path="/",
         httponly=True,
         samesite="Lax",
     )
-    return resp, 201
 
 
 @bp.delete("/tables/<int:table_id>/seats/<int:player_id>")
@@ -727,25 +737,80 @@ def free_seat(table_id: int, player_id: int):
     return resp
 
 
+@bp.post("/tables/<int:table_id>/new-hand")
+def new_hand(table_id: int):
+    """Start the next hand for every phone at the table: the photo, its hints and every player's
+    hand are cleared (the photos stay in the history; a demo table keeps its sample). A draw
+    game's recorded hand does the same by itself. Answers the table."""
+    editable_table(table_id)
+    with transaction() as db:
+        store.new_hand(db, table_id)
+        out = store.table_json(db, table_id)
+    return jsonify(out)
+
+
+def move_on(old, new_id: int) -> dict:
+    """This phone moves from the table ``old`` to its rematch ``new_id``: it gets the new code
+    (session) and, when it held a seat, the same seat at the new table (unless another phone
+    took it first). Answers the new table with its ``code``, ``join_url`` and ``url``."""
+    db = get_db()
+    new = store.table_row(db, new_id)
+    remember_code(new["id"], new["code"])
+    out = store.table_json(db, new_id)
+    out.update(code=new["code"], join_url=join_url(new["code"]))
+    out["url"] = url_for("pages.table", table_id=new_id)
+    held = held_seat(old)
+    seat = next((p["seat"] for p in store.players(db, old["id"]) if p["id"] == held), None)
+    pid = next((p["id"] for p in store.players(db, new_id) if p["seat"] == seat), None)
+    out["seat_token"] = None
+    if pid is not None and pid not in store.held_seats(db, new_id):
+        with transaction() as db:
+            out["seat_token"] = f"{pid}.{store.take_seat(db, new, pid)}"
+    return out
+
+
+def moved_answer(out: dict, status: int):
+    """The answer of :func:`move_on`, setting the new table's seat cookie when a seat moved."""
+    token = out.pop("seat_token", None)
+    resp = jsonify(out)
+    if token:
+        set_seat_cookie(resp, out["id"], token)
+    return resp, status
+
+
 @bp.post("/tables/<int:table_id>/rematch")
 def rematch(table_id: int):
-    """A new table of the same game, set, variant, target and players (in the same seats);
-    answers it with its code, ``join_url`` and ``url`` (the table page)."""
+    """A new table of the same game, set, variant, target and players (in the same seats), made
+    once: every phone at the table moves on to it (the change feed tells them; a Rematch
+    pressed on a second phone joins the same one). Answers it with its code, ``join_url`` and
+    ``url`` (the table page); this phone keeps its seat there."""
     row = editable_table(table_id)
     db = get_db()
+    if row["next_id"] is not None and store.table_by_id(db, row["next_id"]) is not None:
+        return moved_answer(move_on(row, row["next_id"]), 200)
     names = [p["name"] for p in store.players(db, table_id)]
     params = json.loads(row["params_json"])
     guard.check_table_creation()
     with transaction() as db:
-        out = store.create_table(
+        made = store.create_table(
             db, row["game"], names, params.get("max_pip"), params.get("variant"), row["target"]
         )
+        store.set_next_table(db, table_id, made["id"])
     guard.table_made()
-    remember_code(out["id"], out["code"])
-    out["join_url"] = join_url(out["code"])
-    out["url"] = url_for("pages.table", table_id=out["id"])
+    out = move_on(store.table_row(get_db(), table_id), made["id"])
     announce(out, out["join_url"])
-    return jsonify(out), 201
+    return moved_answer(out, 201)
+
+
+@bp.post("/tables/<int:table_id>/next")
+def next_table(table_id: int):
+    """Move this phone on to the table's rematch (after another phone pressed Rematch): the
+    new table with its code, ``join_url`` and ``url``; this phone keeps its seat there.
+    404 when there is no rematch yet."""
+    row = editable_table(table_id)
+    if row["next_id"] is None or store.table_by_id(get_db(), row["next_id"]) is None:
+        raise store.ApiError(404, "no rematch of this table has started")
+    return moved_answer(move_on(row, row["next_id"]), 200)
 
 
 @bp.delete("/tables/<int:table_id>")

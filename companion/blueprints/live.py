@@ -505,7 +505,9 @@ def _int_arg(name: str, default: int, lo: int, hi: int) -> int:
     return store.int_in_range(raw, name, lo, hi)
 
 
-_TABLE_CHANGE = re.compile(r"^/api/tables/(\d+)/(rounds|undo|photos|camera|seats)(?:/\d+)?$")
+_TABLE_CHANGE = re.compile(
+    r"^/api/tables/(\d+)/(rounds|undo|photos|camera|seats|new-hand|rematch)(?:/\d+)?$"
+)
 
 
 def _sync_follower(table_id: int) -> dict:
@@ -530,7 +532,8 @@ def _sync_follower(table_id: int) -> dict:
 @bp.after_app_request
 def announce_changes(response):
     """Put other phones' changes into the feed: a score entry recorded or undone, a seat taken,
-    left or freed (``table`` with the table after it), a photo sent (``photo`` with its id), a table deleted."""
+    left or freed, a new hand (``table`` with the table after it), a rematch (``moved`` with
+    the new table's id: every phone moves on to it), a photo sent (``photo`` with its id), a table deleted."""
     if response.status_code >= 300 or request.method not in ("POST", "DELETE"):
         return response
     m = _TABLE_CHANGE.match(request.path)
@@ -539,8 +542,13 @@ def announce_changes(response):
             hub().forget(int(request.path.rsplit("/", 1)[1]))
         elif m:
             tid = int(m.group(1))
-            if m.group(2) in ("rounds", "undo", "seats"):
+            if m.group(2) in ("rounds", "undo", "seats", "new-hand"):
                 rec = {"type": "table", "table": _sync_follower(tid)}
+            elif m.group(2) == "rematch":  # every phone moves on to the new table
+                rec = {
+                    "type": "moved",
+                    "table_id": (response.get_json(silent=True) or {}).get("id"),
+                }
             else:
                 pid = (response.get_json(silent=True) or {}).get("id")
                 rec = {"type": "photo", "photo_id": pid}

@@ -238,6 +238,23 @@ def openapi_document() -> dict[str, Any]:
                     "responses": {"201": _json("Table", "created"), "403": _ERR, "404": _ERR},
                 }
             },
+            "/api/tables/{table_id}/new-hand": {
+                "post": {
+                    "summary": "Start the next hand for every phone: the photo, its hints and "
+                    "every player's hand are cleared (photos stay in the history); a draw game's "
+                    "recorded hand does it by itself",
+                    "parameters": [_TID, _CODE],
+                    "responses": {"200": _json("Table"), "403": _ERR, "404": _ERR},
+                }
+            },
+            "/api/tables/{table_id}/next": {
+                "post": {
+                    "summary": "Move this phone on to the table's rematch (its code into the "
+                    "session, its seat kept)",
+                    "parameters": [_TID, _CODE],
+                    "responses": {"200": _json("Table"), "403": _ERR, "404": _ERR},
+                }
+            },
             "/api/tables/{table_id}/seat": {
                 "get": {
                     "summary": "The seat this phone holds (its seat cookie) and that seat's hand",

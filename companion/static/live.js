@@ -73,6 +73,7 @@
       case 'turn': return `${who(rec.player)} to move`;
       case 'note': return rec.message;
       case 'reset': return 'Following afresh';
+      case 'moved': return `Rematch: the game goes on at table ${rec.table_id}`;
       default: return null;
     }
   }
@@ -84,6 +85,7 @@
     if (fresh) {
       if (rec.table && window.dominoTable) window.dominoTable.setTable(rec.table);
       if (rec.type === 'photo' && rec.photo_id && window.dominoTable) window.dominoTable.showPhoto(rec.photo_id);
+      if (rec.type === 'moved' && rec.table_id && window.dominoTable) window.dominoTable.moveTo(rec.table_id);
       if (rec.type === 'flag') show('live-flag', `Not accepted: ${rec.message}`);
       if (rec.type === 'flag_withdrawn') show('live-flag', '');
       if (rec.type === 'play') { show('live-flag', ''); show('live-question', ''); }

@@ -169,6 +169,7 @@
   }
 
   function renderTable() {
+    handChanged();
     const line = $('status-line');
     if (table.status === 'finished' && table.winner) {
       line.innerHTML = ''; line.append(el('span', { class: 'winner', id: 'winner' }, `${table.winner.name} wins with ${table.winner.total} points!`));
@@ -418,6 +419,7 @@
 
   function renderPhoto() {
     if (!photo) return;
+    if (photo.id > (table.latest_photo_id || 0)) table.latest_photo_id = photo.id;  // this hand's
     $('photo-card').hidden = false;
     renderOldMark();
     const rendered = $('rendered-note'); if (rendered) rendered.hidden = !photo.rendered;
@@ -820,10 +822,40 @@
   else if ($('undo')) $('undo').addEventListener('click', undo);  // a solitaire's results
   if ($('undo-after')) $('undo-after').addEventListener('click', undo);
   if ($('seat-change')) $('seat-change').addEventListener('click', leaveSeat);
+  // ---- one table, one flow: a rematch moves every phone; a new hand clears every phone -------
+  let moving = false;
+  async function moveTo(id) {  // the table went on at table ``id`` (this phone's Rematch or another's)
+    if (moving) return; moving = true;
+    if (!code) { window.location.href = `/t/${id}`; return; }  // a watcher watches the new table
+    try { const t = await api('POST', `/api/tables/${table.id}/next`); window.location.href = t.url; }
+    catch (e) { moving = false; say(e.message); }
+  }
   const rematch = $('rematch');
   if (rematch) rematch.addEventListener('click', async () => {
-    try { const t = await api('POST', `/api/tables/${table.id}/rematch`, {}); window.location.href = t.url; } catch (e) { say(e.message); }
+    try { moving = true; const t = await api('POST', `/api/tables/${table.id}/rematch`, {}); window.location.href = t.url; }
+    catch (e) { moving = false; say(e.message); }
   });
+  const newHand = $('new-hand');
+  if (newHand) newHand.addEventListener('click', async () => {
+    if (!window.confirm('Start the next hand? The photo, the hint and every player\u2019s hand are cleared on every phone.')) return;
+    try { table = await api('POST', `/api/tables/${table.id}/new-hand`); renderTable(); } catch (e) { say(e.message); }
+  });
+  // The table as the server has it now: a new hand (no photo of it yet) clears this phone's
+  // photo, hint and hand; a rematch elsewhere shows where the game went on.
+  function handChanged() {
+    if (table.latest_photo_id === null && photo) {
+      photo = null; oldPhotoId = null;
+      $('photo-card').hidden = true; $('hint-slot').innerHTML = ''; $('analysis').innerHTML = '';
+      if ($('hand-input')) { $('hand-input').value = ''; handTyped = false; }
+      say('');
+    }
+    const next = $('next-table');
+    if (next) {
+      next.hidden = !table.next_id;
+      if (table.next_id) $('next-link').setAttribute('href', `/t/${table.next_id}`);
+    }
+  }
+  if ($('next-link')) $('next-link').addEventListener('click', (ev) => { ev.preventDefault(); moveTo(table.next_id); });
   const del = $('delete-table');
   if (del) del.addEventListener('click', async () => {
     if (!window.confirm(`Delete table ${table.id} with its photos and scores? This cannot be undone.`)) return;
@@ -832,6 +864,7 @@
   // static/live.js brings other phones' and the camera's changes in through these.
   window.dominoTable = {
     setTable(t) { table = t; seatStillHeld(); renderTable(); },
+    moveTo,
     async showPhoto(id) {
       if (photo && photo.id === id) return;
       try { photo = await api('GET', `/api/tables/${table.id}/photos/${id}`); renderPhoto(); } catch (e) { say(e.message); }

@@ -714,8 +714,8 @@ def test_a_full_disk_refuses_writes_clearly_keeps_reads_and_stores_nothing_half(
     t = new_table(client)
     pid, code = sit(client, t), t["code"]
     photo = upload(client, t, JPEG).json
+    assert round_(client, t, {pid: 5}).status_code == 201  # a hand recorded: hands cleared
     client.put(f"/api/tables/{t['id']}/hand", json={"hand": "1-2"}, headers={"X-Table-Code": code})
-    assert round_(client, t, {pid: 5}).status_code == 201
     conn = sqlite3.connect(app.config["DATABASE"])
     with conn:  # the player's reading is made again on the next look (as after a tile fix)
         conn.execute("UPDATE hands SET photo_id = NULL")

@@ -54,7 +54,6 @@ def test_no_route_gives_a_held_seats_hand_to_the_code_and_x_player(app, client, 
         ("PUT", f"{p}/hand", {"hand": "2-2"}),
         ("PUT", f"{base}/hand", {"hand": "2-2"}),
         ("PUT", f"{base}/hand", {"hand": "2-2", "player_id": ana}),
-        ("POST", f"{base}/rounds", {"scores": {str(ana): 1}, "kind": "domino"}),
         ("POST", f"{base}/live/tap", {"kind": "pass"}),
     ]
     for method, url, body in calls:
@@ -76,3 +75,6 @@ def test_no_route_gives_a_held_seats_hand_to_the_code_and_x_player(app, client, 
     assert "4-6" not in page and "6-4" not in page
     # Ana's own phone still has her hand; nobody changed it
     assert client.get(f"{base}/hand", headers=code).json["hand"] == ["4-6", "1-1"]
+    # recording a hand answers no hand either (it starts the next hand: every hand is cleared)
+    r = other.post(f"{base}/rounds", json={"scores": {str(ana): 1}, "kind": "domino"}, headers=spy)
+    assert r.status_code == 201 and hands_in(r.json) == []
