@@ -16,10 +16,10 @@
 Coordinates are photo pixels (the photo's ``width`` x ``height``). No engine notation reaches
 the player: open-end ids, cell coordinates, pile numbers and search limits are put in words.
 Problem messages get the same treatment (:func:`plain_problem`): "table tile 9" becomes
-"tile 10", the number drawn on the photo. Actions are read in the schema all games share
-(:mod:`engine.actions`): only their ``type``, ``tiles``, ``place`` and ``source``; the rules
-behind the words are in RULES.md. The presenter of each game is chosen by the shape of its
-layout (``engine.GAMES[game].shape``).
+"tile 10 (4-2)", the number drawn on the photo and the tile's label. Actions are read in the
+schema all games share (:mod:`engine.actions`): only their ``type``, ``tiles``, ``place`` and
+``source``; the rules behind the words are in RULES.md. The presenter of each game is chosen
+by the shape of its layout (``engine.GAMES[game].shape``).
 """
 
 from __future__ import annotations
@@ -590,14 +590,29 @@ def _plain_action(text: str) -> str:
 
 
 def plain_problem(
-    message: str, index: list[int] | None = None, places: dict[str, str] | None = None
+    message: str,
+    index: list[int] | None = None,
+    places: dict[str, str] | None = None,
+    labels: list[str | None] | None = None,
 ) -> tuple[str, list[int]]:
     """A reader's problem message in players' words and the photo tile indices it names.
 
-    "table tile 9" -> "tile 10" (tiles are numbered from 1 on the photo), "slot 5" -> "the
-    pile at the top right" with ``places`` (:func:`pile_places`), else "5 o'clock";
-    "RULES.md section 5" dropped. ``index``: the photo index of each tile the reader was given
-    (when boxes marked "not a tile" were left out).
+    The layout readers name a tile "table tile 9" (their own 0-based index) and a Big Clock
+    pile "slot 5" (``vision.layout``); the player sees the tile's number and label on the
+    photo. "table tile 9" -> "tile 10 (4-2)": tiles are numbered from 1 on the photo (the
+    number of its badge: a tile a problem names gets one), then its value as its label writes
+    it; "slot 5" -> "the pile at the top right" with ``places`` (:func:`pile_places`), else
+    "the pile at 5 o'clock"; "RULES.md section 5" dropped.
+
+    Args:
+        message: the reader's sentence.
+        index: the photo index of each tile the reader was given (when boxes marked "not a
+            tile" were left out); None: the same numbering.
+        places: a Big Clock pile's place on the photo in words, by pile number.
+        labels: each photo tile's label (``companion.services.label_text``: "4-2", "?", a
+            square, None); only a value ("4-2") is added to the tile's number.
+    Returns:
+        ``(text, named)``: the sentence and the photo tile indices (0-based) it names.
     """
     named: list[int] = []
 
@@ -606,18 +621,16 @@ def plain_problem(
         if index is not None and 0 <= k < len(index):
             k = index[k]
         named.append(k)
-        return f"tile {k + 1}"
+        label = labels[k] if labels is not None and 0 <= k < len(labels) else None
+        shows = f" ({label})" if label and re.fullmatch(r"\d+-\d+", label) else ""
+        return f"tile {k + 1}{shows}"
+
+    def pile(m: re.Match) -> str:
+        k = m.group(1)
+        return f"the pile {places[k]}" if places and k in places else f"the pile at {_clock(k)}"
 
     text = re.sub(r"table tile (\d+)", tile, message)
-    text = re.sub(
-        r"\bslot (\d+)",
-        lambda m: (
-            f"the pile {places[m.group(1)]}"
-            if places and m.group(1) in places
-            else _clock(m.group(1))
-        ),
-        text,
-    )
+    text = re.sub(r"\bslot (\d+)", pile, text)
     text = re.sub(r"[;,]?\s*\(?(see )?RULES\.md[^)\.;]*\)?", "", text)
     return text, named
 
@@ -633,8 +646,9 @@ PLAIN_PROBLEMS = {
     "outside_set": "{Tile} shows a number this set does not have: check it.",
     "face_down": "{Tile} lies face down: it is left out.",
     "overlap": "{Tile} looks partly hidden under another tile: check it.",
-    "ambiguous": "Where {tile} joins the others is unclear: check it.",
-    "gap": "{Tile} does not touch the other tiles: check where it lies.",
+    "ambiguous": "Where {tile} belongs is unclear: check it.",
+    "gap": "The grid has an empty place before {tile}: the tiles after it are moved up to "
+    "close it. Check it.",
     "not_joined": "{Tile} is not joined to the other tiles: check it.",
     "bad_box": "{Tile} is not a whole tile's box: it is left out. Check it.",
     "overlapping_box": "{Tile} looks like another tile seen twice: it is left out. Check it.",
@@ -650,8 +664,11 @@ def problem_in_words(problem: dict) -> str:
     template = PLAIN_PROBLEMS.get(str(problem.get("kind")))
     if template is None or problem.get("source") == "hand":  # a hand's problems name its tiles
         return str(problem.get("message", ""))
+    named = problem.get("tiles") or []
     if isinstance(problem.get("tile_index"), int):
         tile = f"tile {problem['tile_index'] + 1}"
+    elif len(named) == 1 and isinstance(named[0], int):  # named in the sentence only
+        tile = f"tile {named[0] + 1}"
     else:
         tile = "a tile"
     return template.replace("{Tile}", tile[0].upper() + tile[1:]).replace("{tile}", tile)

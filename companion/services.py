@@ -440,8 +440,9 @@ def read_table(
         places = (
             hints.pile_places(data.get("layout") or {}, shown) if gt.shape is Shape.RING else {}
         )
+        labels = [label_text(t) for t in shown]  # as the photo's labels write the tiles
         for p in data["problems"]:
-            p["message"], named = hints.plain_problem(p["message"], index, places)
+            p["message"], named = hints.plain_problem(p["message"], index, places, labels)
             on_table = isinstance(p.get("tile_index"), int) and p.get("source") != "hand"
             p["tiles"] = sorted(set(named) | ({p["tile_index"]} if on_table else set()))
             p["plain"] = hints.problem_in_words(p)

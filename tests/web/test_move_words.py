@@ -131,5 +131,5 @@ def test_a_problem_names_a_big_clock_pile_by_its_place_too():
         "at the top",
     )
     assert places["2"] == "at the bottom right"  # an empty pile: its number on the fitted ring
-    text, _ = hints.plain_problem("tiles 3 and 4 both read on slot 6", None, places)
-    assert text == "tiles 3 and 4 both read on the pile at the left"
+    text, _ = hints.plain_problem("slot 6 holds two tiles", None, places)
+    assert text == "the pile at the left holds two tiles"

@@ -136,10 +136,18 @@ def test_draw100_hint_ghost_lies_beside_the_tile_it_is_played_on(demo):
 
 def test_problem_messages_name_the_tiles_drawn_on_the_photo():
     text, named = hints.plain_problem(
-        "1-4 is both in the hand and on the table (table tile 0); see RULES.md section 4"
+        "1-4 is both in the hand and on the table, as table tile 0; see RULES.md section 4",
+        labels=["4-1"],
     )
-    assert text == "1-4 is both in the hand and on the table (tile 1)" and named == [0]
-    assert hints.plain_problem("slot 5 holds two tiles")[0] == "5 o'clock holds two tiles"
+    # the photo's number and its label as written ("4-1": the half read first)
+    assert text == "1-4 is both in the hand and on the table, as tile 1 (4-1)" and named == [0]
+    assert (
+        hints.plain_problem("slot 5 holds two tiles")[0] == "the pile at 5 o'clock holds two tiles"
+    )
+    # an unread tile or a face-down one: its number only (its label is "?" or a square)
+    assert hints.plain_problem("table tile 0 and table tile 1", labels=["?", "\u25a0"])[0] == (
+        "tile 1 and tile 2"
+    )
     # numbering of the reader (boxes marked "not a tile" left out) mapped back to the photo's
     assert hints.plain_problem("table tile 1 is blurred", [0, 2, 3]) == ("tile 3 is blurred", [2])
 

@@ -520,7 +520,7 @@ def _drop_covering_box(
             "dropped",
             f"the detector was surer of this box (confidence "
             f"{detections[k].confidence:.2f}) than of the box(es) "
-            f"{', '.join(map(str, under))} under it, but the table fits only "
+            f"{', '.join(f'table tile {u}' for u in under)} under it, but the table fits only "
             "without it: taken for a box across two tiles and left out (check it)",
         )
     )
@@ -625,8 +625,8 @@ def read(
                         Problem(
                             hand_seen[k].index if hand_seen else k,
                             "duplicate",
-                            f"{t} is both in the hand and on the table (table tile "
-                            f"{table_tiles[t]})",
+                            f"{t} is both in the hand and on the table, as table tile "
+                            f"{table_tiles[t]}",
                             "hand",
                         )
                     )

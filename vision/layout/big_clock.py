@@ -148,7 +148,8 @@ def read_big_clock(
                 Problem(
                     s.index,
                     "ambiguous",
-                    f"tiles {by_slot[k_].index} and {s.index} both read on slot {k_}",
+                    f"table tile {by_slot[k_].index} and table tile {s.index} both read as "
+                    f"the top of slot {k_}; a pile shows one top tile",
                 )
             )
         else:

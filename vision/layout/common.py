@@ -226,7 +226,7 @@ def to_seen(
                     i,
                     "overlapping_box",
                     f"this box lies {frac:.0%} on the more "
-                    f"confident box of tile {j}: taken as that tile found twice "
+                    f"confident box of table tile {j}: taken as that tile found twice "
                     f"and left out",
                     source,
                 )
@@ -351,9 +351,8 @@ def check_set(
                     Problem(
                         s.index,
                         "duplicate",
-                        f"{t} is seen twice ({src0} tile "
-                        f"{i0} and {source} tile {s.index}); a set has one of "
-                        "each",
+                        f"{t} is seen twice, as {src0} tile {i0} and {source} tile "
+                        f"{s.index}: a set has one of each",
                         source,
                     )
                 )

@@ -140,7 +140,7 @@ def build_line(
             if node_of[q] >= 0:
                 continue
             if pp in used[p]:
-                errors.append(f"two tiles touch tile {tiles[p].index} at the same place")
+                errors.append(f"two tiles touch table tile {tiles[p].index} at the same place")
                 continue
             tp = tiles[p]
             if tp.is_double:
@@ -157,19 +157,19 @@ def build_line(
                 direction = "end_b"
             if direction is None:  # a third tile on the two sides (or two ends) of a double
                 errors.append(
-                    f"more than two tiles touch double {tp.tile} (tile {tp.index}) on the same axis"
+                    f"more than two tiles touch the double table tile {tp.index} on the same axis"
                 )
                 continue
             if tiles[q].is_double and pq.startswith("short") and q not in inline:
                 errors.append(
-                    f"double {tiles[q].tile} (tile {tiles[q].index}) is joined by its "
+                    f"the double table tile {tiles[q].index} is joined by its "
                     "short end; doubles lie crosswise"
                 )
                 continue
             try:
                 node_of[q] = line.attach_at(tiles[q].known, node_of[p], direction)
             except ValueError as e:
-                errors.append(f"tile {tiles[q].index}: {e}")
+                errors.append(f"table tile {tiles[q].index}: {e}")
                 continue
             used[p].add(pp)
             used[q].add(pq)

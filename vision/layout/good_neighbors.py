@@ -193,9 +193,15 @@ def read_good_neighbors(
     cells = []
     for s, cc, rr in zip(tiles, c, r):
         if rr < R and cc < Cn:
-            if grid[rr][cc] is not None:
+            there = grid[rr][cc]
+            if there is not None:
                 problems.append(
-                    Problem(s.index, "overlap", f"two tiles read on cell row {rr}, column {cc}")
+                    Problem(
+                        s.index,
+                        "overlap",
+                        f"table tile {there.index} and table tile {s.index} are read "
+                        "on the same place of the grid; one may hide the other",
+                    )
                 )
             grid[rr][cc] = s
         cells.append(
@@ -208,14 +214,17 @@ def read_good_neighbors(
         )
     reading = [x for row in grid for x in row]
     last = max((k for k, x in enumerate(reading) if x is not None), default=-1)
-    gaps = [divmod(k, Cn) for k in range(last + 1) if reading[k] is None]
+    gaps = [k for k in range(last + 1) if reading[k] is None]
     if gaps:
+        # each gap named by the tile after it in reading order (there is one: k < last)
+        after = sorted({next(x.index for x in reading[k:] if x is not None) for k in gaps})
         problems.append(
             Problem(
                 None,
                 "gap",
-                f"empty cells inside the grid at (row, col) "
-                f"{gaps}: tiles were removed; closing up in reading order",
+                f"{len(gaps)} empty place{'s' if len(gaps) > 1 else ''} inside the grid, "
+                f"just before {' and '.join(f'table tile {i}' for i in after)} (reading "
+                "the rows in order): tiles were removed; closing up in reading order",
             )
         )
         if stock is None:
@@ -239,7 +248,7 @@ def read_good_neighbors(
             for row in grid
         ],
         "cells": cells,
-        "gaps": [list(g) for g in gaps],
+        "gaps": [list(divmod(k, Cn)) for k in gaps],
     }
     state = None
     if not any(p.blocking for p in problems):

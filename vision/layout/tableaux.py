@@ -115,7 +115,10 @@ def read_tableaux(
             if c in owner:
                 problems.append(
                     Problem(
-                        s.index, "overlap", f"tiles {owner[c]} and {s.index} both read on cell {c}"
+                        s.index,
+                        "overlap",
+                        f"table tile {owner[c]} and table tile {s.index} are read on the "
+                        "same place of the tableau; one may hide the other",
                     )
                 )
             owner[c] = s.index
