@@ -95,7 +95,7 @@
     } else {
       choose.hidden = true; now.hidden = false;
       $('seat-name').textContent = seat === 'watch' ? 'watching (no hand)' : 'playing as ' + playerName(seat);
-      $('seat-change').textContent = seat === 'watch' ? 'choose a seat' : 'leave this seat';
+      $('seat-change').textContent = seat === 'watch' ? 'choose a seat' : 'leave seat';
     }
   }
   async function refreshPhoto() {  // the latest photo as this phone may see it (its hand or none)
@@ -741,7 +741,15 @@
     const extra = {};
     if ($('hand-input') && seated() && $('hand-input').value.trim()) extra.hand = $('hand-input').value;
     const got = await upload(blob, name, `/api/tables/${table.id}/photos`, extra);
-    if (got) { photo = got; renderPhoto(); $('photo-card').scrollIntoView({ behavior: 'smooth' }); }
+    if (got) {
+      photo = got; renderPhoto();
+      // the hint with who is to move and the totals above it when they fit on one screen,
+      // else the photo card (its hint first) at the top of the screen
+      const card = $('photo-card').getBoundingClientRect().top + window.scrollY;
+      const hint = $('hint-slot').getBoundingClientRect().height;
+      if (card + hint + 160 <= window.innerHeight) window.scrollTo({ top: 0, behavior: 'smooth' });
+      else $('photo-card').scrollIntoView({ behavior: 'smooth' });
+    }
     else if (photo) { oldPhotoId = photo.id; renderOldMark(); }
   }
   const input = $('photo-input');
