@@ -21,6 +21,9 @@ Data per shard (``data``), each image with the committed detector run on it at a
   a detector box with rotated IoU >= 0.6 to a tile at least 50% visible is that tile (face up or
   down), one with IoU < 0.3 to every tile is not a tile; the true boxes, slightly jittered, are
   tiles too; boxes of one half of a tile and boxes shifted half a tile along or across are not;
+- the hard views of :mod:`vision.render.views` (``--mix``' sixth share: coloured bodies, low
+  angles, close-ups, glare, crosswise doubles, hands, small web images, coloured backs; the
+  kind drawn evenly), labelled as rendered scenes;
 - the background photos without dominoes (``--backgrounds``, default ``../shared/backgrounds``
   beside the repository), cropped, scaled, turned and re-coloured at random: every detector box
   and random tile-shaped boxes there are not tiles.
@@ -184,7 +187,8 @@ def make_shard(
     mix: tuple[float, ...] = DEFAULT_MIX,
 ) -> dict:
     """Render one shard of crops (see the module docstring) to ``out``; ``mix`` gives the shares
-    of the scene kinds (:data:`DEFAULT_MIX`, normalised to sum 1; a fifth share left out is 0)."""
+    of the scene kinds (:data:`DEFAULT_MIX`, normalised to sum 1; a fifth or sixth share left
+    out is 0, and then the shard is the same as before the sixth existed)."""
     from vision.detector import load_detector
     from vision.render import random_scene
     from vision.render.layouts import random_layout_scene
@@ -196,7 +200,7 @@ def make_shard(
     bgs = {p.name: cv2.imread(str(p)) for p in use}
     names = sorted(bgs)
     seed0 = (HOLDOUT_SEED0 if holdout else SEED0) + 100_000 * shard
-    shares = np.asarray(tuple(mix) + (0.0,) * (5 - len(mix)), np.float64)
+    shares = np.asarray(tuple(mix) + (0.0,) * (6 - len(mix)), np.float64)
     edges = np.cumsum(shares / shares.sum())
     edges[-1] = 1.0  # the last kind with a share takes the rounding
     crops, cls, src = [], [], []
@@ -219,6 +223,12 @@ def make_shard(
         elif r < edges[2]:  # procedural hard surface with tile-like objects, with or without tiles
             c, k = object_scene_samples(rng, det, *hard_scene(rng))
             kind = "hard"
+        elif shares[5] > 0 and r >= edges[4]:  # a hard view (vision.render.views)
+            from vision.render.views import VIEW_KINDS, view_scene
+
+            scene = view_scene(rng, VIEW_KINDS[int(rng.integers(len(VIEW_KINDS)))])
+            c, k = scene_samples(rng, det, scene.image, scene.labels, scene.visible)
+            kind = f"view:{scene.kind}"
         elif shares[4] > 0 and r >= edges[3]:  # printed cards on a background photo
             name = names[int(rng.integers(len(names)))]
             c, k = object_scene_samples(rng, det, *card_scene(rng, bgs[name]))
@@ -601,8 +611,8 @@ def main(argv: list[str] | None = None) -> int:
         default=DEFAULT_MIX,
         metavar="SHARE",
         help="shares of rendered scenes, tiles pasted on background photos, hard surfaces, "
-        "background photos alone and (optional fifth) printed cards on background photos "
-        "(default %(default)s)",
+        "background photos alone, (optional fifth) printed cards on background photos and "
+        "(optional sixth) hard views of vision.render.views (default %(default)s)",
     )
     t = sub.add_parser("train", help="train and export")
     t.add_argument("--shards", type=int, nargs="+", required=True)
@@ -635,8 +645,8 @@ def main(argv: list[str] | None = None) -> int:
         if out.exists():
             print(f"{out} exists; skipped")
             return 0
-        if not 4 <= len(a.mix) <= 5:
-            ap.error("--mix takes 4 or 5 shares")
+        if not 4 <= len(a.mix) <= 6:
+            ap.error("--mix takes 4 to 6 shares")
         make_shard(a.shard, a.scenes, a.backgrounds, out, a.holdout, tuple(a.mix))
     elif a.cmd == "train":
         train(a.data, a.shards, a.epochs, a.model, a.lr, a.threads, seed=a.seed, init=a.init)

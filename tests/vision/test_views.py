@@ -116,3 +116,25 @@ def test_bench_views_scores_a_kind_and_refuses_an_unknown_one():
     assert 0 < fig["recall"] <= 1 and fig["face_down_tiles"] == 0
     with pytest.raises(ValueError, match="unknown view kind"):
         bench_vision.bench_views(["sideways"], 1, None, 0.25)
+
+
+def test_verifier_shard_of_hard_views(tmp_path):
+    """train_verifier.py data --mix 0 0 0 0 0 1: every scene a hard view, crops labelled from
+    the committed detector's boxes and the true boxes."""
+    import sys
+    from pathlib import Path
+
+    import cv2
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    import train_verifier
+
+    (tmp_path / "bg").mkdir()
+    cv2.imwrite(str(tmp_path / "bg" / "a.jpg"), np.full((64, 64, 3), 90, np.uint8))
+    out = tmp_path / "shard-0.npz"
+    counts = train_verifier.make_shard(0, 2, tmp_path / "bg", out, False, (0, 0, 0, 0, 0, 1))
+    data = np.load(out)
+    assert all(str(s).startswith("view:") for s in data["src"])
+    assert counts["face_up"] + counts["face_down"] > 0 and len(data["crops"]) == sum(
+        counts.values()
+    )
