@@ -1,6 +1,7 @@
 // Live mode of the table page: film the table (getUserMedia), send downscaled frames one at a
-// time, draw the tiles' outlines on the live picture; and on every phone, the change feed (long
-// polling): plays, flags, questions and the running score as they come, without a reload.
+// time, draw the tiles' outlines on the live picture; or photo mode: one photo after each play,
+// each sent as the table at rest (still=1); and on every phone, the change feed (long polling):
+// plays, flags, questions and the running score as they come, without a reload.
 // Talks only to /api/tables/<id>/live/... and the hooks table.js exposes (window.dominoTable).
 (function () {
   'use strict';
@@ -16,7 +17,7 @@
   for (const p of boot.table.players) names[p.seat] = p.name;
   const who = (seat) => (seat === null || seat === undefined ? '' : (names[seat] || `seat ${seat + 1}`));
   const camId = Array.from(crypto.getRandomValues(new Uint8Array(8)), (x) => x.toString(16).padStart(2, '0')).join('');
-  let last = 0, stream = null, filming = false, frames = 0;
+  let last = 0, stream = null, filming = false, frames = 0, stills = 0;
 
   function el(tag, attrs, text) {
     const e = document.createElement(tag);
@@ -79,7 +80,7 @@
   }
   function apply(rec, fresh) {
     if (rec.type === 'view') {
-      if (fresh || filming) $('live-view').textContent = rec.steady ? 'steady' : 'moving';
+      if ((fresh && !stills) || filming) $('live-view').textContent = rec.steady ? 'steady' : 'moving';  // a photo's phone says 'photo N read'
       return;
     }
     if (fresh) {
@@ -182,12 +183,35 @@
     $('live-wrap').hidden = true; $('live-follow').hidden = false; $('live-stop').hidden = true;
     $('live-view').textContent = 'camera off';
   }
+  // ---- photo mode: one photo after each play, each taken as the table at rest ----------------
+  async function snap() {
+    const input = $('live-still-input');
+    const f = input.files[0]; if (!f) return;
+    if (filming) stop();  // the live camera or photos, one at a time
+    $('live-view').textContent = 'reading the photo';
+    // held upright and shrunk as the page's other photos are (table.js)
+    const blob = window.dominoTable ? await window.dominoTable.photoBlob(f) : f;
+    input.value = '';
+    const fd = new FormData();
+    fd.append('frame', blob, 'still.jpg'); fd.append('camera', camId); fd.append('still', '1');
+    try {
+      const ans = await call('POST', `/api/tables/${tableId}/live/frames`, fd);
+      stills += 1;
+      const seen = ans.records.some((r) => line(r));
+      $('live-view').textContent = `photo ${stills} read` + (seen ? '' : ': no change seen');
+      show('message', '');
+    } catch (e) {
+      $('live-view').textContent = 'photo not read';
+      show('message', 'The photo was not read: ' + e.message);
+    }
+  }
   async function tap(body) {
     const key = Array.from(crypto.getRandomValues(new Uint8Array(16)), (x) => x.toString(16).padStart(2, '0')).join('');
     try { await call('POST', `/api/tables/${tableId}/live/tap`, body, key); show('message', ''); } catch (e) { show('message', e.message); }
   }
   if ($('live-follow')) $('live-follow').addEventListener('click', start);
   if ($('live-stop')) $('live-stop').addEventListener('click', stop);
+  if ($('live-still-input')) $('live-still-input').addEventListener('change', snap);
   if ($('live-pass')) $('live-pass').addEventListener('click', () => tap({ kind: 'pass' }));
   if ($('live-done')) $('live-done').addEventListener('click', () => tap({ kind: 'done' }));
   if ($('live-turn')) $('live-turn').addEventListener('change', (ev) => tap({ kind: 'player', player: +ev.target.value }));
@@ -200,6 +224,6 @@
       show('message', got.error || '');
     } catch (e) { show('message', e.message); }
   });
-  window.dominoLive = { frames: () => frames, last: () => last };
+  window.dominoLive = { frames: () => frames, stills: () => stills, last: () => last };
   poll();
 })();

@@ -872,6 +872,7 @@
   // static/live.js brings other phones' and the camera's changes in through these.
   window.dominoTable = {
     setTable(t) { table = t; seatStillHeld(); renderTable(); },
+    photoBlob: fileToBlob,  // a photo file held upright and shrunk (live.js: one photo per play)
     moveTo,
     async showPhoto(id) {
       if (photo && photo.id === id) return;
