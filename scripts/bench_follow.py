@@ -255,8 +255,14 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.real:
         from vision.render.real_layouts import load
+        from vision.render.real_sequences import check
 
-        layout = load(args.real_layout) if args.real_layout else None
+        try:  # a layout that is no line of play is said in words, not as a trace
+            layout = load(args.real_layout) if args.real_layout else None
+            if layout is not None:
+                check(layout)
+        except (ValueError, OSError) as e:
+            ap.error(f"--real-layout {args.real_layout}: {e}")
         rows = bench_real(args.seed, args.model, layout=layout) + bench_real(
             args.seed, args.model, photos=True, layout=layout
         )

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from engine.tiles import Tile
-from vision.render.real_layouts import VINTAGE
+from vision.render.real_layouts import VINTAGE, load
 from vision.render.real_sequences import camera_frames, play_order, sequences
 
 
@@ -91,8 +91,6 @@ def test_a_snake_of_real_tiles_with_doubles_in_line_reads_through_the_detector()
 
 
 def test_another_real_layout_loads_from_json(tmp_path):
-    from vision.render.real_layouts import load
-
     path = tmp_path / "layout.json"
     boxes = [[x0, y0, x1, y1, list(v)] for x0, y0, x1, y1, v in VINTAGE.boxes]
     path.write_text(json.dumps({"photo": str(VINTAGE.path), "boxes": boxes}))
@@ -101,3 +99,34 @@ def test_another_real_layout_loads_from_json(tmp_path):
     path.write_text(json.dumps({"photo": "x.jpg", "boxes": [[1, 2, 3]]}))
     with pytest.raises(ValueError, match="boxes"):
         load(path)
+
+
+def test_a_layout_that_is_no_line_of_play_is_said_in_words(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from vision.render.real_sequences import check
+
+    boxes = [[x0, y0, x1, y1, list(v)] for x0, y0, x1, y1, v in VINTAGE.boxes]
+    check(VINTAGE)  # the vintage photo's line is one
+    # the 0-0 moved off the line: 6-1 and 0-6 no longer join it
+    apart = [b if b[4] != [0, 0] else [371, 500, 417, 593, [0, 0]] for b in boxes]
+    path = tmp_path / "apart.json"
+    path.write_text(json.dumps({"photo": str(VINTAGE.path), "boxes": apart}))
+    with pytest.raises(ValueError, match="joined tiles of 12"):
+        check(load(path))
+    # seven tiles side by side in a box (as shared/real_photos/boxed-set-row.jpg holds them)
+    row = [[25 + 85 * k, 312, 110 + 85 * k, 483, [3, 3 + k % 4]] for k in range(7)]
+    path.write_text(json.dumps({"photo": str(VINTAGE.path), "boxes": row}))
+    with pytest.raises(ValueError, match="at least 12 tiles"):
+        check(load(path))
+    script = Path(__file__).resolve().parents[2] / "scripts" / "bench_follow.py"
+    got = subprocess.run(
+        [sys.executable, str(script), "--real", "--real-layout", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert got.returncode == 2 and "Traceback" not in got.stderr
+    assert "--real-layout" in got.stderr and "at least 12 tiles" in got.stderr

@@ -13,6 +13,8 @@ Public API:
 - :class:`RealSequence`: one game: the states (images), what the follower must report (plays
   with seats, flags, the final score), the taps.
 - :func:`sequences` ``(layout, seed) -> list[RealSequence]``: the sequences of one photo.
+- :func:`check` ``(layout)``: raises, in words, when a layout cannot give them.
+- :func:`hand_to_domino`: one hand from the lead to a domino (the phone page's photo-mode test).
 - :func:`camera_frames` ``(image, rng, n, hand_at) -> list[image]``: a state as camera frames.
 """
 
@@ -230,6 +232,27 @@ def _states(image: np.ndarray, dets: list[TileDetection], shown: list[list[int]]
     return out
 
 
+#: Tiles a real layout needs for :func:`sequences` (its first hand plays 9 and shows 3).
+MIN_TILES = 12
+
+
+def check(layout: RealLayout) -> None:
+    """Say in words why ``layout`` cannot give :func:`sequences` (nothing is drawn).
+
+    Raises:
+        FileNotFoundError: the photo is not there.
+        ValueError: fewer than :data:`MIN_TILES` boxes, or they do not read as one line of
+            play (``vision.layout`` on the boxes)."""
+    if len(layout.boxes) < MIN_TILES:
+        raise ValueError(
+            f"a real layout needs at least {MIN_TILES} tiles in one line of play, "
+            f"this one has {len(layout.boxes)}"
+        )
+    if not layout.path.is_file():
+        raise FileNotFoundError(f"no photo at {layout.path}")
+    play_order(layout, random.Random(0))
+
+
 def sequences(layout: RealLayout, seed: int = 1) -> list[RealSequence]:
     """The draw-game sequences rebuilt from ``layout`` (see the module docstring): a hand to a
     domino with 2 players (the last tiles shown by the loser), a hand joined in progress with 3
@@ -240,7 +263,9 @@ def sequences(layout: RealLayout, seed: int = 1) -> list[RealSequence]:
 
     Raises:
         FileNotFoundError: the photo cannot be read.
-        ValueError: the boxes do not read as one line of play."""
+        ValueError: fewer than :data:`MIN_TILES` boxes (the first hand plays 9 tiles and shows
+            3), or the boxes do not read as one line of play."""
+    check(layout)
     rng = random.Random(seed)
     image = cv2.imread(str(layout.path))
     if image is None:
