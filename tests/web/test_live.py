@@ -643,8 +643,10 @@ def test_the_big_clock_live_card_offers_its_two_taps(client):
     page = client.get(f"/t/{d['id']}").get_data(as_text=True)
     assert 'id="live-pass">Pass<' in page and 'id="live-turn"' in page
     assert "Give up" not in page
-    # the draw game's hand-over tap, and a seat picker that can say "not known yet"
-    assert 'id="live-done">Hand over<' in page and '<option value="" disabled>who?</option>' in page
+    # the draw game's hand-over tap, and a seat picker that says "not known yet" until the
+    # follower knows (it does not claim the first seat)
+    assert 'id="live-done">Hand over<' in page
+    assert '<option value="" disabled selected>who?</option>' in page
 
 
 def _live_summary(client, tid) -> dict:
