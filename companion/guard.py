@@ -160,25 +160,51 @@ def untrusted_host_message(exc: Exception) -> str:
     )
 
 
-# --- the session cookie: Secure under HTTPS, even beside HTTP ----------------------------------
+# --- cookies per scheme: Secure under HTTPS, even beside HTTP ------------------------------------
+
+#: Name prefix of a cookie set under HTTPS: browsers take such a cookie only with ``Secure``
+#: from a secure page, and never send it over plain HTTP.
+SECURE_PREFIX = "__Secure-"
+
+
+def scheme_cookie_name(name: str, secure: bool) -> str:
+    """The cookie ``name`` under HTTP, ``__Secure-<name>`` under HTTPS (``secure``)."""
+    return SECURE_PREFIX + name if secure else name
+
+
+def read_scheme_cookie(req: Request, name: str) -> tuple[str | None, bool]:
+    """The value of the cookie ``name`` for this request's scheme, and whether it was carried.
+
+    Cookies do not keep to a port or a scheme: with HTTP and HTTPS side by side (``serve``'s
+    default) a cookie set over HTTPS would also be sent over plain HTTP. So each scheme has its
+    own cookie: under HTTP only ``name`` is read; under HTTPS ``__Secure-<name>``, and only
+    while this phone has none, the HTTP cookie ``name`` (a phone that comes to HTTPS from
+    HTTP for the live camera brings it along). The caller writes a carried value into the
+    secure cookie with this answer, so it is carried once; nothing set under HTTPS goes back.
+
+    Returns:
+        ``(value, carried)``: value None when this scheme has no such cookie; ``carried`` True
+        when the value is the HTTP cookie's, read under HTTPS.
+    """
+    if not req.is_secure:
+        return req.cookies.get(name), False
+    val = req.cookies.get(SECURE_PREFIX + name)
+    if val:
+        return val, False
+    val = req.cookies.get(name)
+    return (val, True) if val else (None, False)
 
 
 class SchemeSessionInterface(SecureCookieSessionInterface):
-    """Flask's signed cookie session with one cookie per scheme.
+    """Flask's signed cookie session with one cookie per scheme (:func:`read_scheme_cookie`).
 
-    Cookies do not keep to a port or a scheme: with HTTP and HTTPS side by side (``serve``'s
-    default) a cookie set over HTTPS would also be sent over plain HTTP, table codes and all.
-    So under HTTPS the session is the cookie ``__Secure-session``, marked ``Secure`` (browsers
-    never send it over HTTP, nor accept it without ``Secure``), and under HTTP the plain
-    ``session``. A phone that comes to HTTPS from HTTP (for the live camera) brings the codes
-    of its HTTP session along, once, into the secure cookie; nothing learned over HTTPS goes
-    back.
+    Under HTTPS the session is the cookie ``__Secure-session``, marked ``Secure``, and under
+    HTTP the plain ``session``. A phone that comes to HTTPS from HTTP brings the codes of its
+    HTTP session along, once, into the secure cookie; nothing learned over HTTPS goes back.
     """
 
-    SECURE_NAME = "__Secure-session"
-
     def get_cookie_name(self, app) -> str:
-        return self.SECURE_NAME if request.is_secure else super().get_cookie_name(app)
+        return scheme_cookie_name(super().get_cookie_name(app), request.is_secure)
 
     def get_cookie_secure(self, app) -> bool:
         return request.is_secure or super().get_cookie_secure(app)
@@ -187,11 +213,7 @@ class SchemeSessionInterface(SecureCookieSessionInterface):
         serializer = self.get_signing_serializer(app)
         if serializer is None:
             return None
-        val = request.cookies.get(self.get_cookie_name(app))
-        carried = False
-        if not val and request.is_secure:
-            val = request.cookies.get(app.config["SESSION_COOKIE_NAME"])
-            carried = bool(val)
+        val, carried = read_scheme_cookie(request, app.config["SESSION_COOKIE_NAME"])
         if not val:
             return self.session_class()
         try:

@@ -23,13 +23,14 @@ from .. import guard, services, store
 from ..db import get_db, storage_status, transaction
 from .openapi import openapi_document
 from .pages import (
-    SEAT_COOKIE_AGE,
     announce,
+    clear_seat_cookie,
     held_seat,
     known_code,
     public_join_url,
     remember_code,
-    seat_cookie,
+    seat_cookie_value,
+    set_seat_cookie,
 )
 
 bp = Blueprint("api", __name__)
@@ -57,7 +58,7 @@ def editable_table(table_id: int):
     row = store.table_row(get_db(), table_id)
     known = known_code(table_id)
     trusted = (known is not None and store.normalise_code(known) == row["code"]) or (
-        request.cookies.get(seat_cookie(table_id)) is not None and held_seat(row) is not None
+        seat_cookie_value(table_id)[0] is not None and held_seat(row) is not None
     )
     guard.check_code_attempts(table_id, trusted)
     try:
@@ -428,7 +429,7 @@ def get_photo(table_id: int, photo_id: int):
     mine = None
     if request_code() and (
         request.headers.get("X-Player")
-        or request.cookies.get(seat_cookie(table_id))
+        or seat_cookie_value(table_id)[0]
         or len(store.players(db, table_id)) == 1
     ):
         row = editable_table(table_id)
@@ -703,22 +704,6 @@ def take_seat(table_id: int, player_id: int):
     return resp, 201
 
 
-def set_seat_cookie(resp, table_id: int, value: str) -> None:
-    """Give this phone the seat cookie of ``table_id`` (``<player id>.<token>``).
-
-    Not Secure: one phone moves between the LAN address (http) and the secure address (https,
-    for the live camera) and keeps its seat on both; a Secure cookie would be unseen on http.
-    """
-    resp.set_cookie(
-        seat_cookie(table_id),
-        value,
-        max_age=SEAT_COOKIE_AGE,
-        path="/",
-        httponly=True,
-        samesite="Lax",
-    )
-
-
 @bp.delete("/tables/<int:table_id>/seats/<int:player_id>")
 def free_seat(table_id: int, player_id: int):
     """Leave the seat this phone holds, or free another phone's seat (a lost phone; any holder
@@ -733,7 +718,7 @@ def free_seat(table_id: int, player_id: int):
     body = {"freed": pid, "left": left, **seat_answer(row, None if left else mine)}
     resp = jsonify(body)
     if left:
-        resp.delete_cookie(seat_cookie(table_id), path="/", httponly=True, samesite="Lax")
+        clear_seat_cookie(resp, table_id)
     return resp
 
 

@@ -9,7 +9,17 @@ carries no such header, so it cannot change a table.
 from __future__ import annotations
 
 import segno
-from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
+from flask import (
+    Blueprint,
+    after_this_request,
+    current_app,
+    g,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 
 from engine import GAMES
 
@@ -39,19 +49,67 @@ SEAT_COOKIE_AGE = 7 * 24 * 3600
 
 
 def seat_cookie(table_id: int) -> str:
-    """The name of the cookie that holds this phone's seat token at ``table_id``."""
+    """The name of the cookie that holds this phone's seat token at ``table_id`` over HTTP;
+    over HTTPS it is ``__Secure-`` and this name (:func:`guard.read_scheme_cookie`)."""
     return f"seat_{table_id}"
+
+
+def seat_cookie_value(table_id: int) -> tuple[str | None, bool]:
+    """This request's seat cookie at ``table_id`` (``<player id>.<token>``, None: none) and
+    whether it is the HTTP cookie carried to HTTPS (:func:`guard.read_scheme_cookie`)."""
+    return guard.read_scheme_cookie(request, seat_cookie(table_id))
+
+
+def set_seat_cookie(resp, table_id: int, value: str) -> None:
+    """Give this phone the seat cookie of ``table_id`` (``<player id>.<token>``): HttpOnly,
+    SameSite=Lax, and under HTTPS ``__Secure-seat_<id>`` marked ``Secure`` (never sent over
+    HTTP)."""
+    resp.set_cookie(
+        guard.scheme_cookie_name(seat_cookie(table_id), request.is_secure),
+        value,
+        max_age=SEAT_COOKIE_AGE,
+        path="/",
+        secure=request.is_secure,
+        httponly=True,
+        samesite="Lax",
+    )
+
+
+def clear_seat_cookie(resp, table_id: int) -> None:
+    """Delete this phone's seat cookie of ``table_id``: under HTTPS both the secure and the
+    HTTP one (it may have been carried over); under HTTP the HTTP one (a browser lets no plain
+    page touch a ``__Secure-`` cookie; the stored token is gone, so it holds no seat)."""
+    names = [seat_cookie(table_id)]
+    if request.is_secure:
+        names.append(guard.scheme_cookie_name(names[0], True))
+    for name in names:
+        resp.delete_cookie(name, path="/", secure=name != names[0], httponly=True, samesite="Lax")
 
 
 def held_seat(row) -> int | None:
     """The player whose seat this phone holds at the table ``row`` (its seat cookie
-    ``<player id>.<token>`` checked against the stored hash), or None."""
-    raw = request.cookies.get(seat_cookie(row["id"]), "")
-    pid, _, token = raw.partition(".")
+    ``<player id>.<token>`` checked against the stored hash), or None. An HTTP seat cookie
+    read under HTTPS is written into the secure cookie with this answer (carried once), unless
+    the answer sets or clears the seat cookie itself."""
+    raw, carried = seat_cookie_value(row["id"])
+    pid, _, token = (raw or "").partition(".")
     if not pid.isdigit() or len(pid) > 19 or not token:
         return None
     player_id = int(pid)
-    return player_id if store.seat_holder(get_db(), row["id"], player_id, token) else None
+    if not store.seat_holder(get_db(), row["id"], player_id, token):
+        return None
+    carried_here = g.setdefault("seats_carried", set())
+    if carried and row["id"] not in carried_here:
+        carried_here.add(row["id"])
+        secure_name = guard.scheme_cookie_name(seat_cookie(row["id"]), True)
+
+        @after_this_request
+        def carry(resp):
+            if not any(c.startswith(secure_name + "=") for c in resp.headers.getlist("Set-Cookie")):
+                set_seat_cookie(resp, row["id"], f"{player_id}.{token}")
+            return resp
+
+    return player_id
 
 
 def public_join_url(code: str) -> str:
@@ -78,9 +136,13 @@ def my_tables() -> list[int]:
     """The tables this phone joined or started (codes in its session) or sits at (seat
     cookies): their ids."""
     ids = [int(k) for k in (session.get("codes") or {}) if str(k).isdigit() and len(k) < 19]
-    ids += [
-        int(name[5:]) for name in request.cookies if name.startswith("seat_") and name[5:].isdigit()
-    ]
+    prefixes = ["seat_"] + ([guard.SECURE_PREFIX + "seat_"] if request.is_secure else [])
+    for name in request.cookies:
+        for prefix in prefixes:
+            rest = name[len(prefix) :]
+            if name.startswith(prefix) and rest.isdigit() and len(rest) < 19:
+                ids.append(int(rest))
+    ids = list(dict.fromkeys(ids))
     return ids
 
 

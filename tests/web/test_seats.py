@@ -158,6 +158,46 @@ def test_https_keeps_the_seat_taken_on_http(app):
     assert json.loads(re.search(r'id="boot">(.*?)</script>', page, re.S).group(1))["seat"] is None
 
 
+def test_a_seat_taken_over_https_has_a_secure_cookie_never_read_over_http(app):
+    phone = app.test_client()
+    t = new_table(phone)
+    ana = t["players"][0]["id"]
+    seat, https = f"/api/tables/{t['id']}/seat", "https://localhost"
+    r = phone.post(f"{seat}s/{ana}", headers=code_of(t), base_url=https)
+    header = r.headers["Set-Cookie"]
+    assert r.status_code == 201 and header.startswith(f"__Secure-seat_{t['id']}=")
+    assert "; Secure" in header and "HttpOnly" in header and "SameSite=Lax" in header
+    assert phone.get(seat, headers=code_of(t), base_url=https).json["player_id"] == ana
+    assert phone.get(seat, headers=code_of(t)).json["player_id"] is None  # plain HTTP
+    assert phone.get(f"/api/tables/{t['id']}/hand", headers=code_of(t)).status_code == 403
+    # leaving over HTTPS clears both cookies
+    r = phone.delete(f"{seat}s/{ana}", headers=code_of(t), base_url=https)
+    cleared = sorted(c.split("=", 1)[0] for c in r.headers.getlist("Set-Cookie"))
+    assert r.json["left"] and cleared == [f"__Secure-seat_{t['id']}", f"seat_{t['id']}"]
+    assert phone.get_cookie(f"__Secure-seat_{t['id']}") is None
+
+
+def test_a_seat_taken_over_http_carries_to_https_once_and_freeing_ends_both(app):
+    phone = app.test_client()
+    t = new_table(phone)
+    ana = sit(phone, t, 0)
+    seat, https = f"/api/tables/{t['id']}/seat", "https://localhost"
+    r = phone.get(seat, headers=code_of(t), base_url=https)
+    assert r.json["player_id"] == ana  # the HTTP seat, carried into the secure cookie
+    assert r.headers["Set-Cookie"].startswith(f"__Secure-seat_{t['id']}=")
+    assert "Set-Cookie" not in phone.get(seat, headers=code_of(t), base_url=https).headers
+    # a seat taken over HTTPS afterwards does not go back to HTTP
+    ben = t["players"][1]["id"]
+    phone.post(f"{seat}s/{ben}", headers=code_of(t), base_url=https)
+    assert phone.get(seat, headers=code_of(t), base_url=https).json["player_id"] == ben
+    assert phone.get(seat, headers=code_of(t)).json["player_id"] is None
+    # a code holder frees it (a lost phone): neither scheme holds it any more
+    other = app.test_client()
+    assert other.delete(f"{seat}s/{ben}", headers=code_of(t)).json["left"] is False
+    for base in ("http://localhost", https):
+        assert phone.get(seat, headers=code_of(t), base_url=base).json["player_id"] is None
+
+
 def test_a_demo_seat_is_open_to_every_visitor(app, client):
     """Demo tables hand their code to everybody: a visitor takes any seat (a held one is taken
     over) and the demo hand stays for the next visitor."""
