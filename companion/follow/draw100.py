@@ -220,14 +220,19 @@ class _Draw100Follow(_GameFollow):
                 out.append(self._withdraw(t, "taken back"))
         centres = [dets[t].centre for t in self.node if t in dets]
         apart: list[Tile] = []
-        for t in new:
+        # tiles laid off a standing flag (a chain of illegal tiles) are plays too, flagged in
+        # turn, however far from the line they reach
+        chained = [t for t in self.flagged if t in dets and t not in self.node]
+        for t in sorted(new, key=lambda t: _nearest(dets[t].centre, centres)):
             c = dets[t].centre
-            dist = min((float(np.hypot(*(c - x))) for x in centres), default=1e9)
-            if dist < NEAR_LINE * length:
+            dist = _nearest(c, centres)
+            if dist < NEAR_LINE * length or any(_touch(dets[t], dets[u]) for u in chained):
                 if t not in self.flagged:
                     out += self._flag(t, self._why_not(t, dets))
+                chained.append(t)
             else:
                 apart.append(t)
+        apart = [t for t in apart if t not in chained]
         out += self._apart(apart, dets, length)
         return out
 
@@ -257,6 +262,9 @@ class _Draw100Follow(_GameFollow):
                 if e.node_id == self.node[h]
                 and t.has(e.number)
                 and (number is None or e.number == number or t.is_double)
+                # against the half of a non-double already joined (a cross through a
+                # non-spinner), or off a double's corner: no join
+                and _meets_end(d.halves[near], dets[h], h.is_double, e.number)
             ]
             if ends:
                 return h, ends[0]
@@ -336,8 +344,32 @@ class _Draw100Follow(_GameFollow):
 
     def _why_not(self, t: Tile, dets) -> str:
         """Why ``t`` joins nothing, naming the number of the followed line's open end nearest to
-        it and ``t``'s half nearest that end first: "6-3 does not match the 5 it touches"."""
+        it and ``t``'s half nearest that end first: "6-3 does not match the 5 it touches"; or
+        that it lies across the side of a non-double of the line ("2-5 lies across the side of
+        4-5, not on an open end"), or is laid off a flagged tile and not off the line."""
         d = dets[t]
+
+        def gap(u: Tile) -> float:
+            return min(float(np.hypot(*(a - b))) for a in d.halves for b in dets[u].halves)
+
+        near_line = min((u for u in self.node if u in dets), key=gap, default=None)
+        near_flag = min(
+            (u for u in self.flagged if u in dets and u != t and u not in self.node),
+            key=gap,
+            default=None,
+        )
+        if near_flag is not None and _touch(d, dets[near_flag]):
+            if near_line is None or gap(near_flag) < gap(near_line):
+                return f"{t} is laid off {near_flag}, which is no play of the line"
+        if near_line is not None and not near_line.is_double and _touch(d, dets[near_line]):
+            h = dets[near_line]
+            half = min(d.halves, key=lambda a: min(float(np.hypot(*(a - b))) for b in h.halves))
+            opens = [e.number for e in self.line.open_ends() if e.node_id == self.node[near_line]]
+            if not any(_meets_end(half, h, False, n) for n in opens):
+                return (
+                    f"{t} lies across the side of {near_line}, not on an open end (only a "
+                    "double takes tiles on its sides, RULES.md section 4)"
+                )
         ends = []
         for e in self.line.open_ends():
             host = self.line.node(e.node_id).tile
@@ -535,3 +567,43 @@ def _clusters(tiles: list[Tile], dets, reach: float) -> list[list[Tile]]:
             k += 1
         out.append(group)
     return out
+
+
+def _nearest(c: np.ndarray, centres: list[np.ndarray]) -> float:
+    """Pixels from ``c`` to the nearest of ``centres`` (1e9 when there are none)."""
+    return min((float(np.hypot(*(c - x))) for x in centres), default=1e9)
+
+
+def _touch(a, b) -> bool:
+    """Whether detections ``a`` and ``b`` touch: a half of one within 1.3 tile widths of a half
+    of the other (the reach :meth:`_Draw100Follow._host` takes for a join)."""
+    w = min(min(a.size), min(b.size))
+    return min(float(np.hypot(*(p - q))) for p in a.halves for q in b.halves) <= 1.3 * w
+
+
+def _meets_end(half: np.ndarray, host, double: bool, number: int | None = None) -> bool:
+    """Whether a tile whose touching half has its centre at ``half`` (pixels) meets ``host``
+    (a detection) where a play on its open end of ``number`` may join it (RULES.md section 4):
+    for a non-double, beside or past its half showing ``number`` (a turn at a corner lays the
+    next tile's end against that half's side), never beside its other half, which the line
+    already joins (a cross through a non-spinner); for a double, on a long side or past a short
+    end, not off a corner (more than 0.6 of its length along it and 0.75 of its width across
+    at once)."""
+    h0, h1 = (np.asarray(x, np.float64) for x in host.halves)
+    rel = np.asarray(half, np.float64) - np.asarray(host.centre, np.float64)
+    length, width = host.size
+    if not double:
+        if host.pips is None or number is None or int(host.pips[0]) == int(host.pips[1]):
+            return True
+        open_half = h1 if int(host.pips[1]) == number else h0
+        axis = open_half - np.asarray(host.centre, np.float64)
+        norm = float(np.linalg.norm(axis))
+        return norm < 1e-6 or float(rel @ axis) / norm > 0.0
+    axis = h1 - h0
+    norm = float(np.linalg.norm(axis))
+    if norm < 1e-6:
+        return True
+    axis /= norm
+    along = abs(float(rel @ axis))
+    across = abs(float(rel[0] * -axis[1] + rel[1] * axis[0]))
+    return not (along > 0.6 * length and across > 0.75 * width)

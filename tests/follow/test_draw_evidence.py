@@ -175,3 +175,27 @@ def test_an_empty_view_keeps_the_line_until_a_new_lead_shows():
     assert [(r["player"], r["tile"], r["action"]) for r in _kinds(recs, "play")] == [
         (2, "5-5", "lead 5-5")
     ]
+
+
+def test_a_cross_that_is_no_legal_line_flags_every_illegal_tile_and_ends_nothing():
+    """The steps of ``real_sequences.CROSS_STEPS`` as views of boxes: 2-5 across the side of
+    5-4 (a cross through a non-spinner, its 5 beside the spinner's corner), 6-1 on the 3 of
+    5-3, 3-6 and 6-0 chained off 2-5 (6-0 more than two tile lengths from the line), 3-3 on
+    the 0 of 4-0, legal plays between. Every illegal tile stays on the table."""
+    from vision.render.real_sequences import CROSS_STEPS
+
+    f = Follower("draw100", players=2)
+    laid: list[TileDetection] = []
+    events: list[dict] = []
+    for (a, b), box, _ in CROSS_STEPS:
+        laid.append(_box(*box, (a, b)))
+        events += f.feed(list(laid), still=True)
+    plays = [(r["tile"], r["player"]) for r in _kinds(events, "play")]
+    assert plays == [(str(Tile(*v)), s) for v, _, s in CROSS_STEPS if s is not None]
+    flags = [r["tile"] for r in _kinds(events, "flag")]
+    assert flags == [str(Tile(*v)) for v, _, s in CROSS_STEPS if s is None]
+    assert not _kinds(events, "flag_withdrawn") and not _kinds(events, "hand_end")
+    messages = {r["tile"]: r["message"] for r in _kinds(events, "flag")}
+    assert messages["2-5"].startswith("2-5 lies across the side of 4-5")
+    assert messages["0-6"] == "0-6 is laid off 3-6, which is no play of the line"
+    assert f._rules.phase == "play" and f.summary()["flags"] == 5

@@ -25,12 +25,16 @@ def test_the_sequences_are_real_photos_taken_back_in_play_order(seqs):
     order = play_order(VINTAGE, random.Random(0))
     assert sorted(order) == list(range(len(VINTAGE.boxes)))
     names = [s.name for s in seqs]
-    assert len(names) == 5 and all(s.states for s in seqs)
+    assert len(names) == 6 and all(s.states for s in seqs)
     domino = seqs[0]
     # one state per play, one with the loser's tiles shown, one taken back, the table cleared
     assert len(domino.states) == len(domino.plays) + 3
     assert domino.scores is not None and sum(domino.scores) > 0
     assert seqs[2].flags  # an illegal tile put down and taken back
+    cross = next(s for s in seqs if s.name.startswith("a cross"))
+    # one state per tile laid, the illegal ones left on the table: 6 plays, 5 flags
+    assert len(cross.states) == len(cross.plays) + len(cross.flags) == 11
+    assert len(cross.flags) == 5 and cross.scores is None
     frames = camera_frames(domino.states[3], np.random.default_rng(0), 3, np.array([300, 300]))
     assert 3 <= len(frames) <= 5 and all(f.shape == domino.states[3].shape for f in frames)
 

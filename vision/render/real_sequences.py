@@ -199,6 +199,78 @@ def snake(layout: RealLayout, origin=(24.0, 30.0)) -> tuple[np.ndarray, list[Til
     return out_img, out
 
 
+#: A cross that is no legal line, on the vintage photo's table: ``(value, box, seat)`` per
+#: state, in order; ``box`` ``(x0, y0, x1, y1)`` in photo pixels with the value's first number
+#: on the left or top half; ``seat`` the player of a legal play, None for an illegal tile (it
+#: stays on the table, as players who do not know the rules leave it). Legal: the lead 5-5, 5-4
+#: and 5-3 off it, 4-4 crosswise on the 4, 4-0 on 4-4, 1-4 on a side of 4-4 (as the photo has
+#: them). Illegal: 2-5 across the side of 5-4 (a cross through a non-spinner), 6-1 on the 3 of
+#: 5-3, 3-6 end to end under the 2 of 2-5, 6-0 on the 6 of 3-6 (a chain of illegal tiles more
+#: than two tile lengths from the line), 3-3 crosswise on the 0 of 4-0.
+CROSS_STEPS: tuple[tuple[tuple[int, int], tuple[int, int, int, int], int | None], ...] = (
+    ((5, 5), (50, 180, 140, 226), 0),
+    ((5, 4), (141, 180, 231, 226), 1),
+    ((5, 3), (73, 228, 119, 320), 0),
+    ((5, 2), (141, 228, 187, 320), None),
+    ((4, 4), (233, 155, 279, 247), 1),
+    ((6, 1), (73, 322, 119, 414), None),
+    ((3, 6), (141, 322, 187, 414), None),
+    ((4, 0), (281, 180, 371, 226), 0),
+    ((6, 0), (141, 416, 187, 508), None),
+    ((3, 3), (371, 153, 417, 246), None),
+    ((1, 4), (233, 60, 279, 152), 1),
+)
+
+
+def _quad(box: tuple[int, int, int, int]) -> np.ndarray:
+    """Corners of an axis-aligned box in :meth:`RealLayout.detections` order (``corners[0] ->
+    corners[1]`` a long side, half 0 left or top)."""
+    x0, y0, x1, y1 = box
+    if x1 - x0 >= y1 - y0:
+        return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+    return np.array([[x0, y0], [x0, y1], [x1, y1], [x1, y0]], np.float32)
+
+
+def cross(layout: RealLayout) -> RealSequence:
+    """ "A cross that is no legal line" (:data:`CROSS_STEPS`): legal plays with illegal tiles
+    laid between them that stay on the table, made of ``layout``'s own tiles pasted, as they
+    are, on its bare table (2 players, seat 0 leads). The follower must take the 6 legal plays
+    with their seats, flag each of the 5 illegal tiles, and see no end of the hand.
+
+    Raises:
+        FileNotFoundError: the photo cannot be read.
+        ValueError: the photo lacks a tile of :data:`CROSS_STEPS`."""
+    image = cv2.imread(str(layout.path))
+    if image is None:
+        raise FileNotFoundError(f"cannot read {layout.path}")
+    dets = layout.detections()
+    by_value = {Tile(*d.pips): d for d in dets}  # type: ignore[misc]
+    img = _bare(image, dets).copy()
+    states: list[np.ndarray] = []
+    at: list[np.ndarray | None] = []
+    plays: list[tuple[str, int]] = []
+    flags: list[str] = []
+    for (a, b), box, seat in CROSS_STEPS:
+        src = by_value.get(Tile(a, b))
+        if src is None:
+            raise ValueError(f"the photo holds no {Tile(a, b)} for the cross sequence")
+        if src.pips is not None and (int(src.pips[0]), int(src.pips[1])) != (a, b):
+            src = TileDetection(
+                np.roll(src.corners, 2, axis=0), 1.0, pips=(b, a), pip_confidence=1.0
+            )
+        quad = _quad(box)
+        img = paste(img, image, src, quad)
+        states.append(img.copy())
+        at.append(quad.mean(0).astype(np.float64))
+        if seat is None:
+            flags.append(str(Tile(a, b)))
+        else:
+            plays.append((str(Tile(a, b)), seat))
+    return RealSequence(
+        "a cross that is no legal line, 2 players", 2, None, states, plays, flags, None, at
+    )
+
+
 #: The table with every tile painted over, per photo (``id`` of the image array, its boxes):
 #: painting over is the slow part (about a second a photo), and every state of a sequence starts
 #: from the same bare table.
@@ -333,6 +405,9 @@ def sequences(layout: RealLayout, seed: int = 1) -> list[RealSequence]:
     out.append(
         hand_to_domino(image, dets, rng, "spinner line, 3 players, two hands shown", 3, 8, [2, 2])
     )
+    # illegal tiles left on the table between legal plays (a cross through a non-spinner)
+    if {Tile(*v) for v, _, _ in CROSS_STEPS} <= set(tiles):
+        out.append(cross(layout))
     # a snake of the same real tiles with its doubles laid in line (a house habit)
     if {Tile(a, b) for a, b in SNAKE_CHAIN} <= set(tiles):
         snake_image, snake_dets = snake(layout)
@@ -512,5 +587,6 @@ __all__ = [
     "paste",
     "play_order",
     "snake",
+    "cross",
     "hand_to_domino",
 ]
