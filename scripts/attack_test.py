@@ -48,7 +48,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
-from load_test import free_port, multipart  # noqa: E402 - the sibling script's helpers
+import load_test  # noqa: E402 - the sibling script's helpers
+from load_test import free_port, multipart  # noqa: E402
 
 HOST = "127.0.0.1"
 #: The first bytes of a TLS ClientHello record (a client that stops half way through).
@@ -56,32 +57,11 @@ PARTIAL_HELLO = bytes.fromhex("16030100c8010000c40303")
 
 
 def start_server(instance: str) -> tuple:
-    """``serve --local --no-demo`` on free ports -> ``(proc, http_port, https_port)``; its console
-    goes to ``instance/server.log``."""
-    import subprocess
-
+    """``serve --no-demo`` on 127.0.0.1 with HTTPS beside HTTP, on free ports
+    (:func:`load_test.start_server`) -> ``(proc, http_port, https_port)``; its console goes to
+    ``instance/server.log``."""
     port, https_port = free_port(), free_port()
-    log = open(Path(instance) / "server.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "companion.commands.serve", "--local", "--no-demo"]
-        + ["--port", str(port), "--https-port", str(https_port), "--instance", instance],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    log.close()
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit("the server exited:\n" + (Path(instance) / "server.log").read_text())
-        try:
-            if request("http", port, "GET", "/api/status")[0] == 200:
-                socket.create_connection((HOST, https_port), timeout=2).close()
-                return proc, port, https_port
-        except OSError:
-            time.sleep(0.3)
-    proc.terminate()
-    raise SystemExit("the server did not answer within 90 s")
+    return load_test.start_server(port, instance, https_port, wait_s=90), port, https_port
 
 
 def request(
@@ -278,15 +258,9 @@ def attack_keyed_entries(instance: str, port: int, n: int) -> dict:
     statuses = []
     for _sent in (1, 2):
         for k in keys:
-            body = json.dumps({"scores": {str(pid): 1}, "kind": "manual"}).encode()
-            headers = {
-                "Content-Type": "application/json",
-                "X-Table-Code": table["code"],
-                "Idempotency-Key": k,
-            }
-            statuses.append(
-                request("http", port, "POST", f"/api/tables/{table['id']}/rounds", body, headers)[0]
-            )
+            headers = {"X-Table-Code": table["code"], "Idempotency-Key": k}
+            entry = {"scores": {str(pid): 1}, "kind": "manual"}
+            statuses.append(post_entry(port, table["id"], entry, headers)[0])
     total = request("http", port, "GET", f"/api/tables/{table['id']}")[1]
     import sqlite3
 
@@ -320,18 +294,9 @@ def attack_wrong_codes(port: int, n: int, addresses: int) -> dict:
         source = f"127.0.{1 + a // 250}.{1 + a % 250}"
         for i in range(per):
             code = f"WRONG{a:03d}{i:03d}"
-            body = json.dumps({"scores": {}, "kind": "manual"}).encode()
-            headers = {"Content-Type": "application/json", "X-Table-Code": code}
+            entry = {"scores": {}, "kind": "manual"}
             try:
-                st = request(
-                    "http",
-                    port,
-                    "POST",
-                    f"/api/tables/{table['id']}/rounds",
-                    body,
-                    headers,
-                    source=source,
-                )[0]
+                st = post_entry(port, table["id"], entry, {"X-Table-Code": code}, source)[0]
             except OSError:
                 st = -1
             with lock:
@@ -349,6 +314,22 @@ def attack_wrong_codes(port: int, n: int, addresses: int) -> dict:
         "statuses": {str(s): statuses.count(s) for s in sorted(set(statuses))},
         "seconds": round(time.monotonic() - started, 1),
     }
+
+
+def post_entry(
+    port: int, table_id: int, entry: dict, headers: dict, source: str | None = None
+) -> tuple[int, dict]:
+    """``POST /api/tables/{table_id}/rounds`` with ``entry`` as JSON -> ``(status, answer)``."""
+    status, answer, _ = request(
+        "http",
+        port,
+        "POST",
+        f"/api/tables/{table_id}/rounds",
+        json.dumps(entry).encode(),
+        {"Content-Type": "application/json", **headers},
+        source=source,
+    )
+    return status, answer
 
 
 def post_table(port: int, source: str) -> int:
@@ -394,15 +375,8 @@ def attack_disk_full(instance: str, proc, port: int, https_port: int, n: int) ->
     statuses: dict[str, list[int]] = {"entry": [], "photo": [], "table": [], "read": []}
     messages = set()
     for i in range(n):
-        body = json.dumps({"scores": {str(pid): 1}, "kind": "manual", "note": "x" * 200}).encode()
-        st, out, _ = request(
-            "http",
-            port,
-            "POST",
-            f"/api/tables/{table['id']}/rounds",
-            body,
-            {"Content-Type": "application/json", **code},
-        )
+        entry = {"scores": {str(pid): 1}, "kind": "manual", "note": "x" * 200}
+        st, out = post_entry(port, table["id"], entry, code)
         statuses["entry"].append(st)
         messages.add(out.get("error", {}).get("message", ""))
         mp, ctype = multipart("photo", "p.jpg", photo)
@@ -434,15 +408,7 @@ def attack_disk_full(instance: str, proc, port: int, https_port: int, n: int) ->
 
     problems = check_files(instance)
     proc, port, https_port = start_server(instance)
-    body = json.dumps({"scores": {str(pid): 1}, "kind": "manual"}).encode()
-    after = request(
-        "http",
-        port,
-        "POST",
-        f"/api/tables/{table['id']}/rounds",
-        body,
-        {"Content-Type": "application/json", **code},
-    )[0]
+    after = post_entry(port, table["id"], {"scores": {str(pid): 1}, "kind": "manual"}, code)[0]
     result = {
         "writes_each_kind": n,
         "statuses": {k: {str(s): v.count(s) for s in sorted(set(v))} for k, v in statuses.items()},

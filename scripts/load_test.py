@@ -117,40 +117,40 @@ def percentile(values: list[float], q: float) -> float:
     return s[k]
 
 
-def start_server(port: int, instance: str) -> subprocess.Popen:
-    """The server as its own process; its console (one line per request) goes to instance/server.log."""
+def start_server(
+    port: int, instance: str, https_port: int | None = None, wait_s: float = 60
+) -> subprocess.Popen:
+    """The server as its own process; its console (one line per request) goes to instance/server.log.
+
+    Plain HTTP on ``port`` only, or with ``https_port`` HTTPS beside it (then it is ready when
+    both ports answer). Raises ``SystemExit`` when the process exits or does not answer within
+    ``wait_s`` seconds.
+    """
+    https = ["--no-https"] if https_port is None else ["--https-port", str(https_port)]
     log = open(Path(instance) / "server.log", "w")
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "companion.commands.serve",
-            "--host",
-            HOST,
-            "--port",
-            str(port),
-            "--instance",
-            instance,
-            "--no-demo",
-            "--no-https",
-        ],
+        [sys.executable, "-m", "companion.commands.serve", "--host", HOST, "--port", str(port)]
+        + ["--instance", instance, "--no-demo"]
+        + https,
         cwd=ROOT,
         stdout=log,
         stderr=subprocess.STDOUT,
     )
     log.close()
     base = f"http://{HOST}:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise SystemExit("the server exited:\n" + (Path(instance) / "server.log").read_text())
         try:
             call(base, "GET", "/api/status", timeout=30)
+            if https_port is not None:
+                socket.create_connection((HOST, https_port), timeout=2).close()
             return proc
         except OSError:
             time.sleep(0.3)
     proc.terminate()
-    raise SystemExit("the server did not answer within 60 s")
+    raise SystemExit(f"the server did not answer within {wait_s:.0f} s")
 
 
 def call_until_answered(
