@@ -113,6 +113,29 @@ def fused_trainer(start=None):
     from ultralytics.models.yolo.obb import OBBTrainer
 
     class FusedTrainer(OBBTrainer):
+        def read_results_csv(self):
+            """``results.csv`` as ``{column: [values]}`` with the csv module.
+
+            ultralytics reads it with polars, a 40 MB wheel that a GPU machine without a
+            network may lack; every checkpoint stores this table, so a missing polars would
+            stop the run at the first save.
+            """
+            import csv
+
+            try:
+                with open(self.csv, newline="") as f:
+                    rows = list(csv.DictReader(f))
+            except OSError:
+                return {}
+            table: dict[str, list[float | str]] = {}
+            for row in rows:
+                for key, value in row.items():
+                    try:
+                        table.setdefault(key.strip(), []).append(float(value))
+                    except (TypeError, ValueError):
+                        table.setdefault(key.strip(), []).append(value)
+            return table
+
         def get_model(self, cfg=None, weights=None, verbose=True):
             import torch
 
@@ -387,6 +410,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--workers", type=int, default=2, help="dataloader workers")
     ap.add_argument(
+        "--device", default="cpu", help="torch device for training: cpu, or a GPU index such as 0"
+    )
+    ap.add_argument(
+        "--cache", action="store_true", help="hold the decoded training images in memory"
+    )
+    ap.add_argument(
         "--threads",
         type=int,
         default=None,
@@ -501,7 +530,9 @@ def main(argv: list[str] | None = None) -> int:
             imgsz=a.imgsz,
             batch=a.batch,
             workers=a.workers,
-            device="cpu",
+            device=a.device,
+            cache="ram" if a.cache else False,
+            amp=False,  # the AMP check downloads a model; the tiny net is not GPU-bound anyway
             plots=False,
             project=str(ROOT / "data/runs"),
             name=a.name,
