@@ -125,3 +125,62 @@ def test_tiles_nudged_out_of_line_by_a_hand_still_join(path, in_line):
         got = read(nudged, "draw100")
         assert not [p for p in got.problems if p.kind == "not_joined"], seed
         assert len(got.layout["line"]) == len(tiles), seed
+
+
+@pytest.mark.parametrize(
+    "path, turn",
+    [
+        ("EEDSSWWW", "side"),  # the next tile's end against a side of the double before the turn
+        ("EESDSWWW", "end"),  # the tile before ends against a side of the double after the turn
+        ("EEDSDWWDSS", "side"),  # doubles at three turns of a snake
+        ("EESDSWDWWNDN", "end"),
+    ],
+)
+def test_a_double_in_line_at_a_turn_is_read_in_line(path, turn):
+    dets, tiles = snake(path, True, turn)
+    got = read(dets, "draw100")
+    assert [p.message for p in got.problems if p.kind in ("not_joined", "ambiguous")] == []
+    assert {Tile.parse(it["tile"]) for it in got.layout["line"]} == set(tiles)
+    notes = {p.message.split()[1] for p in got.problems if p.kind == "house_rule"}
+    assert notes == {str(t) for t in tiles if t.is_double}
+
+
+def _branch(d: TileDetection, side: int, pips) -> TileDetection:
+    """A tile played out of the middle of a long side of ``d`` (a branch off a double laid in
+    line, or the line through a crosswise one), ``side`` -1 or +1."""
+    c = d.corners.mean(0)
+    long_axis = d.corners[1] - d.corners[0]
+    if np.linalg.norm(d.corners[2] - d.corners[1]) > np.linalg.norm(long_axis):
+        long_axis = d.corners[2] - d.corners[1]
+    a = long_axis / np.linalg.norm(long_axis)
+    n = np.array([-a[1], a[0]]) * side
+    return _det(c + n * W / 2, n, L, pips)
+
+
+@pytest.mark.parametrize("sides", [(1,), (-1,), (1, -1)])
+def test_a_double_in_line_with_branches_off_its_sides_joins_them(sides):
+    dets, tiles = snake("EEDEE", True)
+    k = next(i for i, t in enumerate(tiles) if i and t.is_double)
+    n = tiles[k].high
+    free = [m for m in range(7) if Tile(n, m) not in set(tiles) and m != n]
+    branches = [_branch(dets[k], s, (n, m)) for s, m in zip(sides, free)]
+    got = read(dets + branches, "draw100")
+    assert [p.message for p in got.problems if p.kind in ("not_joined", "ambiguous")] == []
+    assert len(got.layout["line"]) == len(tiles) + len(branches)
+    notes = {p.message.split()[1] for p in got.problems if p.kind == "house_rule"}
+    assert notes == {str(t) for t in tiles if t.is_double}
+
+
+def test_a_crosswise_spinner_inside_the_line_with_branches_reads_crosswise():
+    dets, tiles = snake("EEDE", False)
+    k = next(i for i, t in enumerate(tiles) if i and t.is_double)
+    n = tiles[k].high
+    free = [m for m in range(7) if Tile(n, m) not in set(tiles) and m != n]
+    # branches out of the short ends (the sides) of the crosswise double
+    c = dets[k].centre
+    up = _det(c + np.array([0, -L / 2]), np.array([0.0, -1.0]), L, (n, free[0]))
+    down = _det(c + np.array([0, L / 2]), np.array([0.0, 1.0]), L, (n, free[1]))
+    got = read(dets + [up, down], "draw100")
+    assert [p.message for p in got.problems if p.kind in ("not_joined", "ambiguous")] == []
+    assert len(got.layout["line"]) == len(tiles) + 2
+    assert not [p for p in got.problems if p.kind == "house_rule"]

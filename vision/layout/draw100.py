@@ -93,18 +93,55 @@ def joins(tiles: Sequence[Seen]) -> dict[tuple[int, int], tuple[str, str]]:
     return out
 
 
+#: A tile against a long side of a double whose touching end's middle lies more than this many
+#: half-lengths of the double from that side's middle lies against one half: a turn of the line.
+OFF_CENTRE = 0.3
+
+
 def in_line(tiles: Sequence[Seen], edges: dict) -> set[int]:
-    """Indices of the doubles laid in line: every tile joined to one touches it on a short end
-    (a double laid crosswise is touched on its long sides by the line through it)."""
-    touched: dict[int, list[str]] = {}
+    """Indices of the doubles laid in line (a house habit; RULES.md section 4 lays them crosswise).
+
+    A crosswise double is touched in the middle of its long sides by the line through it, and
+    on its short ends (its sides) by branches going straight out. The geometry that only a
+    double laid in line gives:
+
+    - every tile joined to it touches a short end;
+    - a tile lies against *one half* of a long side (its touching end's middle more than
+      ``OFF_CENTRE`` half-lengths from the side's middle): the line turns at the double, the
+      next tile's end against the side of the double's last half, or the tile before ending
+      against the side of the double's first half;
+    - a short end lies against the long side of a tile across it (the double's end against the
+      side of the next tile's first half: a turn).
+
+    A double touched in the middle of a long side and also on a short end fits both ways (a
+    crosswise spinner with a branch, or a double in line with a branch off its side): it is
+    read as the table lays its doubles, in line when another double is in line by the
+    geometry above, else crosswise.
+    """
+    touched: dict[int, list[tuple[str, int, str]]] = {}
     for (i, j), (pi, pj) in edges.items():
-        touched.setdefault(i, []).append(pi)
-        touched.setdefault(j, []).append(pj)
-    return {
-        k
-        for k, s in enumerate(tiles)
-        if s.is_double and touched.get(k) and all(p.startswith("short") for p in touched[k])
-    }
+        touched.setdefault(i, []).append((pi, j, pj))
+        touched.setdefault(j, []).append((pj, i, pi))
+    shown: set[int] = set()
+    either: set[int] = set()
+    for k, s in enumerate(tiles):
+        if not s.is_double or not touched.get(k):
+            continue
+        on = touched[k]
+        if all(p.startswith("short") for p, _, _ in on):
+            shown.add(k)
+            continue
+        for p, o, po in on:
+            pt = dict((name, q) for name, q, _ in ports(tiles[o]))[po]
+            if p.startswith("long"):
+                along = abs(float(np.dot(pt - s.centre, s.axis))) / (s.length / 2)
+                if along > OFF_CENTRE:
+                    shown.add(k)
+            elif abs(float(np.dot(tiles[o].axis, s.axis))) < 0.5:
+                shown.add(k)
+        if k not in shown and any(p.startswith("short") for p, _, _ in on):
+            either.add(k)
+    return (shown | either) if shown else shown
 
 
 def build_line(
