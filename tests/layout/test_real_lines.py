@@ -184,3 +184,69 @@ def test_a_crosswise_spinner_inside_the_line_with_branches_reads_crosswise():
     assert [p.message for p in got.problems if p.kind in ("not_joined", "ambiguous")] == []
     assert len(got.layout["line"]) == len(tiles) + 2
     assert not [p for p in got.problems if p.kind == "house_rule"]
+
+
+def _placements(dets: list[TileDetection]) -> list:
+    """The boxes as tiles on a table plane (tile-width units, y up) for the renderer."""
+    from vision.render.scene import Placement
+
+    out = []
+    for d in dets:
+        c = d.corners.mean(0) / W
+        # the long axis, from the middle of the short end at half 0 to the one at half 1
+        e0, e1 = (d.corners[0] + d.corners[3]) / 2, (d.corners[1] + d.corners[2]) / 2
+        if np.linalg.norm(e1 - e0) < 0.75 * L:  # a crosswise double: corners start on a long side
+            e0, e1 = (d.corners[0] + d.corners[1]) / 2, (d.corners[2] + d.corners[3]) / 2
+        ax = e1 - e0
+        a, b = d.pips
+        t = Tile(a, b)
+        angle = float(np.degrees(np.arctan2(-ax[1], ax[0])))
+        out.append(Placement(t, False, (float(c[0]), float(-c[1])), angle, a != t.low))
+    return out
+
+
+def _with_branches(path: str, in_line: bool) -> tuple[list, list[Tile]]:
+    """``snake(path, in_line)`` with a branch out of both sides of its first double after the
+    lead (the long sides of one in line, the short ends of a crosswise one)."""
+    dets, tiles = snake(path, in_line)
+    k = next(i for i, t in enumerate(tiles) if i and t.is_double)
+    n = tiles[k].high
+    free = [m for m in range(7) if Tile(n, m) not in set(tiles) and m != n][:2]
+    if in_line:
+        extra = [_branch(dets[k], s, (n, m)) for s, m in zip((1, -1), free)]
+    else:
+        c = dets[k].centre
+        extra = [
+            _det(c + np.array([0, s * L / 2]), np.array([0.0, s]), L, (n, m))
+            for s, m in zip((-1.0, 1.0), free)
+        ]
+    return dets + extra, tiles + [Tile(n, m) for m in free]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "layout, in_line",
+    [
+        (lambda: snake("EEDSDWWDSS", True, "side"), True),  # doubles in line at three turns
+        (lambda: snake("EESDSWDWWNDN", True, "end"), True),  # the other turn, four doubles
+        (lambda: _with_branches("EEDEE", True), True),  # a double in line, two side branches
+        (lambda: _with_branches("EEDESSWWW", False), False),  # a crosswise spinner, 2 branches
+    ],
+    ids=["turns-side", "turns-end", "in-line-branches", "crosswise-branches"],
+)
+def test_rendered_snakes_and_branches_join_every_tile_through_the_detector(layout, in_line):
+    from vision.layout import detect_options
+    from vision.pipeline import detect
+    from vision.render.scene import render_scene
+    from vision.render.styles import random_style
+
+    dets, tiles = layout()
+    rng = np.random.default_rng(0)
+    scene = render_scene(
+        _placements(dets), rng, random_style(rng, max_pip=6), (1024, 768), clutter=0, fill=0.8
+    )
+    got = read(detect(scene.image, **detect_options("draw100")), "draw100")
+    assert [p.message for p in got.problems if p.kind in ("not_joined", "ambiguous")] == []
+    assert {Tile.parse(it["tile"]) for it in got.layout["line"]} == set(tiles)
+    notes = {p.message.split()[1] for p in got.problems if p.kind == "house_rule"}
+    assert notes == ({str(t) for t in tiles if t.is_double} if in_line else set())
