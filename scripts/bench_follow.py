@@ -23,7 +23,9 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
+import pickle
 import random
 import sys
 import time
@@ -42,11 +44,23 @@ SOLITAIRES = [g for g in GAME_KINDS if GAMES[g].solitaire]
 
 
 def follow_game(
-    script, rng: np.random.Generator, render: bool, steady_frames: int, model=None
+    script,
+    rng: np.random.Generator,
+    render: bool,
+    steady_frames: int,
+    model=None,
+    save: Path | None = None,
+    stream: list[tuple] | None = None,
 ) -> dict:
-    """Feed one script's stream to a Follower; return the game's measures."""
+    """Feed one script's stream to a Follower; return the game's measures.
+
+    ``save`` (with ``render``): write the stream as read by the detector to this file (gzipped
+    pickle of ``{"script", "stream"}``), so :func:`replay` follows the game again without
+    drawing or detecting. ``stream``: such a saved stream, fed instead of drawing frames.
+    """
     detect = None
-    if render:
+    kept: list[tuple] = []
+    if render and stream is None:
         from vision.layout import detect_options
         from vision.pipeline import detect as _detect
 
@@ -57,14 +71,21 @@ def follow_game(
     start: dict[str, int] = {}
     got: list[tuple[str, int]] = []
     n_frames, busy = 0, 0.0
-    for fr in frames(script, rng, render=render):
-        if fr.kind == "tap":
-            f.tap(fr.tap, fr.player)
+    items = (
+        (it + (0.0,) for it in stream)
+        if stream is not None
+        else _items(script, rng, render, detect)
+    )
+    for kind, index, tap, player, dets, plays, shown, secs in items:
+        busy += secs
+        if save is not None:
+            kept.append((kind, index, tap, player, dets, plays, shown))
+        if kind == "tap":
+            f.tap(tap, player)
             continue
-        start.update({k: fr.index for k in fr.shown})
-        truth += [(k, fr.index, start.get(k, fr.index)) for k in fr.plays]
+        start.update({k: index for k in shown})
+        truth += [(k, index, start.get(k, index)) for k in plays]
         t0 = time.perf_counter()
-        dets = detect(fr.image) if render else fr.labels
         recs = f.feed(dets)
         busy += time.perf_counter() - t0
         n_frames += 1
@@ -93,6 +114,9 @@ def follow_game(
             continue
         used[k] = True
         delays.append(got[k][1] - at + 1)
+    if save is not None:
+        with gzip.open(save, "wb") as fh:
+            pickle.dump({"script": script, "stream": kept}, fh)
     s = f.summary()
     if GAMES[script.game].scored:
         right = s["scores"] == script.final["scores"]
@@ -114,6 +138,42 @@ def follow_game(
         "frames": n_frames,
         "seconds": busy,
     }
+
+
+def _items(script, rng: np.random.Generator, render: bool, detect):
+    """The camera stream of ``script`` as ``(kind, index, tap, player, detections, plays,
+    shown, seconds)`` tuples: the detector's reading of each photo with ``render`` (seconds:
+    the time it took), else the labels."""
+    for fr in frames(script, rng, render=render):
+        if fr.kind == "tap":
+            yield ("tap", fr.index, fr.tap, fr.player, None, fr.plays, fr.shown, 0.0)
+            continue
+        t0 = time.perf_counter()
+        dets = detect(fr.image) if render else fr.labels
+        yield ("frame", fr.index, None, None, dets, fr.plays, fr.shown, time.perf_counter() - t0)
+
+
+def replay(paths: list[str], steady_frames: int) -> dict[str, list[dict]]:
+    """Follow again the games saved with ``--save-detections`` (the follower alone, on the
+    detector's readings of the same photos); results grouped per kind as :func:`report` takes
+    them."""
+    results: dict[str, list[dict]] = {}
+    for path in sorted(paths):
+        with gzip.open(path, "rb") as fh:
+            saved = pickle.load(fh)
+        script = saved["script"]
+        r = follow_game(
+            script, np.random.default_rng(0), False, steady_frames, stream=saved["stream"]
+        )
+        r["saved"] = Path(path).name
+        group = "solitaires" if script.game in SOLITAIRES else script.game
+        results.setdefault(group, []).append(r)
+        print(
+            f"{Path(path).name}: plays {r['plays']} missed {r['missed']} invented "
+            f"{r['invented']} right {r['right']} flags {r['flags']} questions {r['questions']}",
+            flush=True,
+        )
+    return results
 
 
 def score_real(seq, events: list[dict], summary: dict) -> dict:
@@ -233,6 +293,26 @@ def main(argv=None) -> int:
     ap.add_argument("--model", default=None)
     ap.add_argument("--out", default=None, help="write one JSON line per game here")
     ap.add_argument(
+        "--first",
+        type=int,
+        default=0,
+        help="start at this game of each kind (the games before it are dealt, not followed)",
+    )
+    ap.add_argument(
+        "--save-detections",
+        default=None,
+        metavar="DIR",
+        help="with --render: save each game's stream as the detector read it to "
+        "DIR/<game>-s<seed>-<n>.pkl.gz (for --replay)",
+    )
+    ap.add_argument(
+        "--replay",
+        nargs="+",
+        metavar="PKL",
+        help="follow again games saved with --save-detections (the follower alone, on the "
+        "same readings of the same photos)",
+    )
+    ap.add_argument(
         "--summarize",
         nargs="+",
         metavar="JSONL",
@@ -269,6 +349,11 @@ def main(argv=None) -> int:
         report_real(rows)
         print(f"\nreal sequences, seed {args.seed}")
         return 0
+    if args.replay:
+        report(replay(args.replay, args.steady_frames))
+        return 0
+    if args.save_detections and not args.render:
+        ap.error("--save-detections needs --render")
     if args.summarize:
         saved: dict[str, list[dict]] = {}
         for path in args.summarize:
@@ -299,6 +384,7 @@ def main(argv=None) -> int:
             else args.games // 2
         )
         g = tries = 0
+        n += args.first
         while g < n:
             rs = random.Random(f"{args.seed}-{game}-{tries}")
             tries += 1
@@ -309,13 +395,21 @@ def main(argv=None) -> int:
                 print(f"{game}: skipped a deal: {e}", flush=True)
                 continue
             g += 1
+            if g <= args.first:
+                continue
+            save = None
+            if args.save_detections:
+                Path(args.save_detections).mkdir(parents=True, exist_ok=True)
+                save = Path(args.save_detections) / f"{game}-s{args.seed}-{g - 1}.pkl.gz"
             r = follow_game(
                 script,
                 np.random.default_rng(rs.randrange(2**32)),
                 args.render,
                 args.steady_frames,
                 args.model,
+                save=save,
             )
+            r["seed"], r["index"] = args.seed, g - 1
             results.setdefault(group, []).append(r)
             if out:
                 out.write(json.dumps(r) + "\n")
