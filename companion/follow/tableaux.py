@@ -102,6 +102,10 @@ class _TableauxFollow(_GameFollow):
             raise ValueError(f"Tableaux first player must be 0 or 1, got {first_player!r}")
         g = TableauxGame(max_pip)
         self.max_pip = max_pip
+        #: tiles on the tableau (the starter counted) once the boneyard is empty: the set less
+        #: both hands (RULES.md section 5: the hand ends when the boneyard is empty and a
+        #: player's hand is played out, or when neither player can play)
+        self.boneyard_gone = (max_pip + 1) * (max_pip + 2) // 2 - 2 * g.hand_size
         self.target = g.target
         self._Board = Board
         self.board = Board()
@@ -115,6 +119,13 @@ class _TableauxFollow(_GameFollow):
         self.winner: int | None = None
         #: followed tiles not seen in the last view that were asked about
         self.asked_gone: set[Tile] = set()
+        #: an empty table was seen since the tableau was last seen (the hand over, or every
+        #: tile missed for a few frames: decided by the next views)
+        self.cleared = False
+        #: a single tile seen alone where the tableau was (no tile of it lined up): the next
+        #: hand's starter, or the next play while the followed tiles are missed; the next view
+        #: with more tiles tells which
+        self.maybe_starter: dict[Tile, tuple] | None = None
 
     @property
     def over(self) -> bool:
@@ -147,6 +158,8 @@ class _TableauxFollow(_GameFollow):
         self.tiles = {}
         self.flagged = set()
         self.asked_gone = set()
+        self.cleared = False
+        self.maybe_starter = None
         return out + [
             {
                 "type": "hand_end",
@@ -174,7 +187,15 @@ class _TableauxFollow(_GameFollow):
     def on_stable(self, reading, stable, frame):
         self.last_view = (reading, stable, frame)
         if reading is None or not reading.layout.get("placed"):
-            return self._end_hand() if self.tiles else []
+            if not self.tiles:
+                return []
+            if len(self.tiles) + len(self.flagged) >= self.boneyard_gone:
+                return self._end_hand()
+            # fewer tiles down than empty the boneyard: the hand is over only if neither player
+            # can play, rare this early; more likely the tiles were missed for a few frames (a
+            # hand over them, misreads). The hand is taken as over when the next hand shows.
+            self.cleared = True
+            return []
         unsure = _unsure(reading)
         if unsure:
             return []
@@ -197,8 +218,33 @@ class _TableauxFollow(_GameFollow):
         if self.asking:
             return []
         f = _register(self.tiles, seen)
+        if (
+            f is not None
+            and self.cleared
+            and 2 * sum(t in seen for t in self.tiles) <= len(self.tiles)
+        ):
+            f = None  # after an empty table, half the old tableau or less: a new hand
         if f is None:
-            if len(seen) == 1:  # a new starter on a cleared table
+            if len(seen) == 1:
+                # the next hand's starter, or the next play while the followed tiles are
+                # missed: the next view that holds more tiles tells (it lines up with one or
+                # the other)
+                if self.maybe_starter == seen:
+                    return []
+                self.maybe_starter = seen
+                t = next(iter(seen))
+                return [
+                    {
+                        "type": "question",
+                        "tile": str(t),
+                        "message": f"{t} seen alone, the tableau not: the next hand's starter? "
+                        "(taken as one when the next tile is played on it)",
+                    }
+                ]
+            if self.maybe_starter is not None and _register(self.maybe_starter, seen):
+                starter = self.maybe_starter
+                return self._end_hand() + self._start(starter) + self.on_stable(*self.last_view)
+            if self.cleared:  # the new hand's starter and a play at once
                 return self._end_hand() + self._start(seen)
             return [
                 {
@@ -207,10 +253,10 @@ class _TableauxFollow(_GameFollow):
                     "one followed so far; check the tiles",
                 }
             ]
+        self.cleared = False
+        self.maybe_starter = None
         gone = [t for t in self.tiles if t not in seen]
         out: list[dict] = []
-        if gone and len(seen) == 1 and len(gone) == len(self.tiles):
-            return self._end_hand() + self._start(seen)
         # a followed tile not seen (a hand over it, a misread) is a question on that tile, asked
         # once; it stays on the followed tableau and the other new tiles are still taken
         fresh = [t for t in gone if t not in self.asked_gone]

@@ -425,3 +425,44 @@ def test_tableaux_a_tile_not_seen_is_a_question_on_it_not_a_stall():
     asked = [r for r in recs if r["type"] == "question"]
     assert len(asked) == 1 and "2-3 no longer seen" in asked[0]["message"]
     assert Tile(2, 3) in f._rules.tiles
+
+
+def test_tableaux_hand_ends_only_when_the_next_hand_shows():
+    # a starter missed for a few frames (an empty view) while the first play lands, then seen
+    # again: the same hand goes on; a table cleared and a new starter that was a tile of the
+    # old tableau: the hand ends when the next tile is played on that starter
+    from engine.tableaux.board import Board
+
+    def place(tile: Tile, c_low, c_high, shift=0.0) -> Placement:
+        (r0, q0), (r1, q1) = c_low, c_high
+        ang = float(np.degrees(np.arctan2(-(r1 - r0), q1 - q0)))
+        return Placement(
+            tile, False, ((q0 + q1) / 2 * 1.03 + shift, -(r0 + r1) / 2 * 1.03), ang, False
+        )
+
+    b = Board()
+    b.place((0, 0), 2, (1, 0), 3)
+    side = next(m for m in b.placements([Tile(3, 5)]) if m.kind == "side")
+    starter = place(Tile(2, 3), (0, 0), (1, 0))
+    play = place(Tile(3, 5), side.low_cell, side.high_cell)
+    f = Follower("tableaux", first_player=1)
+    assert _feed(f, _labels([starter]))[-1]["type"] == "hand_start"
+    recs = _feed(f, _labels([])) + _feed(f, _labels([play]))
+    assert not [r for r in recs if r["type"] in ("hand_end", "hand_start", "play")]
+    assert [r["tile"] for r in recs if r["type"] == "question"] == ["3-5"]
+    recs = _feed(f, _labels([starter, play]))
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(1, "3-5")]
+    assert f.summary()["hand"] == 1
+    # the hand over: the table cleared, 3-5 drawn as the next starter, 5-1 played on it
+    nb = Board()
+    nb.place((0, 0), 3, (1, 0), 5)
+    first = next(m for m in nb.placements([Tile(1, 5)]) if m.kind == "side")
+    new_starter = place(Tile(3, 5), (0, 0), (1, 0), shift=4.0)
+    recs = _feed(f, _labels([])) + _feed(f, _labels([new_starter]))
+    assert not [r for r in recs if r["type"] in ("hand_end", "play")]
+    recs = _feed(f, _labels([new_starter, place(Tile(1, 5), first.low_cell, first.high_cell, 4.0)]))
+    kinds = [r["type"] for r in recs if r["type"] in ("hand_end", "hand_start", "play")]
+    assert kinds == ["hand_end", "hand_start", "play"]
+    # the hand ended 0-0: the player who did not start it (seat 0) starts the next
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(0, "1-5")]
+    assert f.summary()["hand"] == 2
