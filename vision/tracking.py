@@ -38,6 +38,10 @@ from vision.types import TileDetection
 STEADY_FRAMES = 3
 #: Largest move of a tile relative to the others, in tile widths, still taken as the same place.
 MOVE_TOLERANCE = 0.5
+#: The most a camera turns (degrees) between two frames of the voting window: a fit that turns
+#: more is tiles that moved, not the camera (:func:`_align`). Zoom is not bounded: a phone lifted
+#: between two plays (or a camera refitted to a smaller layout) zooms by half or more.
+MAX_TURN_DEG = 30.0
 
 
 @dataclass
@@ -95,20 +99,33 @@ def _frame(detections: Sequence[TileDetection], min_pip_confidence: float) -> _F
 def _align(a: _Frame, b: _Frame) -> np.ndarray:
     """``(2, 3) float64`` similarity transform (rotation, scale, shift) taking frame ``a``'s
     pixels to frame ``b``'s, fitted robustly (least median) on the centres of the tiles both
-    read; a pure shift with fewer than 3 such tiles, the identity with none."""
+    read; a pure shift with fewer than 3 such tiles, the identity with none.
+
+    The camera's motion is what most of those tiles agree on: a fit (or shift) that puts no more
+    than half of them within ``MOVE_TOLERANCE`` tile widths of where ``b`` reads them, or that
+    turns the picture by more than ``MAX_TURN_DEG``, is not the camera's (the tiles themselves moved: a Good Neighbors grid closing up shifts every tile
+    after a gap, and a few tiles on a regular grid fit a quarter turn), and the identity is taken
+    instead."""
     import cv2
 
+    ident = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
     common = [t for t in a.values if t in b.values]
     if not common:
-        return np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+        return ident
     src = np.array([a.values[t].centre for t in common], np.float64)
     dst = np.array([b.values[t].centre for t in common], np.float64)
+    m = None
     if len(common) >= 3:
         m, _ = cv2.estimateAffinePartial2D(src, dst, method=cv2.LMEDS)
-        if m is not None and np.all(np.isfinite(m)):
-            return m
-    d = np.median(dst - src, axis=0)
-    return np.array([[1.0, 0.0, d[0]], [0.0, 1.0, d[1]]])
+        if m is not None and not np.all(np.isfinite(m)):
+            m = None
+    if m is None:
+        d = np.median(dst - src, axis=0)
+        m = np.array([[1.0, 0.0, d[0]], [0.0, 1.0, d[1]]])
+    if abs(float(np.degrees(np.arctan2(m[1, 0], m[0, 0])))) > MAX_TURN_DEG:
+        return ident  # no camera turns that much within a few frames
+    near = np.hypot(*(_apply(m, src) - dst).T) <= MOVE_TOLERANCE * b.width
+    return m if 2 * int(near.sum()) > len(common) else ident
 
 
 def _apply(m: np.ndarray, pts: np.ndarray) -> np.ndarray:

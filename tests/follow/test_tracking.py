@@ -105,3 +105,24 @@ def test_two_values_read_in_one_frame_are_never_merged_as_one_tile():
     tr.update(_others())
     values = {Tile(*d.pips) for d in tr.stable}
     assert values.isdisjoint({Tile(3, 5), Tile(2, 6)})
+
+
+def test_tiles_that_moved_on_a_grid_are_not_taken_for_the_camera_turning():
+    from vision.tracking import _align, _frame
+
+    def frame(centres: dict[tuple[int, int], tuple[float, float]]):
+        dets = []
+        for pips, (x, y) in centres.items():
+            box = BOX - BOX.mean(0) + np.float32([x, y])
+            dets.append(TileDetection(box, 0.9, pips=pips, pip_confidence=0.95))
+        return _frame(dets, 0.0)
+
+    a = {(0, 1): (300, 300), (2, 4): (400, 300), (6, 6): (300, 400), (5, 3): (400, 400)}
+    # a grid closing up moved the tiles so that a quarter turn about (300, 300) fits three of them
+    turned = {k: (300 - (y - 300), 300 + (x - 300)) for k, (x, y) in a.items()}
+    turned[(5, 3)] = (700, 650)
+    assert np.allclose(_align(frame(a), frame(turned)), [[1, 0, 0], [0, 1, 0]])
+    # the camera moved and zoomed (a phone lifted): every tile agrees, the fit is taken
+    zoomed = {k: (1.5 * x + 20, 1.5 * y - 10) for k, (x, y) in a.items()}
+    m = _align(frame(a), frame(zoomed))
+    assert np.allclose(m, [[1.5, 0, 20], [0, 1.5, -10]], atol=0.5)
