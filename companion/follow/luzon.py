@@ -44,19 +44,26 @@ class _LuzonFollow(_SolitaireFollow):
                 return []
             self.state = reading.state
             return [{"type": "note", "message": "following Luzon"}]
-        want = _luzon_key(cols, res)
         st = self.state
-        if _luzon_key(st.columns, st.reserve) == want:
-            return []
         gone = (set(t for c in st.columns for t in c) | set(st.reserve)) - (
             set(t for c in cols for t in c) | set(res)
         )
-        path = _search(
-            st,
-            lambda c: _luzon_key(c.columns, c.reserve) == want,
-            lambda a: not hasattr(a, "a") or {a.a, a.b} <= gone,
-            MAX_DEPTH,
-        )
+        # which end of the columns is the top is the reader's guess when nothing on the table
+        # marks it (the reserve gone, the layout photographed from any side): the view turned
+        # half round is the same table, tried when the view as read is no legal change
+        path = None
+        for view in (cols, [c[::-1] for c in cols]):
+            want = _luzon_key(view, res)
+            if _luzon_key(st.columns, st.reserve) == want:
+                return []
+            path = _search(
+                st,
+                lambda c, want=want: _luzon_key(c.columns, c.reserve) == want,
+                lambda a: not hasattr(a, "a") or {a.a, a.b} <= gone,
+                MAX_DEPTH,
+            )
+            if path is not None:
+                break
         if path is None:
             from engine.luzon import tiles_pair
 

@@ -466,3 +466,34 @@ def test_tableaux_hand_ends_only_when_the_next_hand_shows():
     # the hand ended 0-0: the player who did not start it (seat 0) starts the next
     assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(0, "1-5")]
     assert f.summary()["hand"] == 2
+
+
+def test_luzon_columns_read_upside_down_are_the_same_table():
+    # with the reserve gone nothing marks which end of the columns is the top: a reader may take
+    # the view turned half round; the follower still finds the play
+    from types import SimpleNamespace
+
+    from companion.follow.luzon import _LuzonFollow
+    from engine.luzon import LuzonGame
+
+    st = LuzonGame().new_initial_state(7)
+    rules = _LuzonFollow(None)
+    rules.state = st.clone()
+    legal = next(a for a in st.legal_actions() if hasattr(a, "a"))
+    after = st.clone()
+    after.apply_action(legal)
+
+    def view(columns):
+        return SimpleNamespace(
+            layout={
+                "columns": [[{"tile": str(t)} for t in c] for c in columns],
+                "reserve": [{"tile": str(t)} for t in after.reserve],
+            },
+            state=None,
+            problems=[],
+        )
+
+    recs = rules.on_stable(view([c[::-1] for c in after.columns if c]), [], 10)
+    assert [r["action"] for r in recs if r["type"] == "play"] == [str(legal)]
+    # the same table read the right way up next: nothing changed
+    assert rules.on_stable(view([c for c in after.columns if c]), [], 11) == []
