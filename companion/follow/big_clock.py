@@ -44,6 +44,14 @@ class _BigClockFollow(_SolitaireFollow):
             return True
         if i in st._set_aside and t in self.guessed:  # taken for set aside unseen: another was
             swap = next((j for j in st._stock if not ds.tiles[j].is_double), None)
+            if swap is None and not ds.tiles[st._drawn].is_double:
+                # no other tile left in the stock: the unseen stand-in for the drawn tile was
+                # the one set aside
+                st._set_aside[st._set_aside.index(i)] = st._drawn
+                self.guessed = (self.guessed - {t}) | {ds.tiles[st._drawn]}
+                st._drawn = i
+                st._legal = None
+                return True
             if swap is None:
                 return False
             st._set_aside[st._set_aside.index(i)] = swap

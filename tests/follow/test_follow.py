@@ -497,3 +497,25 @@ def test_luzon_columns_read_upside_down_are_the_same_table():
     assert [r["action"] for r in recs if r["type"] == "play"] == [str(legal)]
     # the same table read the right way up next: nothing changed
     assert rules.on_stable(view([c for c in after.columns if c]), [], 11) == []
+
+
+def test_big_clock_tile_taken_for_set_aside_shows_up_when_only_doubles_are_left():
+    # three tiles set aside unseen near the end; one of them is then put on the clock while the
+    # stock holds only doubles: the unseen stand-in for the drawn tile was the one set aside
+    from companion.follow.big_clock import _BigClockFollow
+    from engine.big_clock import BigClockGame
+
+    game = BigClockGame(max_pip=6)
+    deal = {1: ["1-1"], 2: ["2-2"], 3: ["3-3"], 4: ["4-4"], 5: ["5-5"], 6: ["3-6"]}
+    st = game.state_from_position(deal, seed=1)
+    ds = game.domino_set
+    rules = _BigClockFollow(6)
+    rules.state = st
+    shown, stand_in = Tile(0, 5), Tile(1, 2)
+    st._set_aside = [ds.index(shown)]
+    rules.guessed = {shown}
+    st._drawn = ds.index(stand_in)
+    st._stock = [ds.index(Tile(6, 6))]
+    assert rules._take(st, shown)
+    assert st.drawn == shown and st._set_aside == [ds.index(stand_in)]
+    assert rules.guessed == {stand_in}
