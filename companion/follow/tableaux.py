@@ -348,9 +348,36 @@ class _TableauxFollow(_GameFollow):
                         "message": _why_not_tableaux(b, t, c0, n0, c1, n1),
                     }
                 )
+        if order:
+            # a flagged tile still lying there that fits once these plays are down: the tile it
+            # needed was missed when it came (a misread, a hand over it); it is a play after all
+            b = self.board.copy()
+            for t in order:
+                m = self._placement(b, t, new[t])
+                b.place(m.low_cell, t.low, m.high_cell, t.high)
+            waiting = [t for t in new if t in self.flagged]
+            progress = True
+            while progress:
+                progress = False
+                for t in list(waiting):
+                    m = self._placement(b, t, new[t])
+                    if m is not None:
+                        waiting.remove(t)
+                        order.append(t)
+                        b.place(m.low_cell, t.low, m.high_cell, t.high)
+                        progress = True
         out += _order_note("tiles", [str(t) for t in order])
         for t in order:
             m = self._placement(self.board, t, new[t])
+            if t in self.flagged:
+                self.flagged.discard(t)
+                out.append(
+                    {
+                        "type": "flag_withdrawn",
+                        "tile": str(t),
+                        "message": f"{t} fits now: the tile it touches had not been seen",
+                    }
+                )
             out += self.flush(t)
             self.board.place(m.low_cell, t.low, m.high_cell, t.high)
             self.tiles[t] = new[t]

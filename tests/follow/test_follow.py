@@ -519,3 +519,41 @@ def test_big_clock_tile_taken_for_set_aside_shows_up_when_only_doubles_are_left(
     assert rules._take(st, shown)
     assert st.drawn == shown and st._set_aside == [ds.index(stand_in)]
     assert rules.guessed == {stand_in}
+
+
+def test_tableaux_flagged_tile_is_a_play_when_the_tile_it_needed_comes_to_light():
+    # 3-5 played beside the starter but missed by the camera; the next tile, a side play on its
+    # 5, is flagged; when 3-5 is seen, both are taken in order and the flag is withdrawn
+    from engine.tableaux.board import Board
+
+    def place(tile: Tile, c_low, c_high) -> Placement:
+        (r0, q0), (r1, q1) = c_low, c_high
+        ang = float(np.degrees(np.arctan2(-(r1 - r0), q1 - q0)))
+        return Placement(tile, False, ((q0 + q1) / 2 * 1.03, -(r0 + r1) / 2 * 1.03), ang, False)
+
+    b = Board()
+    b.place((0, 0), 2, (1, 0), 3)
+    side = next(m for m in b.placements([Tile(3, 5)]) if m.kind == "side")
+    b.place(side.low_cell, 3, side.high_cell, 5)
+    before = Board()
+    before.place((0, 0), 2, (1, 0), 3)
+    nxt = next(
+        m
+        for t in (Tile(5, k) for k in (0, 1, 4, 6))
+        for m in b.placements([t])
+        if m.kind == "side"
+        and not any(
+            {x.low_cell, x.high_cell} == {m.low_cell, m.high_cell} for x in before.placements([t])
+        )
+    )
+    starter = place(Tile(2, 3), (0, 0), (1, 0))
+    first = place(Tile(3, 5), side.low_cell, side.high_cell)
+    second = place(nxt.tile, nxt.low_cell, nxt.high_cell)
+    f = Follower("tableaux", first_player=0)
+    _feed(f, _labels([starter]))
+    recs = _feed(f, _labels([starter, second]))
+    assert [r["tile"] for r in recs if r["type"] == "flag"] == [str(nxt.tile)]
+    recs = _feed(f, _labels([starter, first, second]))
+    assert [r["tile"] for r in recs if r["type"] == "play"] == ["3-5", str(nxt.tile)]
+    assert [r["tile"] for r in recs if r["type"] == "flag_withdrawn"] == [str(nxt.tile)]
+    assert not f._rules.flagged
