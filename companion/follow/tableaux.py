@@ -306,6 +306,22 @@ class _TableauxFollow(_GameFollow):
                 return m
         return None
 
+    def _lay(self, board, tiles: list[Tile], new: dict[Tile, tuple]):
+        """Place on ``board`` (changed in place) every tile of ``tiles`` that fits, one by one
+        while any does; returns ``(placed in order, left over)``."""
+        order, rest = [], list(tiles)
+        progress = True
+        while progress:
+            progress = False
+            for t in list(rest):
+                m = self._placement(board, t, new[t])
+                if m is not None:
+                    order.append(t)
+                    rest.remove(t)
+                    board.place(m.low_cell, t.low, m.high_cell, t.high)
+                    progress = True
+        return order, rest
+
     def _plays(self, new: dict[Tile, tuple]) -> list[dict]:
         todo = [t for t in new if t not in self.flagged]
         if not todo:
@@ -326,18 +342,8 @@ class _TableauxFollow(_GameFollow):
                     break
         out: list[dict] = []
         if order is None:  # the largest part that is legal, one by one; the rest is flagged
-            order, rest = [], list(todo)
-            progress = True
             b = self.board.copy()
-            while progress:
-                progress = False
-                for t in list(rest):
-                    m = self._placement(b, t, new[t])
-                    if m is not None:
-                        order.append(t)
-                        rest.remove(t)
-                        b.place(m.low_cell, t.low, m.high_cell, t.high)
-                        progress = True
+            order, rest = self._lay(b, todo, new)
             for t in rest:
                 (c0, n0), (c1, n1) = new[t]
                 self.flagged.add(t)
@@ -352,20 +358,8 @@ class _TableauxFollow(_GameFollow):
             # a flagged tile still lying there that fits once these plays are down: the tile it
             # needed was missed when it came (a misread, a hand over it); it is a play after all
             b = self.board.copy()
-            for t in order:
-                m = self._placement(b, t, new[t])
-                b.place(m.low_cell, t.low, m.high_cell, t.high)
-            waiting = [t for t in new if t in self.flagged]
-            progress = True
-            while progress:
-                progress = False
-                for t in list(waiting):
-                    m = self._placement(b, t, new[t])
-                    if m is not None:
-                        waiting.remove(t)
-                        order.append(t)
-                        b.place(m.low_cell, t.low, m.high_cell, t.high)
-                        progress = True
+            self._lay(b, order, new)
+            order += self._lay(b, [t for t in new if t in self.flagged], new)[0]
         out += _order_note("tiles", [str(t) for t in order])
         for t in order:
             m = self._placement(self.board, t, new[t])
