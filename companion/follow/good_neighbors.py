@@ -29,6 +29,8 @@ class _GoodNeighborsFollow(_SolitaireFollow):
             if self.state is None:
                 return []
             lay = {"grid": [], "max_pip": self.max_pip}
+        elif (filled := self._hidden_filled(reading)) is not None:
+            lay = filled
         elif _unsure(reading) or not reading.layout.get("grid"):
             values = {
                 Tile(*(int(v) for v in d.pips))
@@ -87,12 +89,8 @@ class _GoodNeighborsFollow(_SolitaireFollow):
                     "tiles left keep their order, the new ones come after them",
                 }
             ]
-        # the stock order the table shows: the fresh tiles first (nothing unseen was removed)
-        guess = st.clone()
-        guess.stock = list(fresh) + [t for t in st.stock if t not in set(fresh)]
-        guess._legal = None
-        path = _search(guess, lambda c: list(c.grid) == grid, lambda a: a.tiles <= gone, MAX_DEPTH)
-        if path is None:
+        found = self._explained(st, grid)
+        if found is None:
             if len(gone) <= 2 or not _pairs_off(sorted(gone)) and len(gone) % 2 == 0:
                 return [
                     {
@@ -119,12 +117,63 @@ class _GoodNeighborsFollow(_SolitaireFollow):
                     "saw; taken as seen (check it)",
                 }
             ] + self._progress()
+        path, guess = found
         out = [] if len(path) == 1 else [{"type": "note", "message": f"{len(path)} turns at once"}]
         for a in path:
             guess.apply_action(a)
             out.append({"type": "play", "player": 0, "action": str(a), "tile": None, "points": 0})
         self.state = guess
         return out + self._progress()
+
+    def _hidden_filled(self, reading) -> dict | None:
+        """The view with its one empty cell filled by the followed tile missed there, or None.
+
+        A view whose only doubt is one empty cell inside the grid while the stock still fills
+        every cell (the detector missed a tile for a few frames): the cell holds a tile of the
+        followed grid that the view does not show, when exactly one such tile makes the view a
+        legal run of turns from the followed position."""
+        st = self.state
+        if reading is None or st is None or not st.stock:
+            return None
+        kinds = {p.kind for p in reading.problems if p.source == "table"}
+        rows = reading.layout.get("grid")
+        if not rows or not kinds or not kinds <= {"gap", "mid_turn"}:
+            return None
+        cells = [x for row in rows for x in row]
+        holes = [k for k, x in enumerate(cells) if x is None]
+        if len(holes) != 1 or holes[0] >= len(cells) - 1:
+            return None
+        seen = {_tile(x) for x in cells if x is not None}
+        fits = []
+        for t in st.grid:
+            if t in seen:
+                continue
+            trial = [t if x is None else _tile(x) for x in cells]
+            if self._explained(st, trial) is not None:
+                fits.append(trial)
+        if len(fits) != 1:
+            return None
+        cols = st.game.cols
+        return {
+            "grid": [fits[0][i : i + cols] for i in range(0, len(fits[0]), cols)],
+            "max_pip": reading.layout.get("max_pip"),
+        }
+
+    @staticmethod
+    def _explained(st, grid: list[Tile]):
+        """``(path, guess)``: the shortest run of turns from ``st`` to ``grid``, or None. The
+        stock order the table shows: the fresh tiles first (nothing unseen was removed)."""
+        old = list(st.grid)
+        gone = set(old) - set(grid)
+        kept = [t for t in old if t not in gone]
+        fresh = grid[len(kept) :]
+        if grid[: len(kept)] != kept or any(t not in st.stock for t in fresh):
+            return None
+        guess = st.clone()
+        guess.stock = list(fresh) + [t for t in st.stock if t not in set(fresh)]
+        guess._legal = None
+        path = _search(guess, lambda c: list(c.grid) == grid, lambda a: a.tiles <= gone, MAX_DEPTH)
+        return None if path is None else (path, guess)
 
     def _resync(self, st, grid, gone, fresh) -> None:
         from engine.good_neighbors import GoodNeighborsGame

@@ -557,3 +557,32 @@ def test_tableaux_flagged_tile_is_a_play_when_the_tile_it_needed_comes_to_light(
     assert [r["tile"] for r in recs if r["type"] == "play"] == ["3-5", str(nxt.tile)]
     assert [r["tile"] for r in recs if r["type"] == "flag_withdrawn"] == [str(nxt.tile)]
     assert not f._rules.flagged
+
+
+def test_good_neighbors_view_with_one_tile_missed_is_still_a_turn():
+    # the detector misses one tile of the grid for a whole view after a turn: the empty cell is
+    # that followed tile when exactly one such tile makes the view a legal turn
+    from types import SimpleNamespace
+
+    from companion.follow.good_neighbors import _GoodNeighborsFollow
+    from engine.good_neighbors import GoodNeighborsGame
+
+    st = GoodNeighborsGame(max_pip=6).new_initial_state(3)
+    rules = _GoodNeighborsFollow(6)
+    rules.state = st.clone()
+    turn = next(a for a in st.legal_actions())
+    after = st.clone()
+    after.apply_action(turn)
+    grid = list(after.grid)
+    kept = next(k for k, t in enumerate(grid[:-1]) if t in st.grid)  # an old tile, not the last
+    cells = [None if k == kept else str(t) for k, t in enumerate(grid)]
+    cols = after.game.cols
+    problem = [SimpleNamespace(kind=k, source="table", message=k) for k in ("gap", "mid_turn")]
+    view = SimpleNamespace(
+        layout={"grid": [cells[i : i + cols] for i in range(0, len(cells), cols)], "max_pip": 6},
+        state=None,
+        problems=problem,
+    )
+    recs = rules.on_stable(view, [], 10)
+    assert [r["action"] for r in recs if r["type"] == "play"] == [str(turn)]
+    assert list(rules.state.grid) == grid
