@@ -69,6 +69,8 @@ class _Draw100Follow(_GameFollow):
         self.flagged: dict[Tile, str] = {}
         #: followed tiles not seen in the last view that were asked about
         self.asked_missing: set[Tile] = set()
+        #: where each followed tile was last seen (pixel centre)
+        self.seen_at: dict[Tile, np.ndarray] = {}
         #: single tiles lying apart from the line: seen now, and groups of them taken back
         #: since the last play (each maybe a hand of one shown)
         self.apart_now: set[Tile] = set()
@@ -93,6 +95,26 @@ class _Draw100Follow(_GameFollow):
         # a line that shares nothing with ours, or a lone double after a view of an empty table
         # (the hand ended unseen): a new hand begun
         lone_double = len(dets) == 1 and next(iter(dets)).is_double
+        if (
+            len(self.node) == 1
+            and lone_double
+            and self.phase == "play"
+            and not any(t in dets for t in self.node)
+            and self.last_player is not None
+        ):
+            # a hand cannot be over with only its lead down (every player still holds tiles and
+            # the boneyard is not empty, RULES.md section 4): the lead was misread
+            old, new = next(iter(self.node)), next(iter(dets))
+            from engine.draw100.line import LineOfPlay
+
+            self.line = LineOfPlay()
+            self.node = {new: self.line.place_first(new)}
+            self.player = self.last_player
+            self.emptied = False
+            return [
+                {"type": "question", "tile": str(old), "message": f"{old} re-read as {new}"},
+                self._play(new, f"lead {new} (read as {old} before)"),
+            ]
         if self.node and (
             (not any(t in dets for t in self.node) and len(line_tiles) == 1)
             or (self.emptied and lone_double and len(self.node) > 1)
@@ -189,9 +211,29 @@ class _Draw100Follow(_GameFollow):
                 }
             )
         self.asked_missing &= set(missing)
+        self.seen_at.update({t: dets[t].centre for t in self.node if t in dets})
         shown = {t for g in self.groups for t in g}
         partners = self._partners(lay, dets)
         new = [t for t in dets if t not in self.node and t not in shown]
+        # a new value read where a followed tile not seen lies: that tile misread, not a play
+        misread = [
+            t
+            for t in new
+            if any(
+                u in self.seen_at
+                and float(np.hypot(*(dets[t].centre - self.seen_at[u]))) < 0.5 * min(dets[t].size)
+                for u in missing
+            )
+        ]
+        if misread:
+            out.append(
+                {
+                    "type": "question",
+                    "message": f"{', '.join(map(str, misread))} read where "
+                    f"{', '.join(map(str, missing))} lies: a misread? (not taken)",
+                }
+            )
+            new = [t for t in new if t not in misread]
         placed: list[tuple[Tile, str]] = []
         progress = True
         while new and progress:
@@ -205,6 +247,7 @@ class _Draw100Follow(_GameFollow):
                 placed.append((t, f"play {t} on the {e.number} of {host}"))
                 new.remove(t)
                 progress = True
+        self.seen_at.update({t: dets[t].centre for t, _ in placed})
         if placed:  # tiles seen apart earlier were no hand shown
             self.apart_groups = []
             self.apart_now = set()

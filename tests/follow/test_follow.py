@@ -586,3 +586,24 @@ def test_good_neighbors_view_with_one_tile_missed_is_still_a_turn():
     recs = rules.on_stable(view, [], 10)
     assert [r["action"] for r in recs if r["type"] == "play"] == [str(turn)]
     assert list(rules.state.grid) == grid
+
+
+def test_draw_game_misreads_of_the_lead_and_of_a_line_tile_are_no_plays():
+    # the lead 5-5 first read as 1-1 (a hand over it), then read right: the same lead, the same
+    # seat; later 5-1 read as 2-5 where it lies: a misread, not a play on the 5
+    line = LineOfPlay()
+    line.place_first(Tile(5, 5))
+    line.attach(Tile(5, 1), "0.end_a")
+    lead, one = _line_placements(line, random.Random(3), bend=0.0)
+    f = Follower("draw100", players=2, first_player=0)
+    misread = Placement(Tile(1, 1), False, lead.centre, lead.angle_deg, False)
+    assert [r["tile"] for r in _feed(f, _labels([misread])) if r["type"] == "play"] == ["1-1"]
+    recs = _feed(f, _labels([lead]))
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(0, "5-5")]
+    assert not [r for r in recs if r["type"] in ("hand_end", "hand_scored")]
+    recs = _feed(f, _labels([lead, one]), 4)
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(1, "1-5")]
+    wrong = Placement(Tile(2, 5), False, one.centre, one.angle_deg, one.flip)
+    recs = _feed(f, _labels([lead, wrong]), 4)
+    assert not [r for r in recs if r["type"] in ("play", "flag")]
+    assert any("read where 1-5 lies" in r.get("message", "") for r in recs)
