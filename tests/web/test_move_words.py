@@ -93,7 +93,12 @@ def test_big_clock_piles_are_named_by_their_place_on_the_photo():
     hint, moves = clock_words(image)
     words = [hint, *moves]
     assert not any("o'clock" in w for w in words), words
-    assert "Move the 4-4 at the top left onto the 4-1 at the top" in moves
+    # which half of the 1-4 is named first follows the detector's box (the label on the photo
+    # reads the same way); the place names are the point here
+    assert {
+        "Move the 4-4 at the top left onto the 4-1 at the top",
+        "Move the 4-4 at the top left onto the 1-4 at the top",
+    } & set(moves), moves
     assert "Put 0-3 on the 6-0 at the bottom" in moves
     assert len(moves) == len(set(moves))
     _hint, turned = clock_words(cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE))
