@@ -185,14 +185,26 @@ def make_shard(
     out: Path,
     holdout: bool,
     mix: tuple[float, ...] = DEFAULT_MIX,
+    view_kinds: tuple[str, ...] | None = None,
 ) -> dict:
     """Render one shard of crops (see the module docstring) to ``out``; ``mix`` gives the shares
     of the scene kinds (:data:`DEFAULT_MIX`, normalised to sum 1; a fifth or sixth share left
-    out is 0, and then the shard is the same as before the sixth existed)."""
+    out is 0, and then the shard is the same as before the sixth existed). ``view_kinds`` are
+    the hard views the sixth share draws from, equally often (default: every kind of
+    :data:`vision.render.views.VIEW_KINDS`).
+
+    Raises:
+        ValueError: a name in ``view_kinds`` is no kind of ``VIEW_KINDS``.
+    """
     from vision.detector import load_detector
     from vision.render import random_scene
     from vision.render.layouts import random_layout_scene
+    from vision.render.views import VIEW_KINDS
 
+    kinds = tuple(view_kinds) if view_kinds else VIEW_KINDS
+    unknown = sorted(set(kinds) - set(VIEW_KINDS))
+    if unknown:
+        raise ValueError(f"unknown view kinds {unknown}; use some of {VIEW_KINDS}")
     det = load_detector()
     photos = background_photos(backgrounds)
     held = holdout_photos(photos)
@@ -224,9 +236,9 @@ def make_shard(
             c, k = object_scene_samples(rng, det, *hard_scene(rng))
             kind = "hard"
         elif shares[5] > 0 and r >= edges[4]:  # a hard view (vision.render.views)
-            from vision.render.views import VIEW_KINDS, view_scene
+            from vision.render.views import view_scene
 
-            scene = view_scene(rng, VIEW_KINDS[int(rng.integers(len(VIEW_KINDS)))])
+            scene = view_scene(rng, kinds[int(rng.integers(len(kinds)))])
             c, k = scene_samples(rng, det, scene.image, scene.labels, scene.visible)
             kind = f"view:{scene.kind}"
         elif shares[4] > 0 and r >= edges[3]:  # printed cards on a background photo
@@ -614,6 +626,14 @@ def main(argv: list[str] | None = None) -> int:
         "background photos alone, (optional fifth) printed cards on background photos and "
         "(optional sixth) hard views of vision.render.views (default %(default)s)",
     )
+    d.add_argument(
+        "--view-kinds",
+        nargs="+",
+        default=None,
+        metavar="KIND",
+        help="the hard views the sixth share draws from (default: all of "
+        "vision.render.views.VIEW_KINDS)",
+    )
     t = sub.add_parser("train", help="train and export")
     t.add_argument("--shards", type=int, nargs="+", required=True)
     t.add_argument("--epochs", type=int, default=8)
@@ -647,7 +667,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if not 4 <= len(a.mix) <= 6:
             ap.error("--mix takes 4 to 6 shares")
-        make_shard(a.shard, a.scenes, a.backgrounds, out, a.holdout, tuple(a.mix))
+        try:
+            make_shard(a.shard, a.scenes, a.backgrounds, out, a.holdout, tuple(a.mix), a.view_kinds)
+        except ValueError as e:
+            ap.error(str(e))
     elif a.cmd == "train":
         train(a.data, a.shards, a.epochs, a.model, a.lr, a.threads, seed=a.seed, init=a.init)
     elif a.cmd == "tune":

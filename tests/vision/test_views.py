@@ -138,3 +138,29 @@ def test_verifier_shard_of_hard_views(tmp_path):
     assert counts["face_up"] + counts["face_down"] > 0 and len(data["crops"]) == sum(
         counts.values()
     )
+
+
+def test_verifier_shard_of_chosen_view_kinds(tmp_path):
+    """train_verifier.py data --view-kinds: the sixth share draws only the kinds named, and an
+    unknown kind is refused before anything is drawn."""
+    import sys
+    from pathlib import Path
+
+    import cv2
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    import train_verifier
+
+    (tmp_path / "bg").mkdir()
+    cv2.imwrite(str(tmp_path / "bg" / "a.jpg"), np.full((64, 64, 3), 90, np.uint8))
+    out = tmp_path / "shard-0.npz"
+    train_verifier.make_shard(
+        0, 3, tmp_path / "bg", out, False, (0, 0, 0, 0, 0, 1), ("backs", "small")
+    )
+    kinds = {str(s) for s in np.load(out)["src"]}
+    assert kinds and kinds <= {"view:backs", "view:small"}
+    with pytest.raises(ValueError, match="unknown view kinds"):
+        train_verifier.make_shard(
+            1, 1, tmp_path / "bg", tmp_path / "x.npz", False, (0, 0, 0, 0, 0, 1), ("sideways",)
+        )
+    assert not (tmp_path / "x.npz").exists()
