@@ -68,6 +68,15 @@ class _Frame:
         return float(np.median(ws)) if ws else 1.0
 
 
+def _usable(d: TileDetection, min_pip_confidence: float) -> bool:
+    """A face-up reading with a value trusted enough to vote."""
+    return (
+        not d.face_down
+        and d.pips is not None
+        and (d.pip_confidence is None or d.pip_confidence >= min_pip_confidence)
+    )
+
+
 def _frame(detections: Sequence[TileDetection], min_pip_confidence: float) -> _Frame:
     values: dict[Tile, TileDetection] = {}
     others: list[TileDetection] = []
@@ -76,12 +85,7 @@ def _frame(detections: Sequence[TileDetection], min_pip_confidence: float) -> _F
     for d in detections:
         if not isinstance(d, TileDetection):
             raise ValueError(f"expected TileDetection, got {type(d).__name__}")
-        usable = (
-            not d.face_down
-            and d.pips is not None
-            and (d.pip_confidence is None or d.pip_confidence >= min_pip_confidence)
-        )
-        if not usable:
+        if not _usable(d, min_pip_confidence):
             others.append(d)
             continue
         t = Tile(int(d.pips[0]), int(d.pips[1]))
@@ -265,6 +269,24 @@ class Tracker:
     def last_values(self) -> set[Tile]:
         """The face-up values read in any of the last ``steady_frames`` frames."""
         return {t for f in self._frames[-self.steady_frames :] for t in f.values}
+
+    @property
+    def coming(self) -> set[Tile]:
+        """Values read in most of the last ``steady_frames`` frames (on any box, a value read
+        on two boxes of a frame counted too) that the stable state does not hold: a tile being
+        put down and not yet voted in (its readings too few so far, or its value also misread
+        on another box). A value read in fewer of them is more often a passing misread."""
+        held = set(self._stable.values) if self._stable is not None else set()
+        recent = self._frames[-self.steady_frames :]
+        counts: dict[Tile, int] = {}
+        for f in recent:
+            for t in {
+                Tile(int(d.pips[0]), int(d.pips[1]))
+                for d in f.detections
+                if _usable(d, self.min_pip_confidence)
+            }:
+                counts[t] = counts.get(t, 0) + 1
+        return {t for t, n in counts.items() if 2 * n > len(recent) and t not in held}
 
     def _voted(self) -> set[Tile]:
         """The tiles on the table by vote: a value read in ``steady_frames`` of the voting

@@ -142,9 +142,11 @@ class Follower:
         if kind not in ("pass", "done", "player"):
             raise ValueError(f"unknown tap {kind!r}; one of pass, done, player")
         self._rules.check_tap(kind, player)
-        if self.tracker.settled or self.frame < 0:
+        coming = self.tracker.coming - self._rules.followed()
+        if (self.tracker.settled and not coming) or self.frame < 0:
             out = self._rules.on_tap(kind, player)
-        else:  # a change is on the table but not steady yet: the tap comes after it
+        else:  # a change is on the table (or a new tile read in most of the last frames) but
+            # not steady yet: the tap comes after it
             self._rules.pending.append((kind, player, self.tracker.last_values))
             out = []
         self._stamp(out, self.frame)

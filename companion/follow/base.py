@@ -94,9 +94,17 @@ class _GameFollow:
         those tapped while ``tile`` was not yet on the table."""
         out: list[dict] = []
         while self.pending and (tile is None or tile not in self.pending[0][2]):
-            kind, player, _ = self.pending.pop(0)
-            out += self.on_tap(kind, player)
+            out += self.on_waited_tap(*self.pending.pop(0))
         return out
+
+    def on_waited_tap(self, kind: str, player: int | None, values: set[Tile]) -> list[dict]:
+        """:meth:`on_tap` for a tap that waited (``values``: the tiles read when it was made)."""
+        return self.on_tap(kind, player)
+
+    def followed(self) -> set[Tile]:
+        """Tiles this game follows on the table now (a tap is not held for one of them read
+        again after a hand or a misread hid it); the base class: none."""
+        return set()
 
     def check_tap(self, kind: str, player: int | None) -> None:
         """Raise ValueError for a tap this game cannot take."""

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
 from itertools import permutations
 
 from companion.follow.base import _check_sync, _GameFollow, _order_note, _unsure
 from engine.tiles import Tile
 
 # --- Tableaux --------------------------------------------------------------------------------
+
+#: Most new tiles of one view put in a legal order by trying every order (more are laid one by
+#: one while any fits).
+MAX_AT_ONCE = 4
 
 #: The 8 rotations/reflections of the grid, as (swap, sign of row, sign of col).
 _SYMMETRIES = [(sw, sr, sc) for sw in (False, True) for sr in (1, -1) for sc in (1, -1)]
@@ -126,6 +131,19 @@ class _TableauxFollow(_GameFollow):
         #: hand's starter, or the next play while the followed tiles are missed; the next view
         #: with more tiles tells which
         self.maybe_starter: dict[Tile, tuple] | None = None
+        #: the table was seen empty before the current hand's first tiles (so several tiles at
+        #: that first view are a starter and the plays after it, not a game in progress)
+        self.watched_empty = False
+        #: this hand's views and taps as taken, each with the state before it (:meth:`_retake`
+        #: follows them again when a tile read late shows an order the camera missed)
+        self.log: list[tuple] = []
+        #: the log entry at which each flagged tile was first flagged
+        self.flag_entry: dict[Tile, int] = {}
+        self._retaking = False
+        #: views being taken (:meth:`_plays` nested in a retake), and the tiles read when the
+        #: tap being applied was made (None: a tap taken at once)
+        self._depth = 0
+        self._tap_values: set[Tile] | None = None
 
     @property
     def over(self) -> bool:
@@ -160,6 +178,9 @@ class _TableauxFollow(_GameFollow):
         self.asked_gone = set()
         self.cleared = False
         self.maybe_starter = None
+        self.watched_empty = True
+        self.log = []
+        self.flag_entry = {}
         return out + [
             {
                 "type": "hand_end",
@@ -175,6 +196,7 @@ class _TableauxFollow(_GameFollow):
         for _t, ((ca, na), (cb, nb)) in seen.items():
             self.board.place(ca, na, cb, nb)
         self.tiles = dict(seen)
+        self.watched_empty = False
         return [
             {
                 "type": "hand_start",
@@ -184,10 +206,60 @@ class _TableauxFollow(_GameFollow):
             }
         ]
 
+    def _start_with_plays(self, seen: dict[Tile, tuple]) -> list[dict] | None:
+        """A hand's first view holding several tiles after an empty table: the starter and the
+        plays after it, seen at once (the starter unread until the first play came, or a view
+        missed). The starter is a tile from which the others are a legal sequence of plays
+        (RULES.md section 5), credited in turn from the hand's starter; of several such tiles
+        the one nearest the middle of the tableau (the starter is laid in the middle), then
+        the one after whose plays the turn passed (a play that lets the turn go on is
+        usually followed at once by the next). When the choices disagree on who is to move, a
+        ``question`` says which was taken. None when no tile is such a starter, or more than
+        :data:`MAX_AT_ONCE` tiles follow it (a tableau that large is a game in progress)."""
+        if not 1 < len(seen) <= MAX_AT_ONCE + 1:
+            return None
+        cells = [c for v in seen.values() for c, _ in v]
+        mid = (sum(r for r, _ in cells) / len(cells), sum(c for _, c in cells) / len(cells))
+        options = []
+        for s in seen:
+            board = self._Board()
+            (ca, na), (cb, nb) = seen[s]
+            board.place(ca, na, cb, nb)
+            rest = {t: v for t, v in seen.items() if t != s}
+            order = self._legal_order(board, list(rest), rest)
+            if order is None:
+                continue
+            player, ends = self.player, False
+            for t in order:
+                m = self._placement(board, t, rest[t])
+                board.place(m.low_cell, t.low, m.high_cell, t.high)
+                ends = not m.continues
+                player = 1 - player if ends else player
+            r = (ca[0] + cb[0]) / 2 - mid[0], (ca[1] + cb[1]) / 2 - mid[1]
+            options.append((round(r[0] ** 2 + r[1] ** 2, 6), not ends, str(s), s, player))
+        if not options:
+            return None
+        options.sort()
+        starter = options[0][3]
+        out = self._start({starter: seen[starter]})
+        if len({o[4] for o in options}) > 1:
+            others = ", ".join(str(o[3]) for o in options[1:])
+            out.append(
+                {
+                    "type": "question",
+                    "tile": str(starter),
+                    "message": f"{starter} taken as the starter, the other tiles as plays after "
+                    f"it; {others} could have been the starter too (tap the player to move if "
+                    f"it is not seat {options[0][4]})",
+                }
+            )
+        return out + self._plays({t: v for t, v in seen.items() if t != starter})
+
     def on_stable(self, reading, stable, frame):
         self.last_view = (reading, stable, frame)
         if reading is None or not reading.layout.get("placed"):
             if not self.tiles:
+                self.watched_empty = True
                 return []
             if len(self.tiles) + len(self.flagged) >= self.boneyard_gone:
                 return self._end_hand()
@@ -204,6 +276,10 @@ class _TableauxFollow(_GameFollow):
             a, b = p["pips"]
             seen[Tile(a, b)] = ((tuple(p["cells"][0]), a), (tuple(p["cells"][1]), b))
         if not self.tiles:
+            if self.watched_empty:
+                begun = self._start_with_plays(seen)
+                if begun is not None:
+                    return begun
             out = self._start(seen)
             if len(seen) > 1 and self.ask_on_join and self.hand_number == 1:
                 self.asking = True  # joined in progress: who is to move is asked, not assumed
@@ -244,8 +320,9 @@ class _TableauxFollow(_GameFollow):
             if self.maybe_starter is not None and _register(self.maybe_starter, seen):
                 starter = self.maybe_starter
                 return self._end_hand() + self._start(starter) + self.on_stable(*self.last_view)
-            if self.cleared:  # the new hand's starter and a play at once
-                return self._end_hand() + self._start(seen)
+            if self.cleared:  # the new hand's starter and the plays after it at once
+                out = self._end_hand()
+                return out + (self._start_with_plays(seen) or self._start(seen))
             return [
                 {
                     "type": "question",
@@ -322,24 +399,162 @@ class _TableauxFollow(_GameFollow):
                     progress = True
         return order, rest
 
+    def _legal_order(self, board, todo: list[Tile], new: dict[Tile, tuple]) -> list[Tile] | None:
+        """The first order of ``todo`` (at most :data:`MAX_AT_ONCE` tiles, tried in every order)
+        in which each is a legal play on ``board`` (not changed) after those before it, or
+        None."""
+        if len(todo) > MAX_AT_ONCE:
+            return None
+        for perm in permutations(todo):
+            b = board.copy()
+            for t in perm:
+                m = self._placement(b, t, new[t])
+                if m is None:
+                    break
+                b.place(m.low_cell, t.low, m.high_cell, t.high)
+            else:
+                return list(perm)
+        return None
+
+    def _snapshot(self) -> tuple:
+        """What a view or a tap changes, to follow the hand again from there (:meth:`_retake`)."""
+        return (
+            self.board.copy(),
+            dict(self.tiles),
+            list(self.scores),
+            list(self.hand_scores),
+            self.player,
+            set(self.flagged),
+            dict(self.flag_entry),
+            self.winner,
+        )
+
+    def _restore(self, snap: tuple) -> None:
+        board, tiles, scores, hand_scores, player, flagged, flag_entry, winner = snap
+        self.board = board.copy()
+        self.tiles = dict(tiles)
+        self.scores, self.hand_scores = list(scores), list(hand_scores)
+        self.player, self.winner = player, winner
+        self.flagged, self.flag_entry = set(flagged), dict(flag_entry)
+
+    def _late(self, new: dict[Tile, tuple]):
+        """Flagged tiles of ``new`` that fit once the view's other new tiles are down: ``(log
+        entry where the first of them was flagged, the new tiles they need, the flagged tiles
+        that fit)``, or None. Those new tiles were on the table, unread, when the flagged
+        tiles came (a tile is played only on tiles already down)."""
+        flagged = [t for t in new if t in self.flagged and t in self.flag_entry]
+        if not flagged:
+            return None
+        todo = [t for t in new if t not in self.flagged]
+        b = self.board.copy()
+        placed = self._lay(b, todo, new)[0]
+        fits = self._lay(b, flagged, new)[0]
+        if not fits:
+            return None
+        needed = []
+        for u in placed:
+            b = self.board.copy()
+            self._lay(b, [t for t in placed if t != u], new)
+            if len(self._lay(b, flagged, new)[0]) < len(fits):
+                needed.append(u)
+        if not needed:
+            return None
+        return min(self.flag_entry[t] for t in fits), needed, fits
+
+    def _retake(self, new: dict[Tile, tuple], entry: int, needed: list[Tile], fits: list[Tile]):
+        """Follow the hand again from log ``entry`` (the view where a flagged tile of ``fits``
+        came) with the tiles ``needed`` played in that view, before it: they were on the table
+        unread (RULES.md section 5: a tile is played on tiles already down), so the views and
+        taps since then are taken again in their order, each play credited to the seat whose
+        turn it was then. Returns the records: a note, the plays not recorded before (the tiles
+        read late and the flagged tiles), the withdrawn flags, a ``score`` per seat whose total
+        changes (the points re-credited), then the view's other new tiles as plays."""
+        before = list(self.scores)
+        winner = self.winner
+        played = set(self.tiles)
+        redo = self.log[entry:]
+        self._restore(redo[0][2])
+        self.log = self.log[:entry]
+        pending, self._pending = self.pending, []  # the taps waiting for this view wait on
+        self._retaking = True
+        rec: list[dict] = []
+        try:
+            for k, item in enumerate(redo):
+                if item[0] == "tap":
+                    if item[4] is None:
+                        rec += self.on_tap(item[1], item[2])
+                    continue  # else applied within its view, below
+                # a tile this view shows lies where this view puts it (an earlier view may have
+                # registered a flagged tile under another of the tableau's symmetries)
+                view = {t: new.get(t, v) for t, v in item[1].items()}
+                if k == 0:
+                    view.update({t: new[t] for t in needed})
+                # the taps that waited for this view, applied before the same plays again
+                self._pending = [
+                    (x[1], x[2], x[4])
+                    for x in itertools.takewhile(lambda x: x[0] == "tap", redo[k + 1 :])
+                    if x[4] is not None
+                ]
+                rec += self._plays({t: v for t, v in view.items() if t not in self.tiles})
+                rec += self.flush()
+        finally:
+            self._retaking = False
+            self._pending = pending
+        plays = [r for r in rec if r["type"] == "play" and r.get("tile")]
+        out: list[dict] = [
+            {
+                "type": "note",
+                "message": f"{', '.join(map(str, needed))} read late: the plays since "
+                f"{', '.join(map(str, fits))} came taken again in the order "
+                + ", ".join(f"{r['tile']} (seat {r['player']})" for r in plays),
+            }
+        ]
+        out += [
+            {
+                "type": "flag_withdrawn",
+                "tile": str(t),
+                "message": f"{t} fits now: {', '.join(map(str, needed))} lay there unread",
+            }
+            for t in fits
+            if t in self.tiles
+        ]
+        out += [r for r in plays if Tile.parse(r["tile"]) not in played]
+        for p in (0, 1):
+            if self.scores[p] != before[p]:
+                out.append(
+                    {
+                        "type": "score",
+                        "source": "camera",
+                        "player": p,
+                        "points": self.scores[p] - before[p],
+                        "reason": "plays taken again in their order once "
+                        f"{', '.join(map(str, needed))} was read",
+                    }
+                )
+        if self.winner is not None and winner is None:
+            out += [r for r in rec if r["type"] == "result"]
+        rest = {t: v for t, v in new.items() if t not in self.tiles}
+        return out + (self._plays(rest) if rest and self.winner is None else [])
+
     def _plays(self, new: dict[Tile, tuple]) -> list[dict]:
+        self._depth += 1
+        try:
+            return self._take(new)
+        finally:
+            self._depth -= 1
+
+    def _take(self, new: dict[Tile, tuple]) -> list[dict]:
+        if new:
+            self.log.append(("view", dict(new), self._snapshot()))
+        if not self._retaking:
+            late = self._late(new)
+            if late is not None:
+                self.log.pop()  # followed again from the entry where the first flag came
+                return self._retake(new, *late)
         todo = [t for t in new if t not in self.flagged]
         if not todo:
             return []
-        order = None
-        if len(todo) <= 4:
-            for perm in permutations(todo):
-                b = self.board.copy()
-                ok = True
-                for t in perm:
-                    m = self._placement(b, t, new[t])
-                    if m is None:
-                        ok = False
-                        break
-                    b.place(m.low_cell, t.low, m.high_cell, t.high)
-                if ok:
-                    order = list(perm)
-                    break
+        order = self._legal_order(self.board, todo, new)
         out: list[dict] = []
         if order is None:  # the largest part that is legal, one by one; the rest is flagged
             b = self.board.copy()
@@ -347,6 +562,7 @@ class _TableauxFollow(_GameFollow):
             for t in rest:
                 (c0, n0), (c1, n1) = new[t]
                 self.flagged.add(t)
+                self.flag_entry.setdefault(t, len(self.log) - 1)
                 out.append(
                     {
                         "type": "flag",
@@ -395,11 +611,25 @@ class _TableauxFollow(_GameFollow):
                 self.player = 1 - p
         return out
 
+    def followed(self):
+        return set(self.tiles) | self.flagged
+
     def check_tap(self, kind, player):
         if kind == "player" and player not in (0, 1):
             raise ValueError(f"Tableaux seats are 0 and 1, got {player!r}")
 
+    def on_waited_tap(self, kind, player, values):
+        self._tap_values = values
+        try:
+            return self.on_tap(kind, player)
+        finally:
+            self._tap_values = None
+
     def on_tap(self, kind, player):
+        # a tap that waited and was applied while a view's plays were taken (before a play of a
+        # tile not yet read when it was made) is followed again the same way (:meth:`_retake`)
+        inside = self._tap_values if self._depth else None
+        self.log.append(("tap", kind, player, self._snapshot(), inside))
         if kind == "player":
             self.player = player
             if not self.tiles or self.asking:

@@ -607,3 +607,167 @@ def test_draw_game_misreads_of_the_lead_and_of_a_line_tile_are_no_plays():
     recs = _feed(f, _labels([lead, wrong]), 4)
     assert not [r for r in recs if r["type"] in ("play", "flag")]
     assert any("read where 1-5 lies" in r.get("message", "") for r in recs)
+
+
+def _cell_place(tile: Tile, c_low, c_high, shift: float = 0.0) -> Placement:
+    """``tile`` on the table plane with ``tile.low`` on grid cell ``c_low`` and ``tile.high`` on
+    ``c_high`` (a Tableaux grid cell is about one tile width)."""
+    (r0, q0), (r1, q1) = c_low, c_high
+    ang = float(np.degrees(np.arctan2(-(r1 - r0), q1 - q0)))
+    return Placement(tile, False, ((q0 + q1) / 2 * 1.03 + shift, -(r0 + r1) / 2 * 1.03), ang, False)
+
+
+DIRS4 = ((0, 0), (-1, 0), (1, 0), (0, -1), (0, 1))
+
+
+def _all_tiles(top: int = 6) -> list[Tile]:
+    return [Tile(a, b) for a in range(top + 1) for b in range(a, top + 1)]
+
+
+def test_tableaux_starter_and_first_play_seen_together_are_a_starter_and_a_play():
+    # the table seen empty, then the starter and the first play at once (the starter unread
+    # until the play came): one starter, one play by the seat to move, the turn passed
+    from engine.tableaux.board import Board
+
+    b = Board()
+    b.place((0, 0), 2, (1, 0), 3)
+    side = next(m for m in b.placements([Tile(3, 5)]) if m.kind == "side")
+    view = [_cell_place(Tile(2, 3), (0, 0), (1, 0)), _cell_place(Tile(3, 5), *side[1:3])]
+    f = Follower("tableaux", first_player=1)
+    _feed(f, _labels([]))
+    recs = _feed(f, _labels(view))
+    starts = [r for r in recs if r["type"] == "hand_start"]
+    assert [len(r["tiles"]) for r in starts] == [1]
+    plays = [r for r in recs if r["type"] == "play"]
+    assert [(r["player"], r["kind"]) for r in plays] == [(1, "side")]
+    assert {plays[0]["tile"], starts[0]["tiles"][0]} == {"2-3", "3-5"}
+    assert f.summary()["player"] == 0
+
+
+def test_tableaux_starter_seen_with_plays_is_the_tile_in_the_middle():
+    # starter 4-5 and a side play on each of its halves, all first seen together: 4-5, in the
+    # middle, is the starter, though an outer tile would also give a legal sequence (and comes
+    # first in tile order)
+    from engine.tableaux.board import Board
+
+    b = Board()
+    b.place((0, 0), 4, (1, 0), 5)
+    on5 = next(m for m in b.placements([Tile(5, 6)]) if m.kind == "side")
+    b.place(on5.low_cell, 5, on5.high_cell, 6)
+    apart = {(r + dr, q + dq) for r, q in (on5.low_cell, on5.high_cell) for dr, dq in DIRS4}
+    on4 = next(
+        m
+        for t in (Tile(1, 4), Tile(2, 4), Tile(3, 4))
+        for m in b.placements([t])
+        if m.kind == "side" and not {m.low_cell, m.high_cell} & apart
+    )
+    view = [
+        _cell_place(Tile(4, 5), (0, 0), (1, 0)),
+        _cell_place(Tile(5, 6), on5.low_cell, on5.high_cell),
+        _cell_place(on4.tile, on4.low_cell, on4.high_cell),
+    ]
+    f = Follower("tableaux", first_player=0)
+    _feed(f, _labels([]))
+    recs = _feed(f, _labels(view))
+    assert [r["tiles"] for r in recs if r["type"] == "hand_start"] == [["4-5"]]
+    plays = [(r["player"], r["tile"]) for r in recs if r["type"] == "play"]
+    assert sorted(t for _, t in plays) == sorted(["5-6", str(on4.tile)])
+    assert [p for p, _ in plays] == [0, 1]  # each side play of a non-double ends a turn
+
+
+def _late_read_position():
+    """Starter 2-3, 3-5 beside it (seat 0), then seat 1's turn: a double ``a`` (a side play,
+    the turn goes on) and ``b`` on it (a side play ending the turn), then seat 0's corner play
+    ``c`` worth points that touches neither. Returns the four boards' placements."""
+    from engine.tableaux.board import Board
+
+    b0 = Board()
+    b0.place((0, 0), 2, (1, 0), 3)
+    first = next(m for m in b0.placements([Tile(3, 5)]) if m.kind == "side")
+    b0.place(first.low_cell, 3, first.high_cell, 5)
+    used = {Tile(2, 3), Tile(3, 5)}
+    for c in (m for t in _all_tiles() if t not in used for m in b0.placements([t])):
+        if c.kind != "corner" or not c.points:
+            continue
+        near = {c.low_cell, c.high_cell}
+        for a in (
+            m for t in _all_tiles() if t.is_double and t != c.tile for m in b0.placements([t])
+        ):
+            if a.kind != "side" or {a.low_cell, a.high_cell} & near:
+                continue
+            b1 = b0.copy()
+            b1.place(a.low_cell, a.tile.low, a.high_cell, a.tile.high)
+            for bm in (
+                m
+                for t in _all_tiles()
+                if t not in used | {a.tile, c.tile}
+                for m in b1.placements([t])
+            ):
+                cells = {bm.low_cell, bm.high_cell}
+                if bm.kind != "side" or bm.tile.is_double or cells & near:
+                    continue
+                if any(
+                    abs(x[0] - y[0]) + abs(x[1] - y[1]) <= 1
+                    for x in cells
+                    for y in near | {(r, q) for r, q in b0.num}
+                ):
+                    continue  # b touches only a (so it is no play while a is unread)
+                b2 = b1.copy()
+                b2.place(bm.low_cell, bm.tile.low, bm.high_cell, bm.tile.high)
+                again = b2.classify(c.low_cell, c.high_cell, c.tile)
+                if again is not None and again.points == c.points:
+                    return first, a, bm, c
+    raise AssertionError("no such position")
+
+
+def test_tableaux_tile_read_late_puts_the_plays_after_it_back_in_order():
+    # seat 1 plays a double and a tile on it; the camera misses the double, so the second is
+    # flagged and seat 0's next play (a corner, points) is credited to seat 1, and the "done"
+    # after it gives the turn to seat 0; when the double is read the hand is followed again in
+    # order (the tap too): the points move to seat 0 and seat 1 is to move
+    first, a, bm, c = _late_read_position()
+    starter = _cell_place(Tile(2, 3), (0, 0), (1, 0))
+    one = _cell_place(Tile(3, 5), first.low_cell, first.high_cell)
+    pa, pb, pc = (_cell_place(m.tile, m.low_cell, m.high_cell) for m in (a, bm, c))
+    f = Follower("tableaux", first_player=0)
+    _feed(f, _labels([starter]))
+    _feed(f, _labels([starter, one]))
+    recs = _feed(f, _labels([starter, one, pb]))
+    assert [r["tile"] for r in recs if r["type"] == "flag"] == [str(bm.tile)]
+    _feed(f, _labels([starter, one, pb, pc]))
+    f.tap("done")  # seat 0 ends the turn that c let go on
+    assert f.summary()["player"] == 0  # as followed so far: c was seat 1's
+    recs = _feed(f, _labels([starter, one, pa, pb, pc]))
+    plays = [(r["player"], r["tile"]) for r in recs if r["type"] == "play"]
+    assert plays == [(1, str(a.tile)), (1, str(bm.tile))]
+    assert [r["tile"] for r in recs if r["type"] == "flag_withdrawn"] == [str(bm.tile)]
+    fixes = {r["player"]: r["points"] for r in recs if r["type"] == "score"}
+    assert fixes == {0: c.points, 1: -c.points}
+    assert f.summary()["scores"] == [c.points, 0]
+    assert f.summary()["player"] == 1  # c was seat 0's, then the "done": seat 1 to move
+    assert not f._rules.flagged
+
+
+def test_tap_made_while_a_tile_is_read_but_not_yet_voted_comes_after_its_play():
+    # a double played (the turn goes on) and the "done" tapped while the camera has read it in
+    # two frames, one short of the vote: the double is still the tapping player's, the turn
+    # passes after it; a tile read in one frame only (more often a misread) does not hold a tap
+    from engine.tableaux.board import Board
+
+    b = Board()
+    b.place((0, 0), 2, (1, 0), 3)
+    dbl = next(m for t in _all_tiles() if t.is_double for m in b.placements([t]))
+    starter = _cell_place(Tile(2, 3), (0, 0), (1, 0))
+    both = _labels([starter, _cell_place(dbl.tile, dbl.low_cell, dbl.high_cell)])
+    f = Follower("tableaux", first_player=0)
+    _feed(f, _labels([starter]))
+    f.feed(both)
+    assert [r["type"] for r in f.tap("done")] == ["turn"]  # one frame: taken at once
+    f.tap("done")  # the turn back to seat 0
+    f.feed(both)
+    assert f.tap("done") == []  # waits for the tile read in two of the last three frames
+    recs = _feed(f, both)
+    assert [(r["type"], r.get("player")) for r in recs if r["type"] in ("play", "turn")] == [
+        ("play", 0),
+        ("turn", 1),
+    ]
