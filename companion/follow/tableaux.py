@@ -552,9 +552,7 @@ class _TableauxFollow(_GameFollow):
                 self.log.pop()  # followed again from the entry where the first flag came
                 return self._retake(new, *late)
         todo = [t for t in new if t not in self.flagged]
-        if not todo:
-            return []
-        order = self._legal_order(self.board, todo, new)
+        order = self._legal_order(self.board, todo, new) if todo else []
         out: list[dict] = []
         if order is None:  # the largest part that is legal, one by one; the rest is flagged
             b = self.board.copy()
@@ -570,12 +568,14 @@ class _TableauxFollow(_GameFollow):
                         "message": _why_not_tableaux(b, t, c0, n0, c1, n1),
                     }
                 )
-        if order:
-            # a flagged tile still lying there that fits once these plays are down: the tile it
-            # needed was missed when it came (a misread, a hand over it); it is a play after all
-            b = self.board.copy()
-            self._lay(b, order, new)
-            order += self._lay(b, [t for t in new if t in self.flagged], new)[0]
+        # a flagged tile still lying there that fits once these plays are down (the tile it
+        # needed was missed when it came: a misread, a hand over it), or that now lies where it
+        # fits (put right): it is a play after all
+        b = self.board.copy()
+        self._lay(b, order, new)
+        order += self._lay(b, [t for t in new if t in self.flagged], new)[0]
+        if not order:
+            return out
         out += _order_note("tiles", [str(t) for t in order])
         for t in order:
             m = self._placement(self.board, t, new[t])
@@ -585,7 +585,8 @@ class _TableauxFollow(_GameFollow):
                     {
                         "type": "flag_withdrawn",
                         "tile": str(t),
-                        "message": f"{t} fits now: the tile it touches had not been seen",
+                        "message": f"{t} fits now: the tile it touches had not been seen, "
+                        "or it was put right",
                     }
                 )
             out += self.flush(t)

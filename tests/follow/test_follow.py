@@ -771,3 +771,23 @@ def test_tap_made_while_a_tile_is_read_but_not_yet_voted_comes_after_its_play():
         ("play", 0),
         ("turn", 1),
     ]
+
+
+def test_tableaux_flagged_tile_put_right_alone_is_a_play():
+    # a tile put where it fits nowhere is flagged; moved to a legal place with no other new
+    # tile in the view, it is a play (its flag withdrawn), credited to the seat to move
+    from engine.tableaux.board import Board
+
+    b = Board()
+    b.place((0, 0), 2, (1, 0), 3)
+    side = next(m for m in b.placements([Tile(3, 5)]) if m.kind == "side")
+    starter = _cell_place(Tile(2, 3), (0, 0), (1, 0))
+    f = Follower("tableaux", first_player=1)
+    _feed(f, _labels([starter]))
+    wrong = _cell_place(Tile(3, 5), (0, 1), (1, 1))  # alongside, both halves touching
+    recs = _feed(f, _labels([starter, wrong]))
+    assert [r["tile"] for r in recs if r["type"] == "flag"] == ["3-5"]
+    recs = _feed(f, _labels([starter, _cell_place(Tile(3, 5), side.low_cell, side.high_cell)]))
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(1, "3-5")]
+    assert [r["tile"] for r in recs if r["type"] == "flag_withdrawn"] == ["3-5"]
+    assert not f._rules.flagged and f.summary()["player"] == 0
