@@ -345,7 +345,7 @@ class Tracker:
         voted = self._voted()
         if self._stable is None:
             return bool(self._frames) and len(self._frames) >= self.steady_frames
-        if voted != set(self._stable.values):
+        if voted != set(self._stable.values) or self._new_box():
             return True
         moves: dict[Tile, int] = {}
         for f in self._frames:
@@ -354,6 +354,34 @@ class Tracker:
             for t in f.moved:
                 moves[t] = moves.get(t, 0) + 1
         return any(k >= self.steady_frames for k in moves.values())
+
+    def _new_box(self) -> bool:
+        """A box without a value (face down, unread) at a place where the stable state holds no
+        box, shown there by ``steady_frames`` of the voting frames: a tile put down whose value
+        the pip reader cannot give (a blank double read as a plain back); the stable state
+        takes it in (:meth:`_smoothed`) and the layout reader says what it is."""
+
+        def plain(f: _Frame) -> list[TileDetection]:  # no value, not even a doubtful one
+            return [o for o in f.others if o.pips is None]
+
+        last = self._frames[-1]
+        if self._stable is None or not plain(last):
+            return False
+        limit = self.move_tolerance * last.width
+        to_last = _align(self._stable, last)
+        held = [_apply(to_last, d.centre)[0] for d in self._stable.detections]
+        fresh = [d for d in plain(last) if all(np.hypot(*(q - d.centre)) > limit for q in held)]
+        if not fresh:
+            return False
+        maps = [_align(f, last) for f in self._frames]
+        return any(
+            sum(
+                any(np.hypot(*(_apply(m, o.centre)[0] - d.centre)) <= limit for o in plain(f))
+                for f, m in zip(self._frames, maps)
+            )
+            >= self.steady_frames
+            for d in fresh
+        )
 
     def update(self, detections: Sequence[TileDetection], still: bool = False) -> TrackUpdate:
         """Take one frame's detections.

@@ -791,3 +791,28 @@ def test_tableaux_flagged_tile_put_right_alone_is_a_play():
     assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(1, "3-5")]
     assert [r["tile"] for r in recs if r["type"] == "flag_withdrawn"] == ["3-5"]
     assert not f._rules.flagged and f.summary()["player"] == 0
+
+
+def test_tableaux_blank_double_read_as_a_plain_back_is_still_a_play():
+    # the 0-0 of a set without divider bars read as a plain back (no value): the box holds at a
+    # new place, the tracker takes it in, and the layout reader takes the lone bare box of a
+    # face-up layout as the 0-0: a play, though no value changed on the table
+    from engine.tableaux.board import Board
+    from vision.types import TileFlag
+
+    b = Board()
+    b.place((0, 0), 0, (1, 0), 3)
+    side = next(m for m in b.placements([Tile(0, 0)]) if m.kind == "side")
+    starter = _cell_place(Tile(0, 3), (0, 0), (1, 0))
+    f = Follower("tableaux", first_player=0)
+    _feed(f, _labels([starter]))
+    view = _labels([starter, _cell_place(Tile(0, 0), side.low_cell, side.high_cell)])
+    view = [
+        TileDetection(d.corners, 0.9, face_down=True, flag=TileFlag.BLANK_OR_BACK)
+        if d.pips is not None and tuple(d.pips) == (0, 0)
+        else d
+        for d in view
+    ]
+    recs = _feed(f, view)
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(0, "0-0")]
+    assert f.summary()["player"] == 0  # a double: the turn goes on

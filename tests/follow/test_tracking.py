@@ -126,3 +126,21 @@ def test_tiles_that_moved_on_a_grid_are_not_taken_for_the_camera_turning():
     zoomed = {k: (1.5 * x + 20, 1.5 * y - 10) for k, (x, y) in a.items()}
     m = _align(frame(a), frame(zoomed))
     assert np.allclose(m, [[1.5, 0, 20], [0, 1.5, -10]], atol=0.5)
+
+
+def test_a_box_without_a_value_put_down_at_a_new_place_changes_the_stable_state():
+    # a blank double read as a plain back: no value to vote with, but a box that holds at a new
+    # place for steady_frames frames is a change (the layout reader decides what it is); a box
+    # seen in fewer frames (a hand passing) is not
+    tr = Tracker(steady_frames=3)
+    for _ in range(3):
+        tr.update(_others())
+    assert tr.stable is not None and len(tr.stable) == 3
+    plain = TileDetection(BOX, 0.9, face_down=True)
+    assert not tr.update(_others() + [plain]).changed
+    for _ in range(4):  # out of the five voting frames again
+        tr.update(_others())
+    assert not any(tr.update(_others() + [plain]).changed for _ in range(2))
+    assert tr.update(_others() + [plain]).changed  # the third of the five voting frames
+    assert len(tr.stable) == 4 and sum(d.face_down for d in tr.stable) == 1
+    assert not any(tr.update(_others() + [plain]).changed for _ in range(3))  # held: no change
