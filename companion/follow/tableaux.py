@@ -134,8 +134,9 @@ class _TableauxFollow(_GameFollow):
         #: the table was seen empty before the current hand's first tiles (so several tiles at
         #: that first view are a starter and the plays after it, not a game in progress)
         self.watched_empty = False
-        #: this hand's views and taps as taken, each with the state before it (:meth:`_retake`
-        #: follows them again when a tile read late shows an order the camera missed)
+        #: this hand's views, taps and score-sheet changes as taken, each with the state before
+        #: it (:meth:`_retake` follows them again when a tile read late shows an order the
+        #: camera missed)
         self.log: list[tuple] = []
         #: the log entry at which each flagged tile was first flagged
         self.flag_entry: dict[Tile, int] = {}
@@ -162,9 +163,15 @@ class _TableauxFollow(_GameFollow):
 
     def sync_scores(self, totals, winner):
         _check_sync(2, totals, winner)
+        delta = [totals[p] - self.scores[p] for p in (0, 1)]
+        self.log.append(("sync", delta, winner, self._snapshot(), None))
+        self._sync(delta, winner)
+
+    def _sync(self, delta: list[int], winner: int | None) -> None:
+        """The score sheet's change (points per seat, the winner) taken into the tally."""
         for p in (0, 1):
-            self.hand_scores[p] += totals[p] - self.scores[p]
-            self.scores[p] = totals[p]
+            self.hand_scores[p] += delta[p]
+            self.scores[p] += delta[p]
         self.winner = winner
 
     def _end_hand(self) -> list[dict]:
@@ -480,6 +487,9 @@ class _TableauxFollow(_GameFollow):
         rec: list[dict] = []
         try:
             for k, item in enumerate(redo):
+                if item[0] == "sync":  # an entry typed or undone on the sheet meanwhile
+                    self._sync(item[1], item[2])
+                    continue
                 if item[0] == "tap":
                     if item[4] is None:
                         rec += self.on_tap(item[1], item[2])
@@ -492,8 +502,8 @@ class _TableauxFollow(_GameFollow):
                 # the taps that waited for this view, applied before the same plays again
                 self._pending = [
                     (x[1], x[2], x[4])
-                    for x in itertools.takewhile(lambda x: x[0] == "tap", redo[k + 1 :])
-                    if x[4] is not None
+                    for x in itertools.takewhile(lambda x: x[0] != "view", redo[k + 1 :])
+                    if x[0] == "tap" and x[4] is not None
                 ]
                 rec += self._plays({t: v for t, v in view.items() if t not in self.tiles})
                 rec += self.flush()

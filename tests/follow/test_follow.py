@@ -734,6 +734,7 @@ def test_tableaux_tile_read_late_puts_the_plays_after_it_back_in_order():
     _feed(f, _labels([starter, one]))
     recs = _feed(f, _labels([starter, one, pb]))
     assert [r["tile"] for r in recs if r["type"] == "flag"] == [str(bm.tile)]
+    f.sync_scores([0, 7], None)  # an entry typed on the score sheet meanwhile: seat 1 +7
     _feed(f, _labels([starter, one, pb, pc]))
     f.tap("done")  # seat 0 ends the turn that c let go on
     assert f.summary()["player"] == 0  # as followed so far: c was seat 1's
@@ -743,7 +744,7 @@ def test_tableaux_tile_read_late_puts_the_plays_after_it_back_in_order():
     assert [r["tile"] for r in recs if r["type"] == "flag_withdrawn"] == [str(bm.tile)]
     fixes = {r["player"]: r["points"] for r in recs if r["type"] == "score"}
     assert fixes == {0: c.points, 1: -c.points}
-    assert f.summary()["scores"] == [c.points, 0]
+    assert f.summary()["scores"] == [c.points, 7]  # the typed entry kept
     assert f.summary()["player"] == 1  # c was seat 0's, then the "done": seat 1 to move
     assert not f._rules.flagged
 
