@@ -195,7 +195,9 @@ class TableauxState(State[TableauxAction]):
     of tiles), ``boneyard`` (list, drawn from the end), ``scores`` (game totals, points),
     ``hand_scores`` (points in the current hand), ``hand_number`` (1-based),
     ``hand_starter``, ``plays_this_turn``, ``turn_points``, ``winner`` (None until the end),
-    ``hand_results`` (list of ``(hand_scores, winner)`` for finished hands), ``events`` (short
+    ``hand_results`` (list of ``(hand_scores, winner)`` for finished hands), ``starters`` (the
+    starter of each hand dealt, in order: a hand where neither player can play ends at its
+    deal, so its starter is on the table for no move), ``events`` (short
     human log lines of automatic things: draws, hand ends).
     """
 
@@ -216,6 +218,7 @@ class TableauxState(State[TableauxAction]):
         self.turn_points = 0
         self.winner: int | None = None
         self.hand_results: list[tuple[tuple[int, int], int]] = []
+        self.starters: list[Tile] = []
         self.events: list[str] = []
         self._moves: list[Placement] | None = None
         if _deal:
@@ -233,6 +236,7 @@ class TableauxState(State[TableauxAction]):
         self.boneyard = stock[2 * h + 1 :]
         self.board = Board()
         self.board.place(STARTER_CELLS[0], starter.low, STARTER_CELLS[1], starter.high)
+        self.starters.append(starter)
         self.hand_number += 1
         self.hand_scores = [0, 0]
         self.player = self.hand_starter = first
@@ -392,6 +396,7 @@ class TableauxState(State[TableauxAction]):
         s.scores = list(self.scores)
         s.hand_scores = list(self.hand_scores)
         s.hand_results = list(self.hand_results)
+        s.starters = list(self.starters)
         s.events = list(self.events)
         s._moves = None
         return s

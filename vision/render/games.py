@@ -138,7 +138,8 @@ def _tableaux_centre(low_cell, high_cell) -> tuple[float, float]:
 
 def _play_tableaux(rs: random.Random, g: GameType, max_pip: int) -> TableScript:
     from engine.tableaux import END_TURN, TableauxGame
-    from engine.tableaux.game import EndTurn, Pass, Place
+    from engine.tableaux.board import Board
+    from engine.tableaux.game import STARTER_CELLS, EndTurn, Pass, Place
 
     st = TableauxGame(max_pip).new_initial_state(rs.randrange(10**9))
     seed = rs.randrange(10**6)
@@ -185,6 +186,13 @@ def _play_tableaux(rs: random.Random, g: GameType, max_pip: int) -> TableScript:
             st.apply_action(a)
             steps.append(Step("tap", tap="done"))
         if st.hand_number != hand and not st.is_terminal():
+            # a hand where neither player can play ends at its deal: its starter is laid and
+            # taken up again before the next hand's (the camera sees it)
+            for starter in st.starters[hand : st.hand_number - 1]:
+                dead = Board()
+                dead.place(STARTER_CELLS[0], starter.low, STARTER_CELLS[1], starter.high)
+                steps.append(Step("show", []))
+                steps.append(Step("show", _tableaux_placements(dead, seed)))
             steps.append(Step("show", []))
             steps.append(Step("show", _tableaux_placements(st.board, seed)))
     return TableScript(
