@@ -143,7 +143,7 @@ class Follower:
             raise ValueError(f"unknown tap {kind!r}; one of pass, done, player")
         self._rules.check_tap(kind, player)
         coming = self.tracker.coming - self._rules.followed()
-        if (self.tracker.settled and not coming) or self.frame < 0:
+        if (self.tracker.settled and not coming and not self._rules.holding) or self.frame < 0:
             out = self._rules.on_tap(kind, player)
         else:  # a change is on the table (or a new tile read in most of the last frames) but
             # not steady yet: the tap comes after it

@@ -81,6 +81,10 @@ class _GameFollow:
 
         return read(stable, game, **self.read_params())
 
+    #: the last stable view was not taken (a doubtful reading: a tile of it may be a play not
+    #: followed yet): taps wait for a view that is taken, as they wait for a change under way
+    holding = False
+
     @property
     def pending(self) -> list:
         """Taps waiting for the change on the table to settle: ``(kind, player, values seen
@@ -90,9 +94,11 @@ class _GameFollow:
         return self._pending
 
     def flush(self, tile: Tile | None = None) -> list[dict]:
-        """Apply the waiting taps: all of them (``tile`` None), or, before a play of ``tile``,
-        those tapped while ``tile`` was not yet on the table."""
+        """Apply the waiting taps: all of them (``tile`` None; none while :attr:`holding`), or,
+        before a play of ``tile``, those tapped while ``tile`` was not yet on the table."""
         out: list[dict] = []
+        if tile is None and self.holding:
+            return out
         while self.pending and (tile is None or tile not in self.pending[0][2]):
             out += self.on_waited_tap(*self.pending.pop(0))
         return out

@@ -131,6 +131,8 @@ class _TableauxFollow(_GameFollow):
         #: hand's starter, or the next play while the followed tiles are missed; the next view
         #: with more tiles tells which
         self.maybe_starter: dict[Tile, tuple] | None = None
+        #: such a tile, then an empty table again (see :meth:`on_stable`)
+        self.taken_up: dict[Tile, tuple] | None = None
         #: the table was seen empty before the current hand's first tiles (so several tiles at
         #: that first view are a starter and the plays after it, not a game in progress)
         self.watched_empty = False
@@ -145,6 +147,11 @@ class _TableauxFollow(_GameFollow):
         #: tap being applied was made (None: a tap taken at once)
         self._depth = 0
         self._tap_values: set[Tile] | None = None
+        #: taps made while the table was seen empty before the boneyard was (the hand over or
+        #: the tiles missed: not yet decided), and the state before the first of them; when the
+        #: next hand shows they are taken back and taken again in it (:meth:`_next_hand`)
+        self.clear_taps: list[tuple] = []
+        self.clear_snap: tuple | None = None
 
     @property
     def over(self) -> bool:
@@ -184,10 +191,11 @@ class _TableauxFollow(_GameFollow):
         self.flagged = set()
         self.asked_gone = set()
         self.cleared = False
-        self.maybe_starter = None
+        self.maybe_starter = self.taken_up = None
         self.watched_empty = True
         self.log = []
         self.flag_entry = {}
+        self.clear_taps, self.clear_snap = [], None
         return out + [
             {
                 "type": "hand_end",
@@ -196,6 +204,39 @@ class _TableauxFollow(_GameFollow):
                 "next_starter": winner,
             }
         ]
+
+    def _next_hand(self) -> list[dict]:
+        """The hand over, decided once the next hand shows after an empty table: the taps made
+        since the table was seen empty (a pass of the next hand's first player, most often)
+        are taken back from the hand that ended (its tally decides who starts the next,
+        RULES.md section 5), with a ``score`` per seat whose total changes, and wait to be
+        taken in the next hand before its first play (or at the end of the view)."""
+        taps, snap = self.clear_taps, self.clear_snap
+        out: list[dict] = []
+        if snap is not None:
+            before = list(self.scores)
+            self._restore(snap)
+            out.append(
+                {
+                    "type": "note",
+                    "message": f"{len(taps)} tap(s) made after the table was cleared taken in "
+                    "the next hand",
+                }
+            )
+            out += [
+                {
+                    "type": "score",
+                    "source": "camera",
+                    "player": p,
+                    "points": self.scores[p] - before[p],
+                    "reason": "a tap made after the table was cleared belongs to the next hand",
+                }
+                for p in (0, 1)
+                if self.scores[p] != before[p]
+            ]
+        out += self._end_hand()
+        self.pending[:0] = [(kind, player, set()) for kind, player in taps]
+        return out
 
     def _start(self, seen: dict[Tile, tuple]) -> list[dict]:
         self.hand_number += 1
@@ -264,6 +305,7 @@ class _TableauxFollow(_GameFollow):
 
     def on_stable(self, reading, stable, frame):
         self.last_view = (reading, stable, frame)
+        self.holding = False
         if reading is None or not reading.layout.get("placed"):
             if not self.tiles:
                 self.watched_empty = True
@@ -274,9 +316,13 @@ class _TableauxFollow(_GameFollow):
             # can play, rare this early; more likely the tiles were missed for a few frames (a
             # hand over them, misreads). The hand is taken as over when the next hand shows.
             self.cleared = True
+            # a tile seen alone after the table was cleared, then taken up: the starter of a
+            # hand where neither player could play, if another tile comes alone
+            self.taken_up = self.maybe_starter
             return []
         unsure = _unsure(reading)
-        if unsure:
+        if unsure:  # not taken: the taps made meanwhile wait for a view that is
+            self.holding = True
             return []
         seen: dict[Tile, tuple] = {}
         for p in reading.layout["placed"]:
@@ -308,6 +354,16 @@ class _TableauxFollow(_GameFollow):
         ):
             f = None  # after an empty table, half the old tableau or less: a new hand
         if f is None:
+            if self.taken_up is not None and self.taken_up != seen and self.cleared:
+                # the table cleared, a starter laid alone and taken up, another laid: a hand
+                # that ended at its deal (neither player could play on its starter, RULES.md
+                # section 5): 0 to 0, the seat that did not start it starts the next
+                dead, self.taken_up = self.taken_up, None
+                out = self._next_hand()
+                held, self._pending = self.pending, []  # taps for the hand after it
+                out += self._start(dead) + self._end_hand()
+                self._pending = held + self._pending
+                return out + self.on_stable(*self.last_view)
             if len(seen) == 1:
                 # the next hand's starter, or the next play while the followed tiles are
                 # missed: the next view that holds more tiles tells (it lines up with one or
@@ -326,10 +382,11 @@ class _TableauxFollow(_GameFollow):
                 ]
             if self.maybe_starter is not None and _register(self.maybe_starter, seen):
                 starter = self.maybe_starter
-                return self._end_hand() + self._start(starter) + self.on_stable(*self.last_view)
+                return self._next_hand() + self._start(starter) + self.on_stable(*self.last_view)
             if self.cleared:  # the new hand's starter and the plays after it at once
-                out = self._end_hand()
+                out = self._next_hand()
                 return out + (self._start_with_plays(seen) or self._start(seen))
+            self.holding = True  # not taken either
             return [
                 {
                     "type": "question",
@@ -338,7 +395,8 @@ class _TableauxFollow(_GameFollow):
                 }
             ]
         self.cleared = False
-        self.maybe_starter = None
+        self.maybe_starter = self.taken_up = None
+        self.clear_taps, self.clear_snap = [], None
         gone = [t for t in self.tiles if t not in seen]
         out: list[dict] = []
         # a followed tile not seen (a hand over it, a misread) is a question on that tile, asked
@@ -562,6 +620,8 @@ class _TableauxFollow(_GameFollow):
                 self.log.pop()  # followed again from the entry where the first flag came
                 return self._retake(new, *late)
         todo = [t for t in new if t not in self.flagged]
+        if self.pending:  # the tiles read when a waiting tap was made were played before it
+            todo.sort(key=lambda t: t not in self.pending[0][2])
         order = self._legal_order(self.board, todo, new) if todo else []
         out: list[dict] = []
         if order is None:  # the largest part that is legal, one by one; the rest is flagged
@@ -641,6 +701,10 @@ class _TableauxFollow(_GameFollow):
         # tile not yet read when it was made) is followed again the same way (:meth:`_retake`)
         inside = self._tap_values if self._depth else None
         self.log.append(("tap", kind, player, self._snapshot(), inside))
+        if self.cleared and self.tiles and not self._retaking:
+            if self.clear_snap is None:
+                self.clear_snap = self._snapshot()
+            self.clear_taps.append((kind, player))
         if kind == "player":
             self.player = player
             if not self.tiles or self.asking:

@@ -817,3 +817,121 @@ def test_tableaux_blank_double_read_as_a_plain_back_is_still_a_play():
     recs = _feed(f, view)
     assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(0, "0-0")]
     assert f.summary()["player"] == 0  # a double: the turn goes on
+
+
+def _won_hand(first: int):
+    """A Tableaux hand that ends with neither player able to play (3 tiles down, the boneyard
+    far from empty): ``(follower, placements, points)``, seat ``first`` started it with a side
+    play and the other seat, to move, won it with a corner play of ``points`` (> 3; the turn
+    goes on)."""
+    from engine.tableaux.board import Board
+
+    b = Board()
+    b.place((0, 0), 2, (1, 0), 3)
+    side = next(m for m in b.placements([Tile(3, 5)]) if m.kind == "side")
+    b.place(side.low_cell, 3, side.high_cell, 5)
+    corner = next(
+        m
+        for t in _all_tiles()
+        if t not in (Tile(2, 3), Tile(3, 5))
+        for m in b.placements([t])
+        if m.kind == "corner" and m.points > 3
+    )
+    pl = [_cell_place(Tile(2, 3), (0, 0), (1, 0)), _cell_place(Tile(3, 5), *side[1:3])]
+    pl.append(_cell_place(corner.tile, corner.low_cell, corner.high_cell))
+    f = Follower("tableaux", first_player=first)
+    for k in range(1, 4):
+        _feed(f, _labels(pl[:k]))
+    assert f.summary()["scores"][1 - first] == corner.points
+    return f, pl, corner.points
+
+
+def test_tableaux_pass_tapped_after_the_table_was_cleared_belongs_to_the_next_hand():
+    # seat 0 wins a short hand (neither player can play); the table is cleared, the next
+    # starter laid, and seat 0, who starts the next hand, cannot play on it and taps pass
+    # before seat 1 plays: the pass is no part of the hand that ended (whose tally says who
+    # starts the next) and the first play of the new hand is seat 1's
+    from engine.tableaux.board import Board
+
+    f, _, points = _won_hand(first=1)
+    nb = Board()
+    nb.place((0, 0), 3, (1, 0), 5)
+    first = next(m for m in nb.placements([Tile(1, 5)]) if m.kind == "side")
+    new_starter = _cell_place(Tile(3, 5), (0, 0), (1, 0), shift=4.0)
+    recs = _feed(f, _labels([])) + _feed(f, _labels([new_starter]))
+    recs += f.tap("pass")
+    view = [new_starter, _cell_place(Tile(1, 5), first.low_cell, first.high_cell, 4.0)]
+    recs += _feed(f, _labels(view))
+    end = next(r for r in recs if r["type"] == "hand_end")
+    assert (end["hand_scores"], end["next_starter"]) == ([points, 0], 0)
+    plays = [r for r in recs if r["type"] == "play" and r.get("tile")]
+    assert [(r["player"], r["tile"]) for r in plays] == [(1, "1-5")]
+    assert f.summary()["scores"] == [points - 3, 0]
+    # the score records add up to the tally (the pass taken back and taken again)
+    camera = [r for r in f.events if r["type"] == "score"]
+    assert [sum(r["points"] for r in camera if r["player"] == p) for p in (0, 1)] == [
+        points - 3,
+        0,
+    ]
+
+
+def test_tableaux_hand_where_nobody_can_play_at_the_deal_passes_the_start():
+    # a hand won by seat 0, then a hand where neither player can play on the starter (laid and
+    # taken up again: 0 to 0, seat 0 started it), then the next: seat 1 starts it
+    from engine.tableaux.board import Board
+
+    f, _, points = _won_hand(first=1)
+    dead = _cell_place(Tile(4, 4), (0, 0), (1, 0), shift=4.0)
+    nb = Board()
+    nb.place((0, 0), 3, (1, 0), 5)
+    first = next(m for m in nb.placements([Tile(1, 5)]) if m.kind == "side")
+    new_starter = _cell_place(Tile(3, 5), (0, 0), (1, 0), shift=-4.0)
+    recs = _feed(f, _labels([])) + _feed(f, _labels([dead])) + _feed(f, _labels([]))
+    recs += _feed(f, _labels([new_starter]))
+    view = [new_starter, _cell_place(Tile(1, 5), first.low_cell, first.high_cell, -4.0)]
+    recs += _feed(f, _labels(view))
+    ends = [(r["hand_scores"], r["next_starter"]) for r in recs if r["type"] == "hand_end"]
+    assert ends == [([points, 0], 0), ([0, 0], 1)]
+    plays = [r for r in recs if r["type"] == "play" and r.get("tile")]
+    assert [(r["player"], r["tile"]) for r in plays] == [(1, "1-5")]
+
+
+def test_tableaux_tap_waits_for_a_view_with_a_doubtful_reading_to_be_taken():
+    # seat 1 plays 3-5 while another box is misread as the starter's 2-3 (a value seen twice:
+    # the view is not taken), then a done tap comes; once the misread goes and the view is
+    # taken, the play is seat 1's and the tap comes after it (not before, giving the play to
+    # seat 0)
+    from engine.tableaux.board import Board
+
+    b = Board()
+    b.place((0, 0), 2, (1, 0), 3)
+    side = next(m for m in b.placements([Tile(3, 5)]) if m.kind == "side")
+    starter = _cell_place(Tile(2, 3), (0, 0), (1, 0))
+    play = _cell_place(Tile(3, 5), side.low_cell, side.high_cell)
+    ghost = _cell_place(Tile(2, 3), (0, 3), (1, 3))  # another tile read as 2-3
+    f = Follower("tableaux", first_player=1)
+    _feed(f, _labels([starter]))
+    recs = _feed(f, _labels([starter, play, ghost]), 4)
+    assert not [r for r in recs if r["type"] == "play"]
+    recs = f.tap("done")
+    recs += _feed(f, _labels([starter, play, ghost]), 2)
+    assert not [r for r in recs if r["type"] in ("play", "turn")]
+    recs = _feed(f, _labels([starter, play]), 4)
+    got = [(r["type"], r["player"]) for r in recs if r["type"] in ("play", "turn")]
+    assert got == [("play", 1), ("turn", 1)]
+
+
+def test_tableaux_tile_read_when_a_waiting_tap_was_made_is_played_before_it():
+    # seat 1 plays 2-2 (a double: the turn goes on) and taps done while it is read but not yet
+    # voted in; a hand hides it while seat 0 plays 3-3 (also a double), then both are voted in
+    # at once, in either order a legal pair: 2-2, read when the tap was made, is seat 1's play
+    # before the tap, 3-3 seat 0's after it
+    starter = _cell_place(Tile(2, 3), (0, 0), (1, 0))
+    d2 = _cell_place(Tile(2, 2), (-1, -1), (0, -1))
+    d3 = _cell_place(Tile(3, 3), (1, 1), (2, 1))
+    f = Follower("tableaux", first_player=1)
+    _feed(f, _labels([starter]))
+    recs = _feed(f, _labels([starter, d2]), 2) + f.tap("done")
+    recs += _feed(f, _labels([starter, d3]), 2) + _feed(f, _labels([starter, d3, d2]), 4)
+    got = [(r["type"], r.get("tile"), r["player"]) for r in recs if r["type"] in ("play", "turn")]
+    assert got == [("play", "2-2", 1), ("turn", None, 0), ("play", "3-3", 0)]
