@@ -152,6 +152,9 @@ class _TableauxFollow(_GameFollow):
         #: next hand shows they are taken back and taken again in it (:meth:`_next_hand`)
         self.clear_taps: list[tuple] = []
         self.clear_snap: tuple | None = None
+        #: score-sheet changes made meanwhile (points per seat, winner): applied again after
+        #: the taps are taken back
+        self.clear_syncs: list[tuple] = []
 
     @property
     def over(self) -> bool:
@@ -172,6 +175,8 @@ class _TableauxFollow(_GameFollow):
         _check_sync(2, totals, winner)
         delta = [totals[p] - self.scores[p] for p in (0, 1)]
         self.log.append(("sync", delta, winner, self._snapshot(), None))
+        if self.clear_snap is not None:  # kept when those taps are taken back
+            self.clear_syncs.append((delta, winner))
         self._sync(delta, winner)
 
     def _sync(self, delta: list[int], winner: int | None) -> None:
@@ -195,7 +200,7 @@ class _TableauxFollow(_GameFollow):
         self.watched_empty = True
         self.log = []
         self.flag_entry = {}
-        self.clear_taps, self.clear_snap = [], None
+        self.clear_taps, self.clear_snap, self.clear_syncs = [], None, []
         return out + [
             {
                 "type": "hand_end",
@@ -216,6 +221,8 @@ class _TableauxFollow(_GameFollow):
         if snap is not None:
             before = list(self.scores)
             self._restore(snap)
+            for delta, winner in self.clear_syncs:
+                self._sync(delta, winner)
             out.append(
                 {
                     "type": "note",
@@ -396,7 +403,7 @@ class _TableauxFollow(_GameFollow):
             ]
         self.cleared = False
         self.maybe_starter = self.taken_up = None
-        self.clear_taps, self.clear_snap = [], None
+        self.clear_taps, self.clear_snap, self.clear_syncs = [], None, []
         gone = [t for t in self.tiles if t not in seen]
         out: list[dict] = []
         # a followed tile not seen (a hand over it, a misread) is a question on that tile, asked

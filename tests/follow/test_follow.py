@@ -846,21 +846,30 @@ def _won_hand(first: int):
     return f, pl, corner.points
 
 
+def _next_hand_views(shift: float) -> tuple[Placement, list[Placement]]:
+    """The next hand's starter 3-5 (``shift`` tile widths aside) alone, and with 1-5 played
+    on it (a side play)."""
+    from engine.tableaux.board import Board
+
+    nb = Board()
+    nb.place((0, 0), 3, (1, 0), 5)
+    first = next(m for m in nb.placements([Tile(1, 5)]) if m.kind == "side")
+    new_starter = _cell_place(Tile(3, 5), (0, 0), (1, 0), shift=shift)
+    return new_starter, [
+        new_starter,
+        _cell_place(Tile(1, 5), first.low_cell, first.high_cell, shift),
+    ]
+
+
 def test_tableaux_pass_tapped_after_the_table_was_cleared_belongs_to_the_next_hand():
     # seat 0 wins a short hand (neither player can play); the table is cleared, the next
     # starter laid, and seat 0, who starts the next hand, cannot play on it and taps pass
     # before seat 1 plays: the pass is no part of the hand that ended (whose tally says who
     # starts the next) and the first play of the new hand is seat 1's
-    from engine.tableaux.board import Board
-
     f, _, points = _won_hand(first=1)
-    nb = Board()
-    nb.place((0, 0), 3, (1, 0), 5)
-    first = next(m for m in nb.placements([Tile(1, 5)]) if m.kind == "side")
-    new_starter = _cell_place(Tile(3, 5), (0, 0), (1, 0), shift=4.0)
+    new_starter, view = _next_hand_views(4.0)
     recs = _feed(f, _labels([])) + _feed(f, _labels([new_starter]))
     recs += f.tap("pass")
-    view = [new_starter, _cell_place(Tile(1, 5), first.low_cell, first.high_cell, 4.0)]
     recs += _feed(f, _labels(view))
     end = next(r for r in recs if r["type"] == "hand_end")
     assert (end["hand_scores"], end["next_starter"]) == ([points, 0], 0)
@@ -878,17 +887,11 @@ def test_tableaux_pass_tapped_after_the_table_was_cleared_belongs_to_the_next_ha
 def test_tableaux_hand_where_nobody_can_play_at_the_deal_passes_the_start():
     # a hand won by seat 0, then a hand where neither player can play on the starter (laid and
     # taken up again: 0 to 0, seat 0 started it), then the next: seat 1 starts it
-    from engine.tableaux.board import Board
-
     f, _, points = _won_hand(first=1)
     dead = _cell_place(Tile(4, 4), (0, 0), (1, 0), shift=4.0)
-    nb = Board()
-    nb.place((0, 0), 3, (1, 0), 5)
-    first = next(m for m in nb.placements([Tile(1, 5)]) if m.kind == "side")
-    new_starter = _cell_place(Tile(3, 5), (0, 0), (1, 0), shift=-4.0)
+    new_starter, view = _next_hand_views(-4.0)
     recs = _feed(f, _labels([])) + _feed(f, _labels([dead])) + _feed(f, _labels([]))
     recs += _feed(f, _labels([new_starter]))
-    view = [new_starter, _cell_place(Tile(1, 5), first.low_cell, first.high_cell, -4.0)]
     recs += _feed(f, _labels(view))
     ends = [(r["hand_scores"], r["next_starter"]) for r in recs if r["type"] == "hand_end"]
     assert ends == [([points, 0], 0), ([0, 0], 1)]
@@ -935,3 +938,17 @@ def test_tableaux_tile_read_when_a_waiting_tap_was_made_is_played_before_it():
     recs += _feed(f, _labels([starter, d3]), 2) + _feed(f, _labels([starter, d3, d2]), 4)
     got = [(r["type"], r.get("tile"), r["player"]) for r in recs if r["type"] in ("play", "turn")]
     assert got == [("play", "2-2", 1), ("turn", None, 0), ("play", "3-3", 0)]
+
+
+def test_tableaux_score_sheet_entry_made_after_the_table_was_cleared_is_kept():
+    # as above, with 1 point typed on the score sheet for seat 1 between the pass and the
+    # next hand's first play: taking the pass back into the next hand keeps that entry
+    f, _, points = _won_hand(first=1)
+    new_starter, view = _next_hand_views(4.0)
+    _feed(f, _labels([]))
+    _feed(f, _labels([new_starter]))
+    f.tap("pass")
+    f.sync_scores([points - 3, 1], None)
+    recs = _feed(f, _labels(view))
+    assert [r["player"] for r in recs if r["type"] == "play" and r.get("tile")] == [1]
+    assert f.summary()["scores"] == [points - 3, 1]
