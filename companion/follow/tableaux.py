@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from itertools import permutations
 
-from companion.follow.base import _check_sync, _GameFollow, _order_note, _unsure
+from companion.follow.base import UNSURE_KINDS, _check_sync, _GameFollow, _order_note, _unsure
 from engine.tiles import Tile
 
 # --- Tableaux --------------------------------------------------------------------------------
@@ -82,6 +82,15 @@ def _why_not_tableaux(board, tile: Tile, c0, n0: int, c1, n1: int) -> str:
     if n != total and not (len(nums) == 3 and tile.pips == total):
         return f"{tile}: its {n} touches halves adding up to {total}"
     return f"{tile} is not a side, corner or centre play there"
+
+
+def _cells(placed: list[dict]) -> dict[Tile, tuple]:
+    """The layout reader's placed tiles as ``{tile: ((cell, number), (cell, number))}``."""
+    seen: dict[Tile, tuple] = {}
+    for p in placed:
+        a, b = p["pips"]
+        seen[Tile(a, b)] = ((tuple(p["cells"][0]), a), (tuple(p["cells"][1]), b))
+    return seen
 
 
 class _TableauxFollow(_GameFollow):
@@ -327,14 +336,10 @@ class _TableauxFollow(_GameFollow):
             # hand where neither player could play, if another tile comes alone
             self.taken_up = self.maybe_starter
             return []
-        unsure = _unsure(reading)
-        if unsure:  # not taken: the taps made meanwhile wait for a view that is
+        seen = self._untwinned(reading) if _unsure(reading) else _cells(reading.layout["placed"])
+        if seen is None:  # not taken: the taps made meanwhile wait for a view that is
             self.holding = True
             return []
-        seen: dict[Tile, tuple] = {}
-        for p in reading.layout["placed"]:
-            a, b = p["pips"]
-            seen[Tile(a, b)] = ((tuple(p["cells"][0]), a), (tuple(p["cells"][1]), b))
         if not self.tiles:
             if self.watched_empty:
                 begun = self._start_with_plays(seen)
@@ -440,6 +445,47 @@ class _TableauxFollow(_GameFollow):
             )
             new = {t: c for t, c in new.items() if t not in misread}
         return out + self._plays(new)
+
+    def _untwinned(self, reading) -> dict[Tile, tuple] | None:
+        """A doubtful view whose only doubt is values read on two boxes (a set has one of each)
+        taken when each such value has one box that the followed hand explains: a followed
+        tile's box on its own cells, or, for a tile not followed, the one box where it is a
+        legal play (RULES.md section 5). The other box is a misread of another tile (which
+        then reads as not seen). ``{tile: cells}`` as :meth:`on_stable` reads it, or None
+        (the view not taken)."""
+        doubts = [p for p in reading.problems if p.kind in UNSURE_KINDS and p.source == "table"]
+        if not self.tiles or self.asking or any(p.kind != "duplicate" for p in doubts):
+            return None
+        boxes: dict[Tile, list[dict]] = {}
+        for p in reading.layout["placed"]:
+            boxes.setdefault(Tile(*p["pips"]), []).append(p)
+        singles = [bs[0] for bs in boxes.values() if len(bs) == 1]
+        kept = [t for t, bs in boxes.items() if len(bs) > 1 and t in self.tiles]
+        if sum(len(boxes[t]) for t in kept) > 8:
+            return None
+        # the followed tiles read twice: the one choice of their boxes that lines up with the
+        # followed tableau (each on its own cells)
+        fits = [
+            (choice, f)
+            for choice in itertools.product(*(boxes[t] for t in kept))
+            if (f := _register(self.tiles, _cells(singles + list(choice)))) is not None
+        ]
+        if len(fits) != 1:
+            return None
+        choice, f = fits[0]
+        seen = _cells(singles + list(choice))
+        for t, bs in boxes.items():
+            if len(bs) == 1 or t in self.tiles:
+                continue
+            legal = [
+                cells
+                for cells in (next(iter(_cells([b]).values())) for b in bs)
+                if self._placement(self.board, t, tuple((f(c), n) for c, n in cells)) is not None
+            ]
+            if len(legal) != 1:  # a new tile read twice: taken only where it is a legal play
+                return None
+            seen[t] = legal[0]
+        return seen
 
     def _placement(self, board, t: Tile, cells):
         (c0, n0), (c1, n1) = cells

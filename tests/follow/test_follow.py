@@ -899,18 +899,22 @@ def test_tableaux_hand_where_nobody_can_play_at_the_deal_passes_the_start():
     assert [(r["player"], r["tile"]) for r in plays] == [(1, "1-5")]
 
 
-def test_tableaux_tap_waits_for_a_view_with_a_doubtful_reading_to_be_taken():
-    # seat 1 plays 3-5 while another box is misread as the starter's 2-3 (a value seen twice:
-    # the view is not taken), then a done tap comes; once the misread goes and the view is
-    # taken, the play is seat 1's and the tap comes after it (not before, giving the play to
-    # seat 0)
+def _starter_and_side_play() -> tuple[Placement, Placement]:
+    """The starter 2-3 and 3-5 played alongside its 3 (a side play)."""
     from engine.tableaux.board import Board
 
     b = Board()
     b.place((0, 0), 2, (1, 0), 3)
     side = next(m for m in b.placements([Tile(3, 5)]) if m.kind == "side")
-    starter = _cell_place(Tile(2, 3), (0, 0), (1, 0))
-    play = _cell_place(Tile(3, 5), side.low_cell, side.high_cell)
+    return _cell_place(Tile(2, 3), (0, 0), (1, 0)), _cell_place(Tile(3, 5), *side[1:3])
+
+
+def test_tableaux_tap_waits_for_a_view_with_a_doubtful_reading_to_be_taken():
+    # seat 1 plays 3-5 while another box is misread as the starter's 2-3 (a value seen twice:
+    # the view is not taken), then a done tap comes; once the misread goes and the view is
+    # taken, the play is seat 1's and the tap comes after it (not before, giving the play to
+    # seat 0)
+    starter, play = _starter_and_side_play()
     ghost = _cell_place(Tile(2, 3), (0, 3), (1, 3))  # another tile read as 2-3
     f = Follower("tableaux", first_player=1)
     _feed(f, _labels([starter]))
@@ -952,3 +956,18 @@ def test_tableaux_score_sheet_entry_made_after_the_table_was_cleared_is_kept():
     recs = _feed(f, _labels(view))
     assert [r["player"] for r in recs if r["type"] == "play" and r.get("tile")] == [1]
     assert f.summary()["scores"] == [points - 3, 1]
+
+
+def test_tableaux_value_read_on_two_boxes_is_taken_where_the_hand_explains_it():
+    # seat 0 plays 2-2 beside the starter 2-3 while two other tiles far off are misread, one as
+    # 2-3 (followed: its own box lies on its cells) and one as 2-2 (the new tile: its other box
+    # is its only legal place): the view is taken, 2-2 a play at its legal place
+    starter, play = _starter_and_side_play()
+    f = Follower("tableaux", first_player=1)
+    _feed(f, _labels([starter]))
+    _feed(f, _labels([starter, play]))
+    d2 = _cell_place(Tile(2, 2), (-1, 1), (0, 1))
+    ghosts = [_cell_place(Tile(2, 3), (0, 5), (1, 5)), _cell_place(Tile(2, 2), (4, 5), (5, 5))]
+    recs = _feed(f, _labels([starter, play, d2, *ghosts]), 4)
+    got = [(r["player"], r["action"]) for r in recs if r["type"] == "play"]
+    assert got == [(0, "2-2 at [-1, 1]=2 [0, 1]=2")]
