@@ -8,6 +8,8 @@ out is a list of plain records (JSON-ready dicts), in order:
 
 - ``{"type": "stable", "frame", "tiles"}``: a new stable state (number of tiles seen);
 - ``{"type": "play", "frame", "player", "action", "tile", "points"}``: a play accepted;
+- ``{"type": "play_withdrawn", "frame", "action", "tile", "message"}``: a play taken earlier that
+  a later view shows was not made (The Big Clock: a misread top taken as a placement);
 - ``{"type": "flag", "frame", "tile", "message"}``: an illegal play, not accepted
   ("6-3 does not match the 5 it touches");
 - ``{"type": "flag_withdrawn", "frame", "tile", "message"}``: a flag a later view explained
@@ -174,7 +176,8 @@ class Follower:
         return {
             "game": self.game,
             "frames": self.frame + 1,
-            "plays": sum(e["type"] == "play" for e in ev),
+            "plays": sum(e["type"] == "play" for e in ev)
+            - sum(e["type"] == "play_withdrawn" for e in ev),
             "flags": sum(e["type"] == "flag" for e in ev),
             "questions": sum(e["type"] == "question" for e in ev),
             **self._rules.summary(),

@@ -28,6 +28,11 @@ class _BigClockFollow(_SolitaireFollow):
         #: tiles taken as set aside without being seen (any stock tile that fit nowhere)
         self.guessed: set[Tile] = set()
         self._flagged: tuple | None = None
+        #: the last changes taken from the camera since the last tap: ``(state before, plays)``
+        #: (a later view that only an earlier state explains takes some of them back)
+        self._history: list[tuple] = []
+        #: the last steady view was one no play explains (not counting views with a slot blank)
+        self._unexplained = False
 
     @staticmethod
     def _tops(st) -> dict[int, Tile | None]:
@@ -108,6 +113,18 @@ class _BigClockFollow(_SolitaireFollow):
         st = self.state
         if n != self.max_pip or tops == self._tops(st):
             return []
+        run = self._explain(st, tops)
+        if run is not None:
+            self._history = (self._history + [(st, run[1])])[-MAX_DEPTH:]
+            return self._accept(*run)
+        # a slot that reads blank: one move emptied it, or its top is hidden for a moment while
+        # a tile is put on it (a hand, the vote between the two): wait for the next view
+        hidden = any(t is None and st.top(k) for k, t in tops.items())
+        if not hidden:
+            # the first such view may be a tile in a hand, half way through a move
+            if self._unexplained and (back := self._take_back(tops)):
+                return back
+            self._unexplained = True
         on_clock = {t for p in st.piles.values() for t in p}
         new = [(k, t) for k, t in sorted(tops.items()) if t is not None and t not in on_clock]
         if len(new) > 1:
@@ -122,17 +139,42 @@ class _BigClockFollow(_SolitaireFollow):
         trial = st.clone()
         if new and not self._take(trial, new[0][1]):
             return [{"type": "question", "message": f"{new[0][1]} cannot be the drawn tile"}]
-        slot = new[0][0] if new else None
-        # a slot that reads blank: one move emptied it, or its top is hidden for a moment while
-        # a tile is put on it (a hand, the vote between the two); longer runs are not taken
+        if hidden:
+            return []  # wait for the next stable state
+        key = tuple(sorted(tops.items()))
+        if new and Place(new[0][0]) not in trial.legal_actions():
+            if key == self._flagged:
+                return []
+            self._flagged = key
+            k, t = new[0]
+            return [{"type": "flag", "tile": str(t), "message": self._why_not(trial, t, k)}]
+        return [
+            {"type": "question", "message": "the piles changed in a way no legal play explains"}
+        ]
+
+    def _explain(self, st, tops: dict[int, Tile | None]):
+        """The plays that turn ``st`` into a clock whose tops are ``tops`` (``{slot: tile or
+        None for a blank}``): ``(state after, [(action, tile)])``, or None when no run of at
+        most :data:`MAX_DEPTH` legal actions does (one when a slot reads blank: its top may be
+        hidden for a moment)."""
+        on_clock = {t for p in st.piles.values() for t in p}
+        new = [(k, t) for k, t in sorted(tops.items()) if t is not None and t not in on_clock]
         hidden = any(t is None and st.top(k) for k, t in tops.items())
+        if len(new) > 1:
+            # placements missed between two stable views (the view that showed one of them was
+            # never steady: a hand, a misread held over it): each new tile drawn and placed in
+            # turn, with moves between
+            return None if hidden else self._placements(st, new, tops)
+        trial = st.clone()
+        if new and not self._take(trial, new[0][1]):
+            return None
+        slot = new[0][0] if new else None
         trials = [trial]
         if not new:  # moves only: a rescue of the drawn double, which is not seen before placed
             for d in [t for t in st.stock if t.is_double]:
                 c = st.clone()
                 if self._take(c, d):
                     trials.append(c)
-        path = None
         for c in trials:
             path = _search(
                 c,
@@ -141,38 +183,86 @@ class _BigClockFollow(_SolitaireFollow):
                 1 if hidden else MAX_DEPTH,
             )
             if path is not None:
-                trial = c
-                break
-        if path is None:
-            if hidden:
-                return []  # wait for the next stable state
-            key = tuple(sorted(tops.items()))
-            if new and Place(new[0][0]) not in trial.legal_actions():
-                if key == self._flagged:
-                    return []
-                self._flagged = key
-                k, t = new[0]
-                return [{"type": "flag", "tile": str(t), "message": self._why_not(trial, t, k)}]
-            return [
-                {"type": "question", "message": "the piles changed in a way no legal play explains"}
-            ]
-        self._flagged = None
-        out: list[dict] = _order_note("plays", [trial.action_to_string(a) for a in path], "; ")
-        for a in path:
-            tile = str(trial.drawn) if isinstance(a, Place) else str(trial.top(a.src))
-            out.append(
+                plays = []
+                for a in path:
+                    tile = c.drawn if isinstance(a, Place) else c.top(a.src)
+                    plays.append((c.action_to_string(a), tile))
+                    c.apply_action(a)
+                self._stand_in(c)
+                return c, plays
+        return None
+
+    def _take_back(self, tops: dict[int, Tile | None]) -> list[dict]:
+        """A view no play explains from the state followed (the second in a row), but one from
+        a state before the last changes taken from the camera (at most :data:`MAX_DEPTH` back,
+        none before a tap):
+        the plays of those changes that this view does not show were misreads or taken back.
+        Their ``play_withdrawn`` records, then the plays of the new explanation not followed
+        yet; ``[]`` when no earlier state explains the view."""
+        for i in range(len(self._history) - 1, -1, -1):
+            before = self._history[i][0]
+            run = self._explain(before, tops)
+            if run is None:
+                continue
+            st, plays = run
+            kept = [p for _, ps in self._history[i:] for p in ps]
+            redo = []
+            for p in plays:
+                if p in kept:
+                    kept.remove(p)
+                else:
+                    redo.append(p)
+            out = [
                 {
-                    "type": "play",
-                    "player": 0,
-                    "action": trial.action_to_string(a),
-                    "tile": tile,
-                    "points": 0,
+                    "type": "play_withdrawn",
+                    "action": a,
+                    "tile": str(t),
+                    "message": f"{a}: a later view shows the clock without it",
                 }
-            )
-            trial.apply_action(a)
-        self._stand_in(trial)
-        self.state = trial
+                for a, t in kept
+            ]
+            self._history = self._history[:i] + [(before, plays)]
+            return out + self._accept(st, redo)
+        return []
+
+    def _accept(self, st, plays: list[tuple[str, Tile | None]]) -> list[dict]:
+        """Take ``st`` as the state after ``plays`` (``(action, tile)``): their records."""
+        self._flagged = None
+        self._unexplained = False
+        out: list[dict] = _order_note("plays", [a for a, _ in plays], "; ")
+        out += [
+            {"type": "play", "player": 0, "action": a, "tile": str(t), "points": 0}
+            for a, t in plays
+        ]
+        self.state = st
         return out + self._progress()
+
+    def _placements(self, st, new: list[tuple[int, Tile]], tops: dict[int, Tile | None]):
+        """The shortest run of at most :data:`MAX_DEPTH` actions in which each of the ``new``
+        tiles (``(slot read on, tile)``) is drawn and placed on its slot, in some order, with
+        moves between, after which the tops are ``tops``: ``(state after, [(action, tile)])``,
+        or None."""
+        frontier = [(st, [], frozenset())]
+        for _ in range(MAX_DEPTH):
+            nxt = []
+            for s, plays, placed in frontier:
+                steps = [(s, a) for a in s.legal_actions() if isinstance(a, Move)]
+                for k, t in new:
+                    c = s.clone()
+                    if t not in placed and self._take(c, t) and Place(k) in c.legal_actions():
+                        steps.append((c, Place(k)))
+                for s0, a in steps:
+                    tile = s0.drawn if isinstance(a, Place) else s0.top(a.src)
+                    c = s0.clone()
+                    c.apply_action(a)
+                    self._stand_in(c)
+                    got = plays + [(s0.action_to_string(a), tile)]
+                    done = placed | ({tile} if isinstance(a, Place) else set())
+                    if len(done) == len(new) and self._tops(c) == tops:
+                        return c, got
+                    nxt.append((c, got, done))
+            frontier = nxt
+        return None
 
     def _apply_unseen(self, want, what: str) -> list[dict]:
         """A tap's action (set aside, give up) on a drawn tile the camera never sees: the first
@@ -192,6 +282,7 @@ class _BigClockFollow(_SolitaireFollow):
                 if want is SET_ASIDE:
                     self._stand_in(trial)
                 self.state = trial
+                self._history = []
                 if want is SET_ASIDE:
                     self.guessed.add(t)
                 return [{"type": "note", "message": f"the drawn tile: {what}"}] + self._progress()

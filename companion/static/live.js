@@ -57,6 +57,7 @@
         if (rec.action === 'pass') return `${who(rec.player)} passed`;
         return (boot.table.scored ? `${who(rec.player)} played ` : 'Played ') + (rec.tile || rec.action) +
           (rec.points ? ` (${rec.points > 0 ? '+' : ''}${rec.points})` : '');
+      case 'play_withdrawn': return `Play withdrawn: ${rec.message}`;
       case 'flag': return `Not accepted: ${rec.message}`;
       case 'flag_withdrawn': return `Flag withdrawn: ${rec.message}`;
       case 'question': return `Check: ${rec.message}`;

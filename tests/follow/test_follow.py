@@ -302,6 +302,54 @@ def test_big_clock_placement_rescue_and_illegal_placement():
     assert f.summary()["home"] == 1 and not f.summary()["over"]
 
 
+def test_big_clock_placements_missed_between_views_and_a_misread_taken_back():
+    from engine.big_clock import BigClockGame
+    from vision.render.games import _clock_placements
+
+    game = BigClockGame(max_pip=6)
+    deal = {1: ["1-5"], 2: ["0-2"], 3: ["3-6"], 4: ["1-4"], 5: ["2-5"], 6: ["4-6"]}
+    piles = {k: [Tile.parse(t) for t in v] for k, v in deal.items()}
+
+    def view(**on):  # the clock with a tile put on some slots ("s2": "2-3")
+        extra = {int(k[1:]): [Tile.parse(t)] for k, t in on.items()}
+        return _labels(
+            _clock_placements(
+                game.state_from_position(
+                    {k: p + extra.get(k, []) for k, p in piles.items()}, seed=1
+                ),
+                1,
+            )
+        )
+
+    f = Follower(_clock_game())
+    _feed(f, view())
+    # the view after 2-3 went on slot 2 was never steady: the next one shows 3-4 on slot 4 too
+    recs = _feed(f, view(s2="2-3", s4="3-4"))
+    assert [r["action"] for r in recs if r["type"] == "play"] == [
+        "put 2-3 on slot 2 (on 0-2)",
+        "put 3-4 on slot 4 (on 1-4)",
+    ]
+    assert not [r for r in recs if r["type"] in ("question", "flag")]
+    # 5-6 on slot 1 read with 0-3 put on slot 2 (a placement too, as far as that view tells),
+    # then 1-5 shows on slot 1 again: asked once (the 5-6 may be in a hand, moved), and when
+    # the next view (4-5 put on slot 4) still shows 1-5, the 5-6 was a misread: withdrawn
+    piles = {**piles, 2: piles[2] + [Tile(2, 3)], 4: piles[4] + [Tile(3, 4)]}
+    recs = _feed(f, view(s1="5-6", s2="0-3"))
+    assert [r["tile"] for r in recs if r["type"] == "play"] == ["5-6", "0-3"]
+    recs = _feed(f, view(s2="0-3"))
+    assert [r["type"] for r in recs if r["type"] != "stable"] == ["question"]
+    recs = _feed(f, view(s2="0-3", s4="4-5"))
+    assert [(r["type"], r["tile"]) for r in recs if "play" in r["type"]] == [
+        ("play_withdrawn", "5-6"),
+        ("play", "4-5"),
+    ]
+    # followed on from the clock as it is
+    recs = _feed(f, view(s1="5-6", s2="0-3", s4="4-5"))
+    assert [r["action"] for r in recs if r["type"] == "play"] == ["put 5-6 on slot 1 (on 1-5)"]
+    assert f.summary()["questions"] == 1 and f.summary()["flags"] == 0
+    assert f.summary()["plays"] == 5  # 2-3, 3-4, 0-3, 4-5, 5-6 (the misread 5-6 withdrawn)
+
+
 def test_big_clock_set_aside_and_give_up_taps():
     from engine.big_clock import BigClockGame
     from vision.render.games import _clock_placements
