@@ -12,6 +12,10 @@ from engine.tiles import Tile
 #: A loose face-up tile closer than this many tile lengths to a tile of the line is taken as a
 #: play (flagged when it matches nothing); farther away it is a hand shown at the end.
 NEAR_LINE = 1.6
+#: Tiles each player draws at a hand's start (RULES.md section 4). A hand ends when a player
+#: lays their last tile (so at least this many are down) or blocked (every tile of an open
+#: number down, more still): a followed line shorter than this is a hand still in play.
+HAND_TILES = 5
 
 
 class _Draw100Follow(_GameFollow):
@@ -78,6 +82,8 @@ class _Draw100Follow(_GameFollow):
         self.asked_apart: set[Tile] = set()
         #: the last view showed an empty table while a line was followed (kept, not ended)
         self.emptied = False
+        #: a view sharing no tile with a line too short to end was asked about (once a run)
+        self.foreign_asked = False
 
     def on_stable(self, reading, stable, frame):
         self.last_view = (reading, stable, frame)
@@ -86,6 +92,30 @@ class _Draw100Follow(_GameFollow):
             for d in stable
             if not d.face_down and d.pips is not None
         }
+        foreign = bool(self.node) and not any(t in dets for t in self.node)
+        if (
+            stable
+            and foreign
+            and self.phase == "play"
+            and not self.emptied
+            and 1 < len(self.node) < HAND_TILES
+        ):
+            # boxes on the table (face down or not) but no tile of a line too short for the hand
+            # to be over, and no empty table seen between: the line hidden or misread as a whole
+            # (a camera moved, a hand over it), not a new hand nor hands shown; the view waits
+            # for one that reads the line
+            if self.foreign_asked:
+                return []
+            self.foreign_asked = True
+            return [
+                {
+                    "type": "question",
+                    "message": f"no tile of the line ({len(self.node)} tiles) is seen: a hand "
+                    f"cannot be over before a player has laid {HAND_TILES} tiles (RULES.md "
+                    "section 4); the view is taken as misread",
+                }
+            ]
+        self.foreign_asked = False
         if reading is None or not dets:
             return self._cleared()
         out: list[dict] = []

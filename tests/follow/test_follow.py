@@ -1019,3 +1019,32 @@ def test_tableaux_value_read_on_two_boxes_is_taken_where_the_hand_explains_it():
     recs = _feed(f, _labels([starter, play, d2, *ghosts]), 4)
     got = [(r["player"], r["action"]) for r in recs if r["type"] == "play"]
     assert got == [(0, "2-2 at [-1, 1]=2 [0, 1]=2")]
+
+
+def test_draw_game_short_line_misread_whole_is_no_new_hand():
+    # 2-2 led, 2-3 on it; the camera moves and for a few views the whole line is misread (2-3
+    # read face down alone, 2-2 as 0-0 alone, then with 2-3 as 0-3 and the new 2-6, as in a
+    # replayed rendered game, draw100-s3-3, frames 970-978): a hand cannot be over with
+    # two tiles down (each player drew 5, RULES.md section 4), so no new lead and no hand shown;
+    # once read right, 2-6 is the next play
+    line = LineOfPlay()
+    line.place_first(Tile(2, 2))
+    line.attach(Tile(2, 3), "0.end_a")
+    line.attach(Tile(2, 6), "0.side_a")
+    lead, three, six = _line_placements(line, random.Random(3), bend=0.0)
+    f = Follower("draw100", players=2, first_player=0)
+    _feed(f, _labels([lead]))
+    recs = _feed(f, _labels([lead, three]), 4)
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(1, "2-3")]
+
+    def as_(p: Placement, t: Tile) -> Placement:
+        return Placement(t, False, p.centre, p.angle_deg, p.flip)
+
+    down = Placement(Tile(2, 3), True, three.centre, three.angle_deg, three.flip)
+    recs = _feed(f, _labels([down], seed=5), 4)  # only a tile read face down: no empty table
+    recs += _feed(f, _labels([as_(lead, Tile(0, 0))], seed=5), 4)
+    recs += _feed(f, _labels([as_(lead, Tile(0, 0)), as_(three, Tile(0, 3)), six], seed=5), 4)
+    assert not [r for r in recs if r["type"] in ("play", "flag", "hand_end", "hand_shown")]
+    recs = _feed(f, _labels([lead, three, six], seed=5), 4)
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(0, "2-6")]
+    assert f.summary()["hand"] == 1
