@@ -159,7 +159,7 @@ class _Draw100Follow(_GameFollow):
         if self.phase == "play":
             out += self._plays(lay, dets, length)
         if self.phase == "reveal":
-            out += self._shown(dets)
+            out += self._shown(dets, length)
         return out
 
     def _begin(self, lay, dets, line_tiles) -> list[dict]:
@@ -389,12 +389,21 @@ class _Draw100Follow(_GameFollow):
                 break
         return out
 
-    def _shown(self, dets) -> list[dict]:
-        """A view of the reveal: the tiles apart from the line are the current group; a view
-        without them closes it (the player took them back)."""
+    def _shown(self, dets, length: float) -> list[dict]:
+        """A view of the reveal: the tiles apart from the line (``NEAR_LINE`` tile lengths or
+        more from every tile of the line seen, ``length`` pixels a tile) are the current group; a
+        new value nearer the line is a tile of the line misread, not a tile shown. A view
+        without them closes the group (the player took them back)."""
         out: list[dict] = []
         earlier = {t for g in self.groups for t in g}
-        shown = {t for t in dets if t not in self.node and t not in earlier}
+        centres = [dets[t].centre for t in self.node if t in dets]
+        shown = {
+            t
+            for t in dets
+            if t not in self.node
+            and t not in earlier
+            and _nearest(dets[t].centre, centres) >= NEAR_LINE * length
+        }
         if shown:
             self.group |= shown
         elif self.group:

@@ -1048,3 +1048,27 @@ def test_draw_game_short_line_misread_whole_is_no_new_hand():
     recs = _feed(f, _labels([lead, three, six], seed=5), 4)
     assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(0, "2-6")]
     assert f.summary()["hand"] == 1
+
+
+def test_draw_game_line_tile_misread_in_the_reveal_is_no_tile_shown():
+    # the hand is over and 3-4 is shown apart; 5-2 of the line is misread as 6-6 where it lies
+    # (as replays of rendered games showed, a zoomed-out view misreading line tiles): the
+    # 6-6 lies within NEAR_LINE of the line's tiles, so it is no tile shown
+    line = LineOfPlay()
+    line.place_first(Tile(5, 5))
+    line.attach(Tile(5, 1), "0.end_a")
+    line.attach(Tile(5, 2), "0.end_b")
+    lead, one, two = _line_placements(line, random.Random(3), bend=0.0)
+    misread = Placement(Tile(6, 6), False, two.centre, two.angle_deg, two.flip)
+    shown = Placement(Tile(3, 4), False, (0.0, -4.0), 0.0, False)
+    f = Follower("draw100", players=2, first_player=0)
+    r = f._rules
+    r.line, r.node, r.last_player, r.phase = (
+        line,
+        {n.tile: n.id for n in line.nodes},
+        0,
+        "reveal",
+    )
+    stable = _labels([lead, one, misread, shown])
+    r.on_stable(r.read(stable, "draw100"), stable, 0)
+    assert r.group == {Tile(3, 4)}
