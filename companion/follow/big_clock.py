@@ -119,14 +119,12 @@ class _BigClockFollow(_SolitaireFollow):
             return self._accept(*run)
         # a slot that reads blank: one move emptied it, or its top is hidden for a moment while
         # a tile is put on it (a hand, the vote between the two): wait for the next view
-        hidden = any(t is None and st.top(k) for k, t in tops.items())
+        new, hidden = self._read_change(st, tops)
         if not hidden:
             # the first such view may be a tile in a hand, half way through a move
             if self._unexplained and (back := self._take_back(tops)):
                 return back
             self._unexplained = True
-        on_clock = {t for p in st.piles.values() for t in p}
-        new = [(k, t) for k, t in sorted(tops.items()) if t is not None and t not in on_clock]
         if len(new) > 1:
             return [
                 {
@@ -152,14 +150,21 @@ class _BigClockFollow(_SolitaireFollow):
             {"type": "question", "message": "the piles changed in a way no legal play explains"}
         ]
 
+    @staticmethod
+    def _read_change(st, tops: dict[int, Tile | None]) -> tuple[list[tuple[int, Tile]], bool]:
+        """What a view's tops (``{slot: tile or None for a blank}``) change from ``st``: the
+        tiles read that are on no pile, ``[(slot, tile)]`` by slot, and whether a slot reads
+        blank where ``st`` has a top (hidden for a moment, or emptied)."""
+        on_clock = {t for p in st.piles.values() for t in p}
+        new = [(k, t) for k, t in sorted(tops.items()) if t is not None and t not in on_clock]
+        return new, any(t is None and st.top(k) for k, t in tops.items())
+
     def _explain(self, st, tops: dict[int, Tile | None]):
         """The plays that turn ``st`` into a clock whose tops are ``tops`` (``{slot: tile or
         None for a blank}``): ``(state after, [(action, tile)])``, or None when no run of at
         most :data:`MAX_DEPTH` legal actions does (one when a slot reads blank: its top may be
         hidden for a moment)."""
-        on_clock = {t for p in st.piles.values() for t in p}
-        new = [(k, t) for k, t in sorted(tops.items()) if t is not None and t not in on_clock]
-        hidden = any(t is None and st.top(k) for k, t in tops.items())
+        new, hidden = self._read_change(st, tops)
         if len(new) > 1:
             # placements missed between two stable views (the view that showed one of them was
             # never steady: a hand, a misread held over it): each new tile drawn and placed in

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from itertools import permutations
 
 from companion.follow.base import UNSURE_KINDS, _check_sync, _GameFollow, _order_note, _unsure
 from engine.tiles import Tile
@@ -295,8 +294,7 @@ class _TableauxFollow(_GameFollow):
                 continue
             player, ends = self.player, False
             for t in order:
-                m = self._placement(board, t, rest[t])
-                board.place(m.low_cell, t.low, m.high_cell, t.high)
+                m = self._put(board, t, rest[t])
                 ends = not m.continues
                 player = 1 - player if ends else player
             r = (ca[0] + cb[0]) / 2 - mid[0], (ca[1] + cb[1]) / 2 - mid[1]
@@ -501,6 +499,14 @@ class _TableauxFollow(_GameFollow):
                 return m
         return None
 
+    def _put(self, board, t: Tile, cells):
+        """Place ``t`` on ``board`` (changed in place) on ``cells`` when that is a legal play
+        there (:meth:`_placement`); returns the placement, or None (``board`` unchanged)."""
+        m = self._placement(board, t, cells)
+        if m is not None:
+            board.place(m.low_cell, t.low, m.high_cell, t.high)
+        return m
+
     def _lay(self, board, tiles: list[Tile], new: dict[Tile, tuple]):
         """Place on ``board`` (changed in place) every tile of ``tiles`` that fits, one by one
         while any does; returns ``(placed in order, left over)``."""
@@ -509,11 +515,9 @@ class _TableauxFollow(_GameFollow):
         while progress:
             progress = False
             for t in list(rest):
-                m = self._placement(board, t, new[t])
-                if m is not None:
+                if self._put(board, t, new[t]) is not None:
                     order.append(t)
                     rest.remove(t)
-                    board.place(m.low_cell, t.low, m.high_cell, t.high)
                     progress = True
         return order, rest
 
@@ -523,13 +527,11 @@ class _TableauxFollow(_GameFollow):
         None."""
         if len(todo) > MAX_AT_ONCE:
             return None
-        for perm in permutations(todo):
+        for perm in itertools.permutations(todo):
             b = board.copy()
             for t in perm:
-                m = self._placement(b, t, new[t])
-                if m is None:
+                if self._put(b, t, new[t]) is None:
                     break
-                b.place(m.low_cell, t.low, m.high_cell, t.high)
             else:
                 return list(perm)
         return None

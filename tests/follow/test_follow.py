@@ -825,18 +825,13 @@ def test_tap_made_while_a_tile_is_read_but_not_yet_voted_comes_after_its_play():
 def test_tableaux_flagged_tile_put_right_alone_is_a_play():
     # a tile put where it fits nowhere is flagged; moved to a legal place with no other new
     # tile in the view, it is a play (its flag withdrawn), credited to the seat to move
-    from engine.tableaux.board import Board
-
-    b = Board()
-    b.place((0, 0), 2, (1, 0), 3)
-    side = next(m for m in b.placements([Tile(3, 5)]) if m.kind == "side")
-    starter = _cell_place(Tile(2, 3), (0, 0), (1, 0))
+    starter, play = _starter_and_side_play()
     f = Follower("tableaux", first_player=1)
     _feed(f, _labels([starter]))
     wrong = _cell_place(Tile(3, 5), (0, 1), (1, 1))  # alongside, both halves touching
     recs = _feed(f, _labels([starter, wrong]))
     assert [r["tile"] for r in recs if r["type"] == "flag"] == ["3-5"]
-    recs = _feed(f, _labels([starter, _cell_place(Tile(3, 5), side.low_cell, side.high_cell)]))
+    recs = _feed(f, _labels([starter, play]))
     assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(1, "3-5")]
     assert [r["tile"] for r in recs if r["type"] == "flag_withdrawn"] == ["3-5"]
     assert not f._rules.flagged and f.summary()["player"] == 0
@@ -846,16 +841,12 @@ def test_tableaux_blank_double_read_as_a_plain_back_is_still_a_play():
     # the 0-0 of a set without divider bars read as a plain back (no value): the box holds at a
     # new place, the tracker takes it in, and the layout reader takes the lone bare box of a
     # face-up layout as the 0-0: a play, though no value changed on the table
-    from engine.tableaux.board import Board
     from vision.types import TileFlag
 
-    b = Board()
-    b.place((0, 0), 0, (1, 0), 3)
-    side = next(m for m in b.placements([Tile(0, 0)]) if m.kind == "side")
-    starter = _cell_place(Tile(0, 3), (0, 0), (1, 0))
+    starter, play = _starter_and_side_play(Tile(0, 3), Tile(0, 0))
     f = Follower("tableaux", first_player=0)
     _feed(f, _labels([starter]))
-    view = _labels([starter, _cell_place(Tile(0, 0), side.low_cell, side.high_cell)])
+    view = _labels([starter, play])
     view = [
         TileDetection(d.corners, 0.9, face_down=True, flag=TileFlag.BLANK_OR_BACK)
         if d.pips is not None and tuple(d.pips) == (0, 0)
@@ -947,14 +938,20 @@ def test_tableaux_hand_where_nobody_can_play_at_the_deal_passes_the_start():
     assert [(r["player"], r["tile"]) for r in plays] == [(1, "1-5")]
 
 
-def _starter_and_side_play() -> tuple[Placement, Placement]:
-    """The starter 2-3 and 3-5 played alongside its 3 (a side play)."""
+def _starter_and_side_play(
+    starter: Tile | None = None, tile: Tile | None = None
+) -> tuple[Placement, Placement]:
+    """The starter (low half on cell (0, 0), high on (1, 0)) and ``tile`` played alongside it
+    (a side play; by default 2-3 and 3-5 alongside its 3)."""
     from engine.tableaux.board import Board
 
+    starter = Tile(2, 3) if starter is None else starter
+    tile = Tile(3, 5) if tile is None else tile
+
     b = Board()
-    b.place((0, 0), 2, (1, 0), 3)
-    side = next(m for m in b.placements([Tile(3, 5)]) if m.kind == "side")
-    return _cell_place(Tile(2, 3), (0, 0), (1, 0)), _cell_place(Tile(3, 5), *side[1:3])
+    b.place((0, 0), starter.low, (1, 0), starter.high)
+    side = next(m for m in b.placements([tile]) if m.kind == "side")
+    return _cell_place(starter, (0, 0), (1, 0)), _cell_place(tile, *side[1:3])
 
 
 def test_tableaux_tap_waits_for_a_view_with_a_doubtful_reading_to_be_taken():
