@@ -34,28 +34,65 @@ def _register(ours: dict[Tile, tuple], seen: dict[Tile, tuple]):
     if not common:
         return None
     for s in _SYMMETRIES:
-        offsets = None
-        ok = True
+        offsets: set | None = None
         for t in common:
-            (ca, na), (cb, nb) = seen[t]
-            (oa, ma), (ob, mb) = ours[t]
-            cand = set()
-            for (x, nx), (y, ny) in (((ca, na), (cb, nb)), ((cb, nb), (ca, na))):
-                if nx != ma or ny != mb:
-                    continue
-                sx, sy = _sym(x, s), _sym(y, s)
-                d1 = (oa[0] - sx[0], oa[1] - sx[1])
-                d2 = (ob[0] - sy[0], ob[1] - sy[1])
-                if d1 == d2:
-                    cand.add(d1)
-            offsets = cand if offsets is None else offsets & cand
+            got = _offsets(ours, seen, t, s)
+            offsets = got if offsets is None else offsets & got
             if not offsets:
-                ok = False
                 break
-        if ok and offsets:
+        if offsets:
             d = min(offsets)
             return lambda cell, s=s, d=d: (_sym(cell, s)[0] + d[0], _sym(cell, s)[1] + d[1])
     return None
+
+
+def _offsets(ours: dict[Tile, tuple], seen: dict[Tile, tuple], t: Tile, s) -> set:
+    """The shifts that take tile ``t``'s cells in ``seen``, under symmetry ``s``, onto its cells
+    in ``ours`` with the same number on each (both ways round for a double)."""
+    (ca, na), (cb, nb) = seen[t]
+    (oa, ma), (ob, mb) = ours[t]
+    out = set()
+    for (x, nx), (y, ny) in (((ca, na), (cb, nb)), ((cb, nb), (ca, na))):
+        if nx != ma or ny != mb:
+            continue
+        sx, sy = _sym(x, s), _sym(y, s)
+        d1 = (oa[0] - sx[0], oa[1] - sx[1])
+        if d1 == (ob[0] - sy[0], ob[1] - sy[1]):
+            out.add(d1)
+    return out
+
+
+#: Fewest followed tiles that must line up for a view to be registered with some of its tiles
+#: read off their cells (:func:`_register_most`).
+MIN_LINED_UP = 4
+
+
+def _register_most(ours: dict[Tile, tuple], seen: dict[Tile, tuple]):
+    """The map from the reading's cells to ours that nearly all the tiles both show agree on,
+    and the tiles it leaves off their cells: ``(f, [tile, ...])``, or None.
+
+    A camera view of a large tableau often has one or two tiles read off their cells (a box
+    drawn across two tiles, one of two boxes at one place kept, a tile read a cell away just
+    after the camera zoomed) while every other tile lies where the followed tableau has it; the
+    tableau does not move (RULES.md section 5: tiles are laid, never moved), so those tiles are
+    misreads. Taken when at least :data:`MIN_LINED_UP` tiles line up under one rotation,
+    reflection and shift, at most a quarter of the tiles both show do not, and no other map
+    lines up within two tiles of as many (a tableau that fits two ways is not guessed)."""
+    common = [t for t in seen if t in ours]
+    votes: dict[tuple, int] = {}
+    for s in _SYMMETRIES:
+        for t in common:
+            for d in _offsets(ours, seen, t, s):
+                votes[(s, d)] = votes.get((s, d), 0) + 1
+    if not votes:
+        return None
+    ranked = sorted(votes.items(), key=lambda kv: -kv[1])
+    (s, d), n = ranked[0]
+    runner_up = ranked[1][1] if len(ranked) > 1 else 0
+    off = [t for t in common if d not in _offsets(ours, seen, t, s)]
+    if n < MIN_LINED_UP or 4 * len(off) > len(common) or runner_up > n - 2:
+        return None
+    return (lambda cell, s=s, d=d: (_sym(cell, s)[0] + d[0], _sym(cell, s)[1] + d[1])), off
 
 
 def _why_not_tableaux(board, tile: Tile, c0, n0: int, c1, n1: int) -> str:
@@ -357,6 +394,9 @@ class _TableauxFollow(_GameFollow):
         if self.asking:
             return []
         f = _register(self.tiles, seen)
+        off: list[Tile] = []  # followed tiles this view reads off their cells (misreads)
+        if f is None and (got := _register_most(self.tiles, seen)) is not None:
+            f, off = got
         if (
             f is not None
             and self.cleared
@@ -407,28 +447,25 @@ class _TableauxFollow(_GameFollow):
         self.cleared = False
         self.maybe_starter = self.taken_up = None
         self.clear_taps, self.clear_snap, self.clear_syncs = [], None, []
-        gone = [t for t in self.tiles if t not in seen]
+        # a followed tile not seen (a hand over it, a misread), or read off its cells while the
+        # rest of the tableau lines up (a misread: tiles are never moved), is a question on that
+        # tile, asked once; it stays on the followed tableau and the other new tiles are taken
+        gone = [t for t in self.tiles if t not in seen or t in off]
         out: list[dict] = []
-        # a followed tile not seen (a hand over it, a misread) is a question on that tile, asked
-        # once; it stays on the followed tableau and the other new tiles are still taken
         fresh = [t for t in gone if t not in self.asked_gone]
         self.asked_gone = set(gone)
-        if fresh:
-            out.append(
-                {
-                    "type": "question",
-                    "tile": " ".join(map(str, fresh)),
-                    "message": f"{', '.join(map(str, fresh))} no longer seen on "
-                    "the tableau; kept where it was played",
-                }
-            )
-        moved = [
-            t
-            for t in self.tiles
-            if t in seen and {(f(c), n) for c, n in seen[t]} != set(self.tiles[t])
-        ]
-        if moved:
-            return out + [{"type": "question", "message": f"{', '.join(map(str, moved))} moved"}]
+        for what, ts in (
+            ("no longer seen on the tableau", [t for t in fresh if t not in off]),
+            ("read off its cells (a misread?)", [t for t in fresh if t in off]),
+        ):
+            if ts:
+                out.append(
+                    {
+                        "type": "question",
+                        "tile": " ".join(map(str, ts)),
+                        "message": f"{', '.join(map(str, ts))} {what}; kept where it was played",
+                    }
+                )
         new = {t: tuple((f(c), n) for c, n in seen[t]) for t in seen if t not in self.tiles}
         # a new value on the cells of a tile not seen: that tile misread, not a play
         hidden = {c for t in gone for c, _ in self.tiles[t]}

@@ -1069,3 +1069,55 @@ def test_draw_game_line_tile_misread_in_the_reveal_is_no_tile_shown():
     stable = _labels([lead, one, misread, shown])
     r.on_stable(r.read(stable, "draw100"), stable, 0)
     assert r.group == {Tile(3, 4)}
+
+
+def _tableau_of(n: int) -> list:
+    """Starter 2-3 (low half on (0, 0)) and the first ``n`` legal plays found in tile order,
+    each on the board left by those before: the engine's placements (``m.tile`` on
+    ``m.low_cell``/``m.high_cell``)."""
+    from engine.tableaux.board import Board
+
+    b = Board()
+    b.place((0, 0), 2, (1, 0), 3)
+    plays = []
+    for t in _all_tiles():
+        if len(plays) == n:
+            break
+        if t == Tile(2, 3):
+            continue
+        m = next(iter(b.placements([t])), None)
+        if m is not None:
+            b.place(m.low_cell, t.low, m.high_cell, t.high)
+            plays.append(m)
+    return plays
+
+
+def test_tableaux_tile_read_off_its_cells_is_a_question_not_a_stall():
+    # a followed tile read two cells away from where it lies (a box across two tiles, a misread
+    # after a zoom) while the rest of the tableau lines up: the new tile is still a play, the
+    # tile read off its cells a question, kept where it was played
+    *laid, last = _tableau_of(6)
+    starter = _cell_place(Tile(2, 3), (0, 0), (1, 0))
+    pl = [starter] + [_cell_place(m.tile, m.low_cell, m.high_cell) for m in laid]
+    f = Follower("tableaux", first_player=0)
+    _feed(f, _labels([starter]))
+    for k in range(1, len(pl)):
+        _feed(f, _labels(pl[: k + 1]))
+    assert set(f._rules.tiles) == {Tile(2, 3)} | {m.tile for m in laid}
+    seat = f.summary()["player"]
+    far = max(max(abs(r), abs(q)) for m in laid for r, q in (m.low_cell, m.high_cell)) + 3
+    stray = laid[2]
+    view = [p for p in pl if p.tile != stray.tile]
+    view += [_cell_place(stray.tile, (far, far), (far, far + 1))]
+    view += [_cell_place(last.tile, last.low_cell, last.high_cell)]
+    recs = _feed(f, _labels(view))
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [
+        (seat, str(last.tile))
+    ]
+    asked = [r["message"] for r in recs if r["type"] == "question"]
+    assert asked == [f"{stray.tile} read off its cells (a misread?); kept where it was played"]
+    assert f._rules.tiles[stray.tile] == (
+        (stray.low_cell, stray.tile.low),
+        (stray.high_cell, stray.tile.high),
+    )
+    assert not [r for r in recs if r["type"] == "flag"]
