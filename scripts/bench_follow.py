@@ -9,7 +9,8 @@ tiles modelled (fast).
 
 Per game kind it reports: games whose final score the follower got exactly right (Tableaux and
 the draw game: every seat's total; solitaires: won or lost and the tiles removed or doubles
-home), plays missed and invented per game, the delay from a play's first steady frame to its event (frames, the
+home), plays missed and invented per game (a play the follower withdrew later, `play_withdrawn`,
+is not counted), the delay from a play's first steady frame to its event (frames, the
 first steady frame counting 1; 0 or less when the change was read through the frames with a
 hand over the table), flags and questions per game, and frames per second.
 
@@ -89,11 +90,16 @@ def follow_game(
         recs = f.feed(dets)
         busy += time.perf_counter() - t0
         n_frames += 1
-        got += [
-            (play_key(script.game, r), r["frame"])
-            for r in recs
-            if r["type"] == "play" and play_key(script.game, r) is not None
-        ]
+        for r in recs:
+            key = play_key(script.game, r) if r["type"] in ("play", "play_withdrawn") else None
+            if key is None:
+                continue
+            if r["type"] == "play":
+                got.append((key, r["frame"]))
+            else:  # a play the follower took back (a misread): no longer claimed
+                k = max((i for i, (g, _) in enumerate(got) if g == key), default=None)
+                if k is not None:
+                    del got[k]
     used = [False] * len(got)
     delays, missed = [], 0
     for j, (key, at, on_table) in enumerate(truth):

@@ -101,25 +101,39 @@ def _frame(detections: Sequence[TileDetection], min_pip_confidence: float) -> _F
 
 
 def _align(a: _Frame, b: _Frame) -> np.ndarray:
-    """``(2, 3) float64`` similarity transform (rotation, scale, shift) taking frame ``a``'s
-    pixels to frame ``b``'s, fitted robustly (least median) on the centres of the tiles both
-    read; a pure shift with fewer than 3 such tiles, the identity with none.
+    """``(2, 3) float64`` similarity transform taking frame ``a``'s pixels to frame ``b``'s:
+    :func:`camera_motion` on the centres of the tiles both read."""
+    common = [t for t in a.values if t in b.values]
+    src = np.array([a.values[t].centre for t in common], np.float64).reshape(-1, 2)
+    dst = np.array([b.values[t].centre for t in common], np.float64).reshape(-1, 2)
+    return camera_motion(src, dst, b.width)
+
+
+def camera_motion(src: np.ndarray, dst: np.ndarray, width: float) -> np.ndarray:
+    """``(2, 3) float64`` similarity transform (rotation, scale, shift) taking the pixels of
+    one view to another's, fitted robustly (least median) on the centres of the same tiles in
+    both (``src``, ``dst``: ``(N, 2)`` pixels, row ``i`` one tile); a pure shift with fewer
+    than 3 tiles, the identity with none.
 
     The camera's motion is what most of those tiles agree on: a fit (or shift) that puts no more
-    than half of them within ``MOVE_TOLERANCE`` tile widths of where ``b`` reads them, or that
-    turns the picture by more than ``MAX_TURN_DEG``, is not the camera's (the tiles themselves moved: a Good Neighbors grid closing up shifts every tile
-    after a gap, and a few tiles on a regular grid fit a quarter turn), and the identity is taken
-    instead."""
+    than half of them within ``MOVE_TOLERANCE`` tile widths (``width``: pixels, the tile width
+    in the second view) of where the second view reads them, or that turns the picture by more
+    than ``MAX_TURN_DEG``, is not the camera's (the tiles themselves moved: a Good Neighbors grid
+    closing up shifts every tile after a gap, and a few tiles on a regular grid fit a quarter
+    turn), and the identity is taken instead."""
     import cv2
 
     ident = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
-    common = [t for t in a.values if t in b.values]
-    if not common:
+    src = np.asarray(src, np.float64).reshape(-1, 2)
+    dst = np.asarray(dst, np.float64).reshape(-1, 2)
+    if len(src) != len(dst):
+        raise ValueError(
+            f"camera_motion needs the same tiles in both views: {len(src)} != {len(dst)}"
+        )
+    if not len(src):
         return ident
-    src = np.array([a.values[t].centre for t in common], np.float64)
-    dst = np.array([b.values[t].centre for t in common], np.float64)
     m = None
-    if len(common) >= 3:
+    if len(src) >= 3:
         m, _ = cv2.estimateAffinePartial2D(src, dst, method=cv2.LMEDS)
         if m is not None and not np.all(np.isfinite(m)):
             m = None
@@ -128,11 +142,11 @@ def _align(a: _Frame, b: _Frame) -> np.ndarray:
         m = np.array([[1.0, 0.0, d[0]], [0.0, 1.0, d[1]]])
     if abs(float(np.degrees(np.arctan2(m[1, 0], m[0, 0])))) > MAX_TURN_DEG:
         return ident  # no camera turns that much within a few frames
-    near = np.hypot(*(_apply(m, src) - dst).T) <= MOVE_TOLERANCE * b.width
-    return m if 2 * int(near.sum()) > len(common) else ident
+    near = np.hypot(*(apply_motion(m, src) - dst).T) <= MOVE_TOLERANCE * width
+    return m if 2 * int(near.sum()) > len(src) else ident
 
 
-def _apply(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
+def apply_motion(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """Points ``(N, 2)`` mapped by the ``(2, 3)`` transform ``m``."""
     pts = np.asarray(pts, np.float64).reshape(-1, 2)
     return pts @ m[:, :2].T + m[:, 2]
@@ -185,7 +199,7 @@ def _moved(a: _Frame, b: _Frame, tolerance: float) -> list[Tile]:
     return [
         t
         for t in common
-        if float(np.hypot(*(_apply(m, a.values[t].centre)[0] - b.values[t].centre))) > limit
+        if float(np.hypot(*(apply_motion(m, a.values[t].centre)[0] - b.values[t].centre))) > limit
     ]
 
 
@@ -313,7 +327,7 @@ class Tracker:
 
         def place(t: Tile) -> np.ndarray:
             pts = [
-                _apply(m, f.values[t].centre)[0]
+                apply_motion(m, f.values[t].centre)[0]
                 for f, m in zip(self._frames, maps)
                 if t in f.values
             ]
@@ -369,14 +383,14 @@ class Tracker:
             return False
         limit = self.move_tolerance * last.width
         to_last = _align(self._stable, last)
-        held = [_apply(to_last, d.centre)[0] for d in self._stable.detections]
+        held = [apply_motion(to_last, d.centre)[0] for d in self._stable.detections]
         fresh = [d for d in plain(last) if all(np.hypot(*(q - d.centre)) > limit for q in held)]
         if not fresh:
             return False
         maps = [_align(f, last) for f in self._frames]
         return any(
             sum(
-                any(np.hypot(*(_apply(m, o.centre)[0] - d.centre)) <= limit for o in plain(f))
+                any(np.hypot(*(apply_motion(m, o.centre)[0] - d.centre)) <= limit for o in plain(f))
                 for f, m in zip(self._frames, maps)
             )
             >= self.steady_frames
@@ -424,7 +438,7 @@ class Tracker:
         limit = self.move_tolerance * last.width
         for t in voted:
             reads = [
-                (f.values[t], _apply(m, f.values[t].corners))
+                (f.values[t], apply_motion(m, f.values[t].corners))
                 for f, m in zip(self._frames, maps)
                 if t in f.values
             ]
@@ -447,7 +461,8 @@ class Tracker:
         for d in last.others:
             votes = sum(
                 any(
-                    float(np.hypot(*(_apply(m, o.centre)[0] - d.centre))) <= limit for o in f.others
+                    float(np.hypot(*(apply_motion(m, o.centre)[0] - d.centre))) <= limit
+                    for o in f.others
                 )
                 for f, m in zip(self._frames, maps)
             )

@@ -16,6 +16,11 @@ NEAR_LINE = 1.6
 #: lays their last tile (so at least this many are down) or blocked (every tile of an open
 #: number down, more still): a followed line shorter than this is a hand still in play.
 HAND_TILES = 5
+#: The highest number of the set: the game is played with a double-six set (RULES.md section 4).
+TOP_PIP = 6
+#: Views in a row that read a new value where a followed tile lies, that tile not seen, after
+#: which the new value is taken as the tile's (the first reading was the misread).
+REREAD_VIEWS = 2
 
 
 class _Draw100Follow(_GameFollow):
@@ -73,8 +78,13 @@ class _Draw100Follow(_GameFollow):
         self.flagged: dict[Tile, str] = {}
         #: followed tiles not seen in the last view that were asked about
         self.asked_missing: set[Tile] = set()
-        #: where each followed tile was last seen (pixel centre)
+        #: where each followed tile lies in the last view's pixels (centre ``(2,)``; a tile
+        #: hidden then: where it was last seen, moved as the camera moved since)
         self.seen_at: dict[Tile, np.ndarray] = {}
+        #: ``(followed tile, tile read where it lies)`` -> views in a row that read so
+        self.reread_votes: dict[tuple[Tile, Tile], int] = {}
+        #: each followed tile's play: ``(seat, action text)``
+        self.played: dict[Tile, tuple[int, str]] = {}
         #: single tiles lying apart from the line: seen now, and groups of them taken back
         #: since the last play (each maybe a hand of one shown)
         self.apart_now: set[Tile] = set()
@@ -87,10 +97,12 @@ class _Draw100Follow(_GameFollow):
 
     def on_stable(self, reading, stable, frame):
         self.last_view = (reading, stable, frame)
+        # a value outside the double-six set (a 7 read on a half) is a misread: the box is
+        # taken as unread, never as a tile of the game
         dets = {
             Tile(*(int(v) for v in d.pips)): d
             for d in stable
-            if not d.face_down and d.pips is not None
+            if not d.face_down and d.pips is not None and max(int(v) for v in d.pips) <= TOP_PIP
         }
         foreign = bool(self.node) and not any(t in dets for t in self.node)
         if (
@@ -241,29 +253,32 @@ class _Draw100Follow(_GameFollow):
                 }
             )
         self.asked_missing &= set(missing)
-        self.seen_at.update({t: dets[t].centre for t in self.node if t in dets})
+        self._track_camera(dets)
         shown = {t for g in self.groups for t in g}
         partners = self._partners(lay, dets)
         new = [t for t in dets if t not in self.node and t not in shown]
         # a new value read where a followed tile not seen lies: that tile misread, not a play
-        misread = [
-            t
-            for t in new
-            if any(
-                u in self.seen_at
-                and float(np.hypot(*(dets[t].centre - self.seen_at[u]))) < 0.5 * min(dets[t].size)
-                for u in missing
-            )
-        ]
+        under = {t: self._under(t, dets, missing) for t in new}
+        misread = [t for t in new if under[t] is not None]
+        votes = {(under[t], t): self.reread_votes.get((under[t], t), 0) + 1 for t in misread}
+        self.reread_votes = votes
+        reread = []
+        for (u, t), n in votes.items():
+            if n >= REREAD_VIEWS and u is not None:
+                rec = self._reread(u, t, dets)
+                if rec:
+                    reread.append(t)
+                    out += rec
+        misread = [t for t in misread if t not in reread]
         if misread:
             out.append(
                 {
                     "type": "question",
                     "message": f"{', '.join(map(str, misread))} read where "
-                    f"{', '.join(map(str, missing))} lies: a misread? (not taken)",
+                    f"{', '.join(str(under[t]) for t in misread)} lies: a misread? (not taken)",
                 }
             )
-            new = [t for t in new if t not in misread]
+        new = [t for t in new if under[t] is None]
         placed: list[tuple[Tile, str]] = []
         progress = True
         while new and progress:
@@ -308,6 +323,71 @@ class _Draw100Follow(_GameFollow):
         apart = [t for t in apart if t not in chained]
         out += self._apart(apart, dets, length)
         return out
+
+    def _under(self, t: Tile, dets, missing: list[Tile]) -> Tile | None:
+        """The followed tile not seen in this view that lies where ``t`` is read (its centre,
+        :attr:`seen_at`, within half a tile width of ``t``'s), the nearest if several; None if
+        none: ``t`` read there is a misread of it, or it was the misread."""
+        d = dets[t]
+        near = [
+            (float(np.hypot(*(d.centre - self.seen_at[u]))), u)
+            for u in missing
+            if u in self.seen_at
+        ]
+        near = [x for x in near if x[0] < 0.5 * min(d.size)]
+        return min(near)[1] if near else None
+
+    def _reread(self, u: Tile, t: Tile, dets) -> list[dict]:
+        """Take ``t`` as the value of the followed tile ``u``: ``t`` has been read where ``u``
+        lies, ``u`` not seen, for ``REREAD_VIEWS`` views in a row, so the reading that made
+        ``u`` a play was the misread. Done only when ``t`` joins the line where ``u`` does
+        (the number ``u`` joins its tile with, and the numbers of the tiles joined to ``u``);
+        the play stays its seat's, the turn does not move. Returns the ``play_withdrawn`` and
+        ``play`` records, or none when ``t`` cannot stand there."""
+        from engine.draw100.line import LineOfPlay
+
+        items = self.line.to_json()
+        k = self.node[u]
+        items[k]["tile"] = str(t)
+        try:
+            line = LineOfPlay.from_json(items)
+        except ValueError:
+            return []
+        self.line = line
+        self.node = {n.tile: n.id for n in line.nodes}
+        self.seen_at.pop(u, None)
+        self.seen_at[t] = dets[t].centre
+        self.asked_missing.discard(u)
+        seat, before = self.played.pop(u, (0, str(u)))
+        node = line.node(k)
+        where = (
+            f"lead {t}"
+            if node.parent is None
+            else f"play {t} on the {node.inner} of {line.node(node.parent).tile}"
+        )
+        why = f"{t} read where {u} lies in {REREAD_VIEWS} views: {u} was a misread"
+        return [
+            {"type": "play_withdrawn", "tile": str(u), "action": before, "message": why},
+            self._play(t, where, seat),
+        ]
+
+    def _track_camera(self, dets) -> None:
+        """Bring :attr:`seen_at` into this view's pixels: the camera's motion since the views
+        before (``vision.tracking.camera_motion``, fitted on the followed tiles seen then and
+        now) moves every position kept, so a followed tile hidden now is looked for where it
+        lies in this view; the tiles seen now take their positions from it."""
+        from vision.tracking import apply_motion, camera_motion
+
+        both = [t for t in self.node if t in dets and t in self.seen_at]
+        if both:
+            width = float(np.median([min(dets[t].size) for t in both]))
+            m = camera_motion(
+                np.array([self.seen_at[t] for t in both]),
+                np.array([dets[t].centre for t in both]),
+                width,
+            )
+            self.seen_at = {t: apply_motion(m, c)[0] for t, c in self.seen_at.items()}
+        self.seen_at.update({t: dets[t].centre for t in self.node if t in dets})
 
     def _host(self, t: Tile, partners: list[Tile], dets) -> tuple[Tile, object] | None:
         """``(host tile, open end)`` of the followed line that ``t`` joins in this view: a tile
@@ -391,18 +471,23 @@ class _Draw100Follow(_GameFollow):
 
     def _shown(self, dets, length: float) -> list[dict]:
         """A view of the reveal: the tiles apart from the line (``NEAR_LINE`` tile lengths or
-        more from every tile of the line seen, ``length`` pixels a tile) are the current group; a
-        new value nearer the line is a tile of the line misread, not a tile shown. A view
+        more from every tile of the line, ``length`` pixels a tile; a tile hidden now where
+        :attr:`seen_at` puts it) are the current group; a new value nearer the line, or where a
+        hidden tile of the line lies, is a tile of the line misread, not a tile shown. A view
         without them closes the group (the player took them back)."""
         out: list[dict] = []
         earlier = {t for g in self.groups for t in g}
-        centres = [dets[t].centre for t in self.node if t in dets]
+        missing = [t for t in self.node if t not in dets]
+        self._track_camera(dets)
+        # the line where it lies in this view's pixels, its tiles hidden now included
+        centres = [self.seen_at[t] for t in self.node if t in self.seen_at]
         shown = {
             t
             for t in dets
             if t not in self.node
             and t not in earlier
             and _nearest(dets[t].centre, centres) >= NEAR_LINE * length
+            and self._under(t, dets, missing) is None
         }
         if shown:
             self.group |= shown
@@ -418,10 +503,16 @@ class _Draw100Follow(_GameFollow):
         message = self.flagged.pop(t)
         return {"type": "flag_withdrawn", "tile": str(t), "message": f"{message}: {why}"}
 
-    def _play(self, t: Tile, text: str) -> dict:
-        p = self.player if self.player is not None else 0
-        self.last_player = p
-        self.player = (p + 1) % self.n
+    def _play(self, t: Tile, text: str, seat: int | None = None) -> dict:
+        """The record of ``t`` played (``text``: the action) by the seat to move, who passes
+        the turn on; ``seat``: a play re-read (:meth:`_reread`), that seat's, the turn kept."""
+        if seat is None:
+            p = self.player if self.player is not None else 0
+            self.last_player = p
+            self.player = (p + 1) % self.n
+        else:
+            p = seat
+        self.played[t] = (p, text)
         return {"type": "play", "player": p, "tile": str(t), "action": text, "points": 0}
 
     def _why_not(self, t: Tile, dets) -> str:

@@ -199,3 +199,82 @@ def test_a_cross_that_is_no_legal_line_flags_every_illegal_tile_and_ends_nothing
     assert messages["2-5"].startswith("2-5 lies across the side of 4-5")
     assert messages["0-6"] == "0-6 is laid off 3-6, which is no play of the line"
     assert f._rules.phase == "play" and f.summary()["flags"] == 5
+
+
+def _moved(d: TileDetection, shift, pips=None) -> TileDetection:
+    """``d`` seen by a camera moved by ``shift`` pixels (read as ``pips`` when given)."""
+    c = d.corners + np.float32(shift)
+    return TileDetection(c, d.confidence, pips=pips or d.pips, pip_confidence=d.pip_confidence)
+
+
+def test_a_misread_is_found_where_a_tile_lies_after_the_camera_moved():
+    f = Follower("draw100", players=2)
+    for k in range(1, 7):
+        _view(f, ORDER[:k])
+    # the camera moves so that the next play, 1-4, lies where 4-5 lay in the pixels of the
+    # views before, and a hand hides 4-5: a play, not a misread of 4-5
+    shift = BY_TILE[Tile(4, 5)].centre - BY_TILE[Tile(1, 4)].centre
+    view = [_moved(BY_TILE[t], shift) for t in ORDER[:7] if t != Tile(4, 5)]
+    recs = f.feed(view, still=True)
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(0, "1-4")]
+    # the camera moves back and 3-3 (last seen in the moved view) is read as 3-6 where it lies:
+    # a misread asked about, no play and no flag
+    view = [BY_TILE[t] for t in ORDER[:7] if t != Tile(3, 3)]
+    recs = f.feed(view + [_moved(BY_TILE[Tile(3, 3)], (0, 0), (3, 6))], still=True)
+    assert not _kinds(recs, "play") and not _kinds(recs, "flag")
+    assert any("3-6 read where 3-3 lies" in r["message"] for r in _kinds(recs, "question"))
+
+
+def test_a_value_outside_the_double_six_set_is_no_play():
+    # 3-5 read 3-7 in the first view it shows (a 7 is in no double-six set): no play, no flag;
+    # read right in the next view, it is the next play
+    f = Follower("draw100", players=2)
+    for k in range(1, 4):
+        _view(f, ORDER[:k])
+    recs = f.feed(
+        [BY_TILE[t] for t in ORDER[:3]] + [_moved(BY_TILE[Tile(3, 5)], (0, 0), (3, 7))], still=True
+    )
+    assert not _kinds(recs, "play") and not _kinds(recs, "flag")
+    recs = _view(f, ORDER[:4])
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "3-5")]
+
+
+def test_a_play_misread_in_its_first_views_is_re_read_when_the_right_value_stays():
+    # 3-5 read 1-5 in its first view (1-5 also joins the 5 of 5-5): taken as seat 1's play;
+    # the next views read 3-5 where it lies: asked once, then, the reading staying, the play is
+    # re-read as 3-5, the same seat's, and the turn does not move
+    f = Follower("draw100", players=2)
+    for k in range(1, 4):
+        _view(f, ORDER[:k])
+    wrong = _moved(BY_TILE[Tile(3, 5)], (0, 0), (5, 1))
+    recs = f.feed([BY_TILE[t] for t in ORDER[:3]] + [wrong], still=True)
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "1-5")]
+    recs = _view(f, ORDER[:4])
+    assert not _kinds(recs, "play")
+    assert any("3-5 read where 1-5 lies" in r["message"] for r in _kinds(recs, "question"))
+    # the next view (4-4 played) reads 3-5 there again: re-read, then 4-4 is seat 0's
+    recs = _view(f, ORDER[:5])
+    assert [r["tile"] for r in _kinds(recs, "play_withdrawn")] == ["1-5"]
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "3-5"), (0, "4-4")]
+    assert f.summary()["plays"] == 5 and f.summary()["player"] == 1
+    # a reading that cannot be the tile (2-2 does not join the 4 of 4-5) stays a question, in
+    # two views in a row (the second with 3-3 played)
+    two = _moved(BY_TILE[Tile(4, 4)], (0, 0), (2, 2))
+    recs = f.feed([BY_TILE[t] for t in ORDER[:4]] + [two], still=True)
+    recs += f.feed([BY_TILE[t] for t in ORDER[:4] + [Tile(3, 3)]] + [two], still=True)
+    assert not _kinds(recs, "play_withdrawn") and not _kinds(recs, "flag")
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "3-3")]
+
+
+def test_a_misread_where_a_hidden_tile_of_the_line_lies_is_no_tile_shown():
+    # the hand over: two tiles shown far below the line while a hand hides the line's right
+    # arm and 0-4, at its end, is read 0-1 where it lies: 0-1 is no tile of the hand shown
+    f = Follower("draw100", players=2)
+    for k in range(1, 9):
+        _view(f, ORDER[:k])
+    seen = [BY_TILE[t] for t in ORDER if t in (Tile(5, 5), Tile(2, 5), Tile(3, 5), Tile(3, 3))]
+    misread = _moved(BY_TILE[Tile(0, 4)], (0, 0), (1, 0))  # its halves 4, 0 read 1, 0
+    recs = f.feed(seen + SHOWN + [misread], still=True)
+    assert _kinds(recs, "hand_end")
+    recs = _view(f, ORDER)
+    assert [s["tiles"] for s in _kinds(recs, "hand_shown")] == [["1-1", "2-3"]]
