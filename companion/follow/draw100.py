@@ -19,7 +19,8 @@ HAND_TILES = 5
 #: The highest number of the set: the game is played with a double-six set (RULES.md section 4).
 TOP_PIP = 6
 #: Views in a row that read a new value where a followed tile lies, that tile not seen, after
-#: which the new value is taken as the tile's (the first reading was the misread).
+#: which the new value is taken as the tile's (the first reading was the misread), when they
+#: are more than the views that read the tile.
 REREAD_VIEWS = 2
 
 
@@ -81,6 +82,11 @@ class _Draw100Follow(_GameFollow):
         #: where each followed tile lies in the last view's pixels (centre ``(2,)``; a tile
         #: hidden then: where it was last seen, moved as the camera moved since)
         self.seen_at: dict[Tile, np.ndarray] = {}
+        #: followed tiles seen in the last view more than a tile length away from where they
+        #: were seen before: that place (this view's pixels)
+        self.left_at: dict[Tile, np.ndarray] = {}
+        #: views that read each followed tile
+        self.seen_views: dict[Tile, int] = {}
         #: ``(followed tile, tile read where it lies)`` -> views in a row that read so
         self.reread_votes: dict[tuple[Tile, Tile], int] = {}
         #: each followed tile's play: ``(seat, action text)``
@@ -153,8 +159,15 @@ class _Draw100Follow(_GameFollow):
             self.node = {new: self.line.place_first(new)}
             self.player = self.last_player
             self.emptied = False
+            self.seen_at.pop(old, None)
+            _, before = self.played.pop(old, (0, f"lead {old}"))
             return [
-                {"type": "question", "tile": str(old), "message": f"{old} re-read as {new}"},
+                {
+                    "type": "play_withdrawn",
+                    "tile": str(old),
+                    "action": before,
+                    "message": f"{old} re-read as {new}: the lead was misread",
+                },
                 self._play(new, f"lead {new} (read as {old} before)"),
             ]
         if self.node and (
@@ -264,11 +277,19 @@ class _Draw100Follow(_GameFollow):
         self.reread_votes = votes
         reread = []
         for (u, t), n in votes.items():
-            if n >= REREAD_VIEWS and u is not None:
+            if u is None:
+                continue
+            # a tile seen now away from where it was read before (tiles lie still once laid):
+            # its first reading there was a misread of the tile read there now
+            moved = u in dets
+            if moved or (n >= REREAD_VIEWS and n > self.seen_views.get(u, 0)):
                 rec = self._reread(u, t, dets)
                 if rec:
                     reread.append(t)
                     out += rec
+                    if moved:  # the tile where it lies now: a new play of this view
+                        new.append(u)
+                        under[u] = None
         misread = [t for t in misread if t not in reread]
         if misread:
             out.append(
@@ -326,21 +347,23 @@ class _Draw100Follow(_GameFollow):
 
     def _under(self, t: Tile, dets, missing: list[Tile]) -> Tile | None:
         """The followed tile not seen in this view that lies where ``t`` is read (its centre,
-        :attr:`seen_at`, within half a tile width of ``t``'s), the nearest if several; None if
-        none: ``t`` read there is a misread of it, or it was the misread."""
+        :attr:`seen_at`, within half a tile width of ``t``'s), or one seen now away from where
+        it lay (:attr:`left_at`), the nearest if several; None if none: ``t`` read there is a
+        misread of it, or it was the misread."""
         d = dets[t]
         near = [
             (float(np.hypot(*(d.centre - self.seen_at[u]))), u)
             for u in missing
             if u in self.seen_at
         ]
+        near += [(float(np.hypot(*(d.centre - c))), u) for u, c in self.left_at.items()]
         near = [x for x in near if x[0] < 0.5 * min(d.size)]
         return min(near)[1] if near else None
 
     def _reread(self, u: Tile, t: Tile, dets) -> list[dict]:
         """Take ``t`` as the value of the followed tile ``u``: ``t`` has been read where ``u``
-        lies, ``u`` not seen, for ``REREAD_VIEWS`` views in a row, so the reading that made
-        ``u`` a play was the misread. Done only when ``t`` joins the line where ``u`` does
+        lies, ``u`` not seen, for ``REREAD_VIEWS`` views in a row and in more views than ever
+        read ``u``, so the reading that made ``u`` a play was the misread. Done only when ``t`` joins the line where ``u`` does
         (the number ``u`` joins its tile with, and the numbers of the tiles joined to ``u``);
         the play stays its seat's, the turn does not move. Returns the ``play_withdrawn`` and
         ``play`` records, or none when ``t`` cannot stand there."""
@@ -357,6 +380,7 @@ class _Draw100Follow(_GameFollow):
         self.node = {n.tile: n.id for n in line.nodes}
         self.seen_at.pop(u, None)
         self.seen_at[t] = dets[t].centre
+        self.seen_views[t] = self.reread_votes.get((u, t), 0)
         self.asked_missing.discard(u)
         seat, before = self.played.pop(u, (0, str(u)))
         node = line.node(k)
@@ -375,7 +399,8 @@ class _Draw100Follow(_GameFollow):
         """Bring :attr:`seen_at` into this view's pixels: the camera's motion since the views
         before (``vision.tracking.camera_motion``, fitted on the followed tiles seen then and
         now) moves every position kept, so a followed tile hidden now is looked for where it
-        lies in this view; the tiles seen now take their positions from it."""
+        lies in this view; the tiles seen now take their positions from it, those seen more
+        than a tile length away from where they lay keeping that place in :attr:`left_at`."""
         from vision.tracking import apply_motion, camera_motion
 
         both = [t for t in self.node if t in dets and t in self.seen_at]
@@ -387,7 +412,19 @@ class _Draw100Follow(_GameFollow):
                 width,
             )
             self.seen_at = {t: apply_motion(m, c)[0] for t, c in self.seen_at.items()}
+        self.left_at = {
+            t: self.seen_at[t]
+            for t in both
+            if float(np.hypot(*(dets[t].centre - self.seen_at[t]))) > max(dets[t].size)
+        }
+        if len(both) < 3 or 4 * len(self.left_at) > len(both):
+            # no camera motion most tiles agree on (a zoom misread, a view read badly): no
+            # tile is taken as seen away from its place
+            self.left_at = {}
         self.seen_at.update({t: dets[t].centre for t in self.node if t in dets})
+        for t in self.node:
+            if t in dets:
+                self.seen_views[t] = self.seen_views.get(t, 0) + 1
 
     def _host(self, t: Tile, partners: list[Tile], dets) -> tuple[Tile, object] | None:
         """``(host tile, open end)`` of the followed line that ``t`` joins in this view: a tile

@@ -278,3 +278,34 @@ def test_a_misread_where_a_hidden_tile_of_the_line_lies_is_no_tile_shown():
     assert _kinds(recs, "hand_end")
     recs = _view(f, ORDER)
     assert [s["tiles"] for s in _kinds(recs, "hand_shown")] == [["1-1", "2-3"]]
+
+
+def test_a_tile_read_in_many_views_is_not_re_read_from_two_misreads():
+    # 2-5, read in every view since it was played, read 0-5 where it lies in two views in a row
+    # (the second with 3-3 played): a misread of those views, not a re-read
+    f = Follower("draw100", players=2)
+    for k in range(1, 6):
+        _view(f, ORDER[:k])
+    other = _moved(BY_TILE[Tile(2, 5)], (0, 0), (0, 5))
+    rest = [BY_TILE[t] for t in ORDER[:5] if t != Tile(2, 5)]
+    recs = f.feed(rest + [other], still=True)
+    recs += f.feed(rest + [other, BY_TILE[Tile(3, 3)]], still=True)
+    assert not _kinds(recs, "play_withdrawn")
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "3-3")]
+
+
+def test_a_followed_tile_seen_elsewhere_with_another_where_it_lay_was_a_misread():
+    # seat 0 plays 1-4 on the side of 4-4, read 0-4 in its first view (taken as seat 0's 0-4);
+    # seat 1 then plays 0-4 on the far end of 4-4, and 1-4 is read right where it lies: tiles do
+    # not move once laid, so 0-4 was never where it was first read: 1-4 is seat 0's play there,
+    # 0-4 seat 1's
+    f = Follower("draw100", players=2)
+    for k in range(1, 7):
+        _view(f, ORDER[:k])
+    wrong = _moved(BY_TILE[Tile(1, 4)], (0, 0), (0, 4))
+    recs = f.feed([BY_TILE[t] for t in ORDER[:6]] + [wrong], still=True)
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(0, "0-4")]
+    recs = _view(f, ORDER[:8])
+    assert [r["tile"] for r in _kinds(recs, "play_withdrawn")] == ["0-4"]
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(0, "1-4"), (1, "0-4")]
+    assert not _kinds(recs, "flag") and f.summary()["plays"] == 8

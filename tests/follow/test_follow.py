@@ -648,6 +648,8 @@ def test_draw_game_misreads_of_the_lead_and_of_a_line_tile_are_no_plays():
     assert [r["tile"] for r in _feed(f, _labels([misread])) if r["type"] == "play"] == ["1-1"]
     recs = _feed(f, _labels([lead]))
     assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(0, "5-5")]
+    assert [r["tile"] for r in recs if r["type"] == "play_withdrawn"] == ["1-1"]
+    assert f.summary()["plays"] == 1
     assert not [r for r in recs if r["type"] in ("hand_end", "hand_scored")]
     recs = _feed(f, _labels([lead, one]), 4)
     assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(1, "1-5")]
