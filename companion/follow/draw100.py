@@ -249,7 +249,8 @@ class _Draw100Follow(_GameFollow):
     def _plays(self, lay, dets, length: float | None) -> list[dict]:
         """New tiles of the view joined to the followed line (each an open end of a tile it
         touches, in an order that works); the rest flagged (near the line) or kept apart
-        (farther: maybe a hand shown). Followed tiles not seen are a question, not a stall."""
+        (farther: maybe a hand shown), but for those within 1.1 tile lengths of a followed
+        tile not seen, which wait. Followed tiles not seen are a question, not a stall."""
         out: list[dict] = []
         if length is None:
             length = float(np.median([d.size[0] for d in dets.values()]))
@@ -332,6 +333,10 @@ class _Draw100Follow(_GameFollow):
         # tiles laid off a standing flag (a chain of illegal tiles) are plays too, flagged in
         # turn, however far from the line they reach
         chained = [t for t in self.flagged if t in dets and t not in self.node]
+        # a tile against a followed tile not read in this view (a hand over it, a misread) may
+        # join it: that cannot be checked now, so it waits for a view that reads that tile
+        hidden = [self.seen_at[u] for u in self.node if u not in dets and u in self.seen_at]
+        new = [t for t in new if _nearest(dets[t].centre, hidden) > 1.1 * length]
         for t in sorted(new, key=lambda t: _nearest(dets[t].centre, centres)):
             c = dets[t].centre
             dist = _nearest(c, centres)

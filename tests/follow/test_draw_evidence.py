@@ -309,3 +309,17 @@ def test_a_followed_tile_seen_elsewhere_with_another_where_it_lay_was_a_misread(
     assert [r["tile"] for r in _kinds(recs, "play_withdrawn")] == ["0-4"]
     assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(0, "1-4"), (1, "0-4")]
     assert not _kinds(recs, "flag") and f.summary()["plays"] == 8
+
+
+def test_a_new_tile_on_a_hidden_tile_of_the_line_waits_for_it():
+    # 1-4 played on the side of 4-4 while 4-4 is not read (misread 2-4 where it lies): the tile
+    # it joins cannot be checked in this view, so no flag; the next view, 4-4 read, takes it
+    f = Follower("draw100", players=2)
+    for k in range(1, 7):
+        _view(f, ORDER[:k])
+    hidden = _moved(BY_TILE[Tile(4, 4)], (0, 0), (2, 4))
+    recs = f.feed([BY_TILE[t] for t in ORDER[:7] if t != Tile(4, 4)] + [hidden], still=True)
+    assert not _kinds(recs, "flag") and not _kinds(recs, "play")
+    recs = _view(f, ORDER[:7])
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(0, "1-4")]
+    assert not _kinds(recs, "flag")
