@@ -315,6 +315,7 @@ class _Draw100Follow(_GameFollow):
                 new.remove(t)
                 progress = True
         self.seen_at.update({t: dets[t].centre for t, _ in placed})
+        self.seen_views.update({t: 1 for t, _ in placed})  # the view that took it read it
         if placed:  # tiles seen apart earlier were no hand shown
             self.apart_groups = []
             self.apart_now = set()

@@ -323,3 +323,17 @@ def test_a_new_tile_on_a_hidden_tile_of_the_line_waits_for_it():
     recs = _view(f, ORDER[:7])
     assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(0, "1-4")]
     assert not _kinds(recs, "flag")
+
+
+def test_a_re_read_needs_more_views_than_read_the_tile_its_first_view_counting():
+    # 3-5 read right in the view that took it and the next (4-4 played), then 1-5 where it
+    # lies in two views (the second with 1-4 played): two against two, no re-read
+    f = Follower("draw100", players=2)
+    for k in range(1, 6):
+        _view(f, ORDER[:k])
+    wrong = _moved(BY_TILE[Tile(3, 5)], (0, 0), (5, 1))
+    rest = [BY_TILE[t] for t in ORDER[:5] if t != Tile(3, 5)]
+    recs = f.feed(rest + [wrong], still=True)
+    recs += f.feed(rest + [wrong, BY_TILE[Tile(1, 4)]], still=True)
+    assert not _kinds(recs, "play_withdrawn")
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "1-4")]
