@@ -1,8 +1,24 @@
 #!/usr/bin/env python
 """Train the half classifier (pips 0..12 on one half) on rendered tiles -> models/pip-halves.onnx.
 
-The committed model was made with (2026-11-21, ~15-23 min per data shard and ~20 min of training
-on the busy 2-core CPU):
+The committed model is a fine-tune of the 2026-11-21 model on sharp light (2026-11-27, issues
+34/35: cast-shadow edges and highlight bands across blank and non-blank halves), on the busy
+2-core CPU (10-14 min per data shard, 3 min of training):
+
+    nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 0 --scenes 500 --layouts 50
+    nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 9 --scenes 200 --layouts 20  # held out
+    nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 0 --scenes 0 --layouts 0 --light 450
+    nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 1 --scenes 0 --layouts 0 --light 450
+    nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 9 --scenes 0 --layouts 0 --light 150  # held out
+    cp models/pip-halves.onnx /tmp/pip-halves-2026-11-21.onnx  # the model it starts from
+    nice -n 10 .venv-train/bin/python scripts/train_pip_classifier.py train --shards 0 \
+        --light-shards 0 1 --val-shard 9 --val-light-shard 9 \
+        --init /tmp/pip-halves-2026-11-21.onnx --epochs 4 --lr 1e-3
+
+(``--scenes 500`` renders the first 500 scenes of the original shard 0, the same seeds; the light
+shards are :func:`vision.render.lighting.light_scene` with seeds ``34_000_000 + 100_000 * shard
++ k``; ``--init`` starts from an exported model, :func:`load_onnx`.) The model it starts from was
+made with (2026-11-21, ~15-23 min per data shard and ~20 min of training):
 
     # 1. data (numpy + OpenCV only; any venv), shards in parallel:
     nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 0 --scenes 1500 --layouts 150
@@ -49,6 +65,7 @@ sys.path.insert(0, str(ROOT))
 
 SCENE_SEED0 = 32_000_000
 LAYOUT_SEED0 = 33_000_000
+LIGHT_SEED0 = 34_000_000
 DATA_DIR = ROOT / "data" / "pip-halves"
 FAMILY_INDEX = {"ivory": 0, "coloured": 1, "white_on_black": 2, "raised_colour": 3, "wood": 4}
 
@@ -131,32 +148,51 @@ def _scene_tiles(image, labels, visible, rng, max_pip, family, source, tile_id0)
 
 
 def make_shard(
-    shard: int, n_scenes: int, n_layouts: int, out: Path, sets: list[int] | None = None
+    shard: int,
+    n_scenes: int,
+    n_layouts: int,
+    out: Path,
+    sets: list[int] | None = None,
+    n_light: int = 0,
 ) -> int:
     """Render one shard of samples and save it as ``out`` (npz); returns the number of samples.
     ``sets``: draw every scene's set size from these (None: a third double-9/12, else the
-    renderer's mix)."""
+    renderer's mix). ``n_light``: also this many scenes of sharp light
+    (:func:`vision.render.lighting.light_scene`, seeds ``LIGHT_SEED0 + 100_000 * shard + k``,
+    double-6/9/12 and 640/960/1280 px in turn; source 2)."""
     from vision.render import random_scene, random_style
     from vision.render.layouts import GAMES, make_layout, render_layout
+    from vision.render.lighting import light_scene
 
     rows: list[dict] = []
     tid = shard * 10_000_000
     t0 = time.time()
+
+    def add_scene(sc, rng, source: int, tid: int, what: str, report: bool) -> int:
+        """The samples of one rendered scene's face-up tiles added to ``rows``."""
+        fam = FAMILY_INDEX.get(sc.style.family, -1)
+        r, tid = _scene_tiles(
+            sc.image, sc.labels, sc.visible, rng, sc.style.max_pip, fam, source, tid
+        )
+        rows.extend(r)
+        if report:
+            print(
+                f"shard {shard}: {what}, {len(rows)} samples, {time.time() - t0:.0f} s", flush=True
+            )
+        return tid
+
     for k in range(n_scenes):
         rng = np.random.default_rng(SCENE_SEED0 + 100_000 * shard + k)
         mp = [None, None, 9, 12][k % 4] if k % 3 == 0 else None
         if sets:
             mp = sets[k % len(sets)]
         style = random_style(rng, max_pip=mp) if mp else None
-        sc = random_scene(rng, style=style)
-        fam = FAMILY_INDEX.get(sc.style.family, -1)
-        r, tid = _scene_tiles(sc.image, sc.labels, sc.visible, rng, sc.style.max_pip, fam, 0, tid)
-        rows += r
-        if k % 100 == 0:
-            print(
-                f"shard {shard}: scene {k}, {len(rows)} samples, {time.time() - t0:.0f} s",
-                flush=True,
-            )
+        tid = add_scene(random_scene(rng, style=style), rng, 0, tid, f"scene {k}", k % 100 == 0)
+    for k in range(n_light):
+        seed = LIGHT_SEED0 + 100_000 * shard + k
+        ls = light_scene(seed, max_pip=(6, 9, 12)[k % 3], scale=(1.0, 1.5, 2.0)[k % 3])
+        rng = np.random.default_rng(seed + 1)
+        tid = add_scene(ls.scene, rng, 2, tid, f"light scene {k}", k % 100 == 0)
     for k in range(n_layouts):
         prng = random.Random(LAYOUT_SEED0 + 100_000 * shard + k)
         rng = np.random.default_rng(LAYOUT_SEED0 + 100_000 * shard + k)
@@ -195,11 +231,15 @@ def load_shards(paths: list[Path]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([q[k] for q in parts]) for k in parts[0]}
 
 
-def build_net():
-    """The half classifier network (torch): ``(N, 4, 32, 32) -> (N, 13)`` logits."""
+def build_net(batch_norm: bool = True):
+    """The half classifier network (torch): ``(N, 4, 32, 32) -> (N, 13)`` logits.
+    ``batch_norm`` False: each conv carries a bias instead of a batch norm (the exported ONNX
+    model's form, batch norm folded into the conv: :func:`load_onnx`)."""
     from torch import nn
 
     def block(i, o):
+        if not batch_norm:
+            return [nn.Conv2d(i, o, 3, padding=1), nn.ReLU()]
         return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU()]
 
     return nn.Sequential(
@@ -218,6 +258,48 @@ def build_net():
     )
 
 
+def load_onnx(path: Path):
+    """The network of an exported half classifier (``build_net(batch_norm=False)``, weights from
+    the ONNX file's Conv and Gemm nodes in graph order), to fine-tune: the ONNX model is its own
+    checkpoint.
+
+    Raises:
+        ValueError: the file's layers do not match the network.
+    """
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    m = onnx.load(str(path))
+    init = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
+    ws = [
+        init[name]
+        for node in m.graph.node
+        if node.op_type in ("Conv", "Gemm")
+        for name in node.input[1:]
+        if name in init
+    ]
+    net = build_net(batch_norm=False)
+    params = list(net.parameters())
+    if len(ws) != len(params) or any(w.shape != tuple(p.shape) for w, p in zip(ws, params)):
+        raise ValueError(f"{path} does not hold the half classifier's layers")
+    with torch.no_grad():
+        for w, p in zip(ws, params):
+            p.copy_(torch.from_numpy(np.array(w, np.float32)))
+    return net
+
+
+def _held_out(net, X, y) -> tuple[float, float]:
+    """Half and tile accuracy of ``net`` on held-out halves (pairs of a tile in order)."""
+    import torch
+
+    net.eval()
+    with torch.no_grad():
+        pv = torch.cat([net(X[i : i + 1024]) for i in range(0, len(X), 1024)]).argmax(1).numpy()
+    ok = pv == y
+    return float(ok.mean()), float(ok.reshape(-1, 2).all(1).mean())
+
+
 def train(args) -> int:
     import torch
     from torch import nn
@@ -225,17 +307,35 @@ def train(args) -> int:
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     tr_paths = [args.data_dir / f"shard{s}.npz" for s in args.shards]
+    tr_paths += [args.data_dir / f"light{s}.npz" for s in args.light_shards]
     d = load_shards(tr_paths)
     X = torch.from_numpy(d["X"].reshape(-1, 4, 32, 32))  # float16; batches go float32
     y = torch.from_numpy(d["y"].reshape(-1).astype(np.int64))
-    v = load_shards([args.data_dir / f"shard{args.val_shard}.npz"])
-    Xv = torch.from_numpy(v["X"].reshape(-1, 4, 32, 32).astype(np.float32))
-    yv = v["y"].reshape(-1).astype(np.int64)
+    val_paths = {f"shard {args.val_shard}": args.data_dir / f"shard{args.val_shard}.npz"}
+    if args.val_light_shard is not None:
+        val_paths[f"light {args.val_light_shard}"] = (
+            args.data_dir / f"light{args.val_light_shard}.npz"
+        )
+    vals = {}
+    for name, path in val_paths.items():
+        v = load_shards([path])
+        vals[name] = (
+            torch.from_numpy(v["X"].reshape(-1, 4, 32, 32).astype(np.float32)),
+            v["y"].reshape(-1).astype(np.int64),
+        )
     print(
-        f"train: {len(y)} halves from {tr_paths}; held out: {len(yv)} halves (shard {args.val_shard})",
+        f"train: {len(y)} halves from {[p.name for p in tr_paths]}; held out: "
+        + ", ".join(f"{n} ({len(v[1])} halves)" for n, v in vals.items()),
         flush=True,
     )
-    net = build_net()
+    net = load_onnx(args.init) if args.init else build_net()
+    if args.init:
+        for name, (Xv, yv) in vals.items():
+            print(
+                f"start ({args.init.name}): held-out {name}: half / tile accuracy "
+                "%.4f / %.4f" % _held_out(net, Xv, yv),
+                flush=True,
+            )
     bs = 128
     steps = args.epochs * ((len(y) + bs - 1) // bs)
     opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
@@ -263,19 +363,12 @@ def train(args) -> int:
             opt.step()
             sched.step()
             tot += loss.item() * len(b)
-        net.eval()
-        with torch.no_grad():
-            pv = (
-                torch.cat([net(Xv[i : i + 1024]) for i in range(0, len(Xv), 1024)])
-                .argmax(1)
-                .numpy()
-            )
-        half_ok = pv == yv
-        tile_ok = half_ok.reshape(-1, 2).all(1)
+        held = "; ".join(
+            f"held-out {name}: half / tile accuracy %.4f / %.4f" % _held_out(net, Xv, yv)
+            for name, (Xv, yv) in vals.items()
+        )
         print(
-            f"epoch {ep + 1}: loss {tot / len(y):.4f}, held-out half accuracy {half_ok.mean():.4f}, "
-            f"tile accuracy {tile_ok.mean():.4f}, {time.time() - t0:.0f} s",
-            flush=True,
+            f"epoch {ep + 1}: loss {tot / len(y):.4f}, {held}, {time.time() - t0:.0f} s", flush=True
         )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     net.eval()
@@ -304,9 +397,22 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument(
         "--sets", type=int, nargs="*", default=None, help="set sizes of the scenes (default: a mix)"
     )
+    d.add_argument(
+        "--light",
+        type=int,
+        default=0,
+        help="also this many sharp-light scenes (vision.render.lighting); the file is lightK.npz",
+    )
     t = sub.add_parser("train", help="train on shards and export ONNX")
     t.add_argument("--shards", type=int, nargs="+", default=[0, 2])
+    t.add_argument(
+        "--light-shards", type=int, nargs="*", default=[], help="sharp-light shards (lightK.npz)"
+    )
     t.add_argument("--val-shard", type=int, default=9)
+    t.add_argument("--val-light-shard", type=int, default=None, help="held-out light shard")
+    t.add_argument(
+        "--init", type=Path, default=None, help="fine-tune this exported ONNX model (load_onnx)"
+    )
     t.add_argument("--data-dir", type=Path, default=DATA_DIR)
     t.add_argument("--epochs", type=int, default=12)
     t.add_argument("--lr", type=float, default=3e-3)
@@ -314,12 +420,9 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--out", type=Path, default=ROOT / "models" / "pip-halves.onnx")
     args = ap.parse_args(argv)
     if args.cmd == "data":
+        name = f"light{args.shard}.npz" if args.light else f"shard{args.shard}.npz"
         make_shard(
-            args.shard,
-            args.scenes,
-            args.layouts,
-            args.out_dir / f"shard{args.shard}.npz",
-            args.sets,
+            args.shard, args.scenes, args.layouts, args.out_dir / name, args.sets, args.light
         )
         return 0
     return train(args)

@@ -11,6 +11,7 @@ import pytest
 
 from engine.tiles import Tile
 from vision.pips import read_pips, read_tile, rectify_tile
+from vision.pips.counter import MARKED_BLANK_SURE
 from vision.render import Placement, preset_style, render_scene
 from vision.types import BLANK_OR_BACK_NOTE, TileDetection, TileFlag
 
@@ -254,8 +255,8 @@ def test_unsure_face_down_box_on_a_back_stays_face_down():
 
 def test_coloured_blank_double_with_a_spinner_mark_stays_face_up_in_a_face_up_layout():
     """A rendered Luzon 0-0 (coloured body, divider and spinner pin) whose pin leaves a large
-    mark: the old rule took it for a printed back; with ``read_backs`` (a photo of face-up tiles
-    only) the half classifier's sure 0-0 keeps it face up."""
+    mark: the old rule took it for a printed back; the half classifier's sure 0-0 keeps it face
+    up with ``read_backs`` (a photo of face-up tiles only) and, as the divider shows, without."""
     import random
 
     from vision.render.layouts import ROTATION_RANGE, make_layout, render_layout
@@ -267,8 +268,9 @@ def test_coloured_blank_double_with_a_spinner_mark_stays_face_up_in_a_face_up_la
         lab = next(d for d in s.labels if d.pips == (0, 0))
         r = read_tile(s.image, lab.corners)
         assert r.pips == (0, 0) and r.marks > 0 and r.classifier_pips == (0, 0)
+        assert r.divider and r.classifier_confidence >= MARKED_BLANK_SURE
         plain = read_pips(s.image, [TileDetection(lab.corners.copy(), 0.9)], [0.0])[0]
-        assert plain.face_down and plain.pips is None
+        assert not plain.face_down and plain.pips == (0, 0)
         face_up_only = read_pips(
             s.image, [TileDetection(lab.corners.copy(), 0.9)], [0.0], read_backs=True
         )[0]

@@ -700,7 +700,11 @@ def read_one(
             flag=TileFlag.UNREADABLE,
         )
     blank_sure = r.classifier_agrees(MARKED_BLANK_SURE)  # with pips == (0, 0) below
-    if pips == (0, 0) and r.marks > 0 and not (blank_sure and (r.by_classifier or read_backs)):
+    if (
+        pips == (0, 0)
+        and r.marks > 0
+        and not (blank_sure and (r.by_classifier or read_backs or r.divider))
+    ):
         return _face_down(
             d, "no pips but large printed marks: taken as the back of a tile", TileFlag.PRINTED_BACK
         )
