@@ -3,7 +3,7 @@
 
 The committed model is a fine-tune of the 2026-11-21 model on sharp light (2026-11-27, issues
 34/35: cast-shadow edges and highlight bands across blank and non-blank halves), on the busy
-2-core CPU (10-14 min per data shard, 3 min of training):
+2-core CPU (5-14 min per data shard, 3 min of training):
 
     nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 0 --scenes 500 --layouts 50
     nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 9 --scenes 200 --layouts 20  # held out
@@ -66,6 +66,7 @@ sys.path.insert(0, str(ROOT))
 SCENE_SEED0 = 32_000_000
 LAYOUT_SEED0 = 33_000_000
 LIGHT_SEED0 = 34_000_000
+VIEW_SEED0 = 35_000_000
 DATA_DIR = ROOT / "data" / "pip-halves"
 FAMILY_INDEX = {"ivory": 0, "coloured": 1, "white_on_black": 2, "raised_colour": 3, "wood": 4}
 
@@ -154,15 +155,20 @@ def make_shard(
     out: Path,
     sets: list[int] | None = None,
     n_light: int = 0,
+    view_kind: str = "small",
+    n_views: int = 0,
 ) -> int:
     """Render one shard of samples and save it as ``out`` (npz); returns the number of samples.
     ``sets``: draw every scene's set size from these (None: a third double-9/12, else the
     renderer's mix). ``n_light``: also this many scenes of sharp light
     (:func:`vision.render.lighting.light_scene`, seeds ``LIGHT_SEED0 + 100_000 * shard + k``,
-    double-6/9/12 and 640/960/1280 px in turn; source 2)."""
+    double-6/9/12 and 640/960/1280 px in turn; source 2). ``n_views``: also this many hard views
+    of ``view_kind`` (:func:`vision.render.views.view_scene`, seeds ``VIEW_SEED0 + 100_000 *
+    shard + k``, apart from ``bench_vision``'s ``70_000_000+`` and ``80_000_000+``; source 3)."""
     from vision.render import random_scene, random_style
     from vision.render.layouts import GAMES, make_layout, render_layout
     from vision.render.lighting import light_scene
+    from vision.render.views import view_scene
 
     rows: list[dict] = []
     tid = shard * 10_000_000
@@ -193,6 +199,11 @@ def make_shard(
         ls = light_scene(seed, max_pip=(6, 9, 12)[k % 3], scale=(1.0, 1.5, 2.0)[k % 3])
         rng = np.random.default_rng(seed + 1)
         tid = add_scene(ls.scene, rng, 2, tid, f"light scene {k}", k % 100 == 0)
+    for k in range(n_views):
+        seed = VIEW_SEED0 + 100_000 * shard + k
+        sc = view_scene(seed, view_kind)
+        rng = np.random.default_rng(seed + 1)
+        tid = add_scene(sc, rng, 3, tid, f"{view_kind} view {k}", k % 100 == 0)
     for k in range(n_layouts):
         prng = random.Random(LAYOUT_SEED0 + 100_000 * shard + k)
         rng = np.random.default_rng(LAYOUT_SEED0 + 100_000 * shard + k)
@@ -308,6 +319,7 @@ def train(args) -> int:
     torch.manual_seed(0)
     tr_paths = [args.data_dir / f"shard{s}.npz" for s in args.shards]
     tr_paths += [args.data_dir / f"light{s}.npz" for s in args.light_shards]
+    tr_paths += [args.data_dir / f"views{s}.npz" for s in args.view_shards]
     d = load_shards(tr_paths)
     X = torch.from_numpy(d["X"].reshape(-1, 4, 32, 32))  # float16; batches go float32
     y = torch.from_numpy(d["y"].reshape(-1).astype(np.int64))
@@ -403,10 +415,17 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="also this many sharp-light scenes (vision.render.lighting); the file is lightK.npz",
     )
+    d.add_argument(
+        "--views", type=int, default=0, help="also this many hard views of --view-kind (viewsK.npz)"
+    )
+    d.add_argument("--view-kind", default="small", help="the kind of --views (vision.render.views)")
     t = sub.add_parser("train", help="train on shards and export ONNX")
     t.add_argument("--shards", type=int, nargs="+", default=[0, 2])
     t.add_argument(
         "--light-shards", type=int, nargs="*", default=[], help="sharp-light shards (lightK.npz)"
+    )
+    t.add_argument(
+        "--view-shards", type=int, nargs="*", default=[], help="hard-view shards (viewsK.npz)"
     )
     t.add_argument("--val-shard", type=int, default=9)
     t.add_argument("--val-light-shard", type=int, default=None, help="held-out light shard")
@@ -420,9 +439,16 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--out", type=Path, default=ROOT / "models" / "pip-halves.onnx")
     args = ap.parse_args(argv)
     if args.cmd == "data":
-        name = f"light{args.shard}.npz" if args.light else f"shard{args.shard}.npz"
+        name = "views" if args.views else ("light" if args.light else "shard")
         make_shard(
-            args.shard, args.scenes, args.layouts, args.out_dir / name, args.sets, args.light
+            args.shard,
+            args.scenes,
+            args.layouts,
+            args.out_dir / f"{name}{args.shard}.npz",
+            args.sets,
+            args.light,
+            args.view_kind,
+            args.views,
         )
         return 0
     return train(args)
