@@ -95,6 +95,11 @@ def _register_most(ours: dict[Tile, tuple], seen: dict[Tile, tuple]):
     return (lambda cell, s=s, d=d: (_sym(cell, s)[0] + d[0], _sym(cell, s)[1] + d[1])), off
 
 
+#: Doubts of a reading that :meth:`_TableauxFollow._untwinned` may explain from the followed
+#: hand (any other leaves the view untaken).
+EXPLAINED = frozenset({"duplicate", "unreadable", "doubtful", "outside_set", "overlap"})
+
+
 def _why_not_tableaux(board, tile: Tile, c0, n0: int, c1, n1: int) -> str:
     """One sentence: why ``tile`` (``n0`` on cell ``c0``, ``n1`` on ``c1``) is not a legal play
     on ``board`` (RULES.md section 5: side, corner and centre plays)."""
@@ -467,48 +472,70 @@ class _TableauxFollow(_GameFollow):
                     }
                 )
         new = {t: tuple((f(c), n) for c, n in seen[t]) for t in seen if t not in self.tiles}
-        # a new value on the cells of a tile not seen: that tile misread, not a play
-        hidden = {c for t in gone for c, _ in self.tiles[t]}
-        misread = [t for t, cells in new.items() if any(c in hidden for c, _ in cells)]
+        # a new value on the cells of a followed tile (one not seen, or a box drawn across two
+        # tiles): a misread, not a play (a tile is laid on free cells, RULES.md section 5)
+        owner = {c: t for t, v in self.tiles.items() for c, _ in v}
+        under = {t: sorted({owner[c] for c, _ in cells if c in owner}) for t, cells in new.items()}
+        misread = {t: u for t, u in under.items() if u}
         if misread:
             out.append(
                 {
                     "type": "question",
-                    "message": f"{', '.join(map(str, misread))} read where "
-                    f"{', '.join(map(str, gone))} lies: a misread? (not taken)",
+                    "message": "; ".join(
+                        f"{t} read where {', '.join(map(str, u))} lies" for t, u in misread.items()
+                    )
+                    + ": a misread? (not taken)",
                 }
             )
             new = {t: c for t, c in new.items() if t not in misread}
+        # two new tiles read on one cell: one of them is a misread, which one is not known yet
+        cells = [c for v in new.values() for c, _ in v]
+        if len(cells) != len(set(cells)):
+            self.holding = True
+            return out
         return out + self._plays(new)
 
     def _untwinned(self, reading) -> dict[Tile, tuple] | None:
-        """A doubtful view whose only doubt is values read on two boxes (a set has one of each)
-        taken when each such value has one box that the followed hand explains: a followed
-        tile's box on its own cells, or, for a tile not followed, the one box where it is a
-        legal play (RULES.md section 5). The other box is a misread of another tile (which
-        then reads as not seen). ``{tile: cells}`` as :meth:`on_stable` reads it, or None
-        (the view not taken)."""
+        """A doubtful view taken when the followed hand explains each doubt. A value read on
+        two boxes (a set has one of each): a followed tile's box on its own cells (the one
+        choice of such boxes that lines up with the followed tableau, :func:`_register`, or
+        failing that the one that leaves fewest tiles off their cells, :func:`_register_most`),
+        or, for a tile not followed, the one box where it is a legal play (RULES.md section 5);
+        the other box is a misread of another tile (which then reads as not seen). A box
+        without a trusted value (unreadable, doubtful, outside the set) on cells of a followed
+        tile: that tile unread (glare, a hand), or a box drawn across two tiles; tiles are not
+        laid on tiles, so it is no play. Such a box on free cells may be a new tile not read
+        yet, and so may two boxes at one place: the view is not taken. ``{tile: cells}`` as
+        :meth:`on_stable` reads it, or None (the view not taken)."""
         doubts = [p for p in reading.problems if p.kind in UNSURE_KINDS and p.source == "table"]
-        if not self.tiles or self.asking or any(p.kind != "duplicate" for p in doubts):
+        if not self.tiles or self.asking or any(p.kind not in EXPLAINED for p in doubts):
             return None
         boxes: dict[Tile, list[dict]] = {}
+        bare = []
         for p in reading.layout["placed"]:
-            boxes.setdefault(Tile(*p["pips"]), []).append(p)
+            if p["pips"] is None:
+                bare.append(p)
+            else:
+                boxes.setdefault(Tile(*p["pips"]), []).append(p)
         singles = [bs[0] for bs in boxes.values() if len(bs) == 1]
         kept = [t for t, bs in boxes.items() if len(bs) > 1 and t in self.tiles]
         if sum(len(boxes[t]) for t in kept) > 8:
             return None
         # the followed tiles read twice: the one choice of their boxes that lines up with the
-        # followed tableau (each on its own cells)
-        fits = [
-            (choice, f)
-            for choice in itertools.product(*(boxes[t] for t in kept))
-            if (f := _register(self.tiles, _cells(singles + list(choice)))) is not None
-        ]
+        # followed tableau (each on its own cells), else that leaves fewest off their cells
+        choices = [singles + list(c) for c in itertools.product(*(boxes[t] for t in kept))]
+        fits = [(c, f) for c in choices if (f := _register(self.tiles, _cells(c))) is not None]
+        if not fits:
+            most = [(c, got) for c in choices if (got := _register_most(self.tiles, _cells(c)))]
+            fewest = min((len(got[1]) for _, got in most), default=None)
+            fits = [(c, got[0]) for c, got in most if len(got[1]) == fewest]
         if len(fits) != 1:
             return None
         choice, f = fits[0]
-        seen = _cells(singles + list(choice))
+        seen = _cells(choice)
+        taken = {c for v in self.tiles.values() for c, _ in v}
+        if any(all(f(tuple(c)) not in taken for c in b["cells"]) for b in bare):
+            return None  # a box without a value on free cells: maybe a tile not read yet
         for t, bs in boxes.items():
             if len(bs) == 1 or t in self.tiles:
                 continue

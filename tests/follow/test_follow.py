@@ -1123,3 +1123,59 @@ def test_tableaux_tile_read_off_its_cells_is_a_question_not_a_stall():
         (stray.high_cell, stray.tile.high),
     )
     assert not [r for r in recs if r["type"] == "flag"]
+
+
+def _followed_tableau(n: int):
+    """A Follower (seat 0 first) that has followed the starter and the first ``n - 1`` plays of
+    :func:`_tableau_of`, the next legal play, and the placements laid."""
+    *laid, nxt = _tableau_of(n)
+    pl = [_cell_place(Tile(2, 3), (0, 0), (1, 0))]
+    pl += [_cell_place(m.tile, m.low_cell, m.high_cell) for m in laid]
+    f = Follower("tableaux", first_player=0)
+    for k in range(len(pl)):
+        _feed(f, _labels(pl[: k + 1]))
+    assert len(f._rules.tiles) == len(pl)
+    return f, pl, nxt
+
+
+def test_tableaux_unreadable_box_on_a_followed_tile_does_not_hold_a_play():
+    # a followed tile unreadable (glare, a hand's shadow) while the next tile is played: the
+    # box lies on that tile's cells, so it is no new tile, and the play is taken; a box without
+    # a value on free cells may be a tile not read yet: that view waits
+    f, pl, nxt = _followed_tableau(6)
+    seat = f.summary()["player"]
+    view = _labels(pl + [_cell_place(nxt.tile, nxt.low_cell, nxt.high_cell)])
+    dim = next(k for k, d in enumerate(view) if Tile(*d.pips) == pl[3].tile)
+    view[dim] = TileDetection(view[dim].corners, view[dim].confidence, pips=None)
+    recs = _feed(f, view)
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [
+        (seat, str(nxt.tile))
+    ]
+    assert not [r for r in recs if r["type"] == "flag"]
+    g, pl, nxt = _followed_tableau(6)
+    view = _labels(pl + [_cell_place(nxt.tile, nxt.low_cell, nxt.high_cell)])
+    dim = next(k for k, d in enumerate(view) if Tile(*d.pips) == nxt.tile)
+    view[dim] = TileDetection(view[dim].corners, view[dim].confidence, pips=None)
+    assert not [r for r in _feed(g, view) if r["type"] in ("play", "flag")]
+
+
+def test_tableaux_new_value_read_on_a_followed_tiles_cells_is_no_play_nor_flag():
+    # the layout reader puts a box with a value nobody played on the cells of a followed tile
+    # that is seen too (a box drawn across two tiles, snapped onto their cells): tiles are laid
+    # on free cells, so it is a misread (a question), not an illegal play
+    from vision.layout import ReadResult
+
+    f, pl, nxt = _followed_tableau(6)
+    rules = f._rules
+    placed = [
+        {"tile_index": k, "pips": [a, b], "cells": [list(ca), list(cb)]}
+        for k, (t, ((ca, a), (cb, b))) in enumerate(rules.tiles.items())
+    ]
+    stray = next(t for t in _all_tiles() if t not in rules.tiles and t != nxt.tile)
+    (ca, _), (cb, _) = rules.tiles[pl[2].tile]
+    placed.append({"tile_index": 9, "pips": [stray.low, stray.high], "cells": [list(ca), list(cb)]})
+    recs = rules.on_stable(ReadResult("tableaux", None, {"placed": placed}, []), [], 99)
+    assert not [r for r in recs if r["type"] in ("play", "flag")]
+    assert [r["message"] for r in recs if r["type"] == "question"] == [
+        f"{stray} read where {pl[2].tile} lies: a misread? (not taken)"
+    ]
