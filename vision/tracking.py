@@ -77,26 +77,60 @@ def _usable(d: TileDetection, min_pip_confidence: float) -> bool:
     )
 
 
+#: Fraction of a box's area lying on the frame's other boxes from which it is taken for a box
+#: drawn across tiles (:func:`_covered`), not a tile: tiles lie flat side by side, their boxes
+#: overlap at most along an edge.
+ACROSS_TILES = 0.5
+
+
+def _covered(d: TileDetection, detections: Sequence[TileDetection]) -> float:
+    """Fraction of ``d``'s box area (0 to 1) that the other boxes of ``detections`` cover
+    (the sum of the pairwise overlaps, at most 1)."""
+    import cv2
+
+    a = np.asarray(d.corners, np.float32).reshape(4, 2)
+    area = abs(float(cv2.contourArea(a)))
+    if area <= 0:
+        return 0.0
+    cover = 0.0
+    for o in detections:
+        if o is d:
+            continue
+        b = np.asarray(o.corners, np.float32).reshape(4, 2)
+        if np.hypot(*(a.mean(0) - b.mean(0))) > max(np.ptp(a, 0).max(), np.ptp(b, 0).max()):
+            continue  # too far apart to overlap
+        inter, _ = cv2.intersectConvexConvex(a, b)
+        cover += max(float(inter), 0.0)
+    return min(cover / area, 1.0)
+
+
 def _frame(detections: Sequence[TileDetection], min_pip_confidence: float) -> _Frame:
+    """One frame's reading keyed for matching. A value read on two boxes is trusted on neither
+    (one of them is misread), unless exactly one of the two lies mostly on other boxes of the
+    frame (:data:`ACROSS_TILES`): a box drawn across the halves of two tiles side by side
+    (reading, say, the 1 of one and the 1 of the next as 1-1), not a tile; it is left out and
+    the value stays on the other box."""
     values: dict[Tile, TileDetection] = {}
+    boxes: dict[Tile, list[TileDetection]] = {}
     others: list[TileDetection] = []
-    twice: set[Tile] = set()
-    repeated = False
     for d in detections:
         if not isinstance(d, TileDetection):
             raise ValueError(f"expected TileDetection, got {type(d).__name__}")
         if not _usable(d, min_pip_confidence):
             others.append(d)
             continue
-        t = Tile(int(d.pips[0]), int(d.pips[1]))
-        if t in values or t in twice:  # one of the two is misread: neither is trusted
-            repeated = True
-            twice.add(t)
-            if t in values:
-                others.append(values.pop(t))
-            others.append(d)
+        boxes.setdefault(Tile(int(d.pips[0]), int(d.pips[1])), []).append(d)
+    repeated = False
+    for t, ds in boxes.items():
+        if len(ds) == 1:
+            values[t] = ds[0]
             continue
-        values[t] = d
+        tiles = [d for d in ds if _covered(d, detections) < ACROSS_TILES]
+        if len(ds) == 2 and len(tiles) == 1:
+            values[t] = tiles[0]
+            continue
+        repeated = True  # one of them is misread: neither is trusted
+        others += ds
     return _Frame(list(detections), values, others, repeated)
 
 

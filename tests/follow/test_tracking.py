@@ -144,3 +144,36 @@ def test_a_box_without_a_value_put_down_at_a_new_place_changes_the_stable_state(
     assert tr.update(_others() + [plain]).changed  # the third of the five voting frames
     assert len(tr.stable) == 4 and sum(d.face_down for d in tr.stable) == 1
     assert not any(tr.update(_others() + [plain]).changed for _ in range(3))  # held: no change
+
+
+def test_a_value_also_read_on_a_box_across_two_tiles_stays_on_its_tile():
+    # 1-1 put down at BOX; in some frames a box drawn across the halves of two tiles lying side
+    # by side (the 1 of 1-2 and the 1 of 1-3) also reads 1-1: that box lies on those tiles, it
+    # is not a tile, and 1-1 keeps its votes
+    tr = Tracker(steady_frames=3)
+    below = [
+        TileDetection(BOX + np.float32([300, 0]), 0.9, pips=(2, 1), pip_confidence=0.95),
+        TileDetection(BOX + np.float32([300, 50]), 0.9, pips=(3, 1), pip_confidence=0.95),
+    ]
+    across = TileDetection(
+        np.array([[400, 100], [450, 100], [450, 200], [400, 200]], np.float32),
+        0.4,
+        pips=(1, 1),
+        pip_confidence=0.95,
+    )
+    one = TileDetection(BOX, 0.9, pips=(1, 1), pip_confidence=0.95)
+    for _ in range(3):
+        tr.update(below + _others())
+    for k in range(5):
+        tr.update([one] + below + _others() + ([across] if k % 2 == 0 else []))
+    d = _tile_of(tr.stable, Tile(1, 1))
+    assert np.allclose(d.centre, BOX.mean(0), atol=1)
+    assert sum(d.pips is not None and Tile(*d.pips) == Tile(1, 1) for d in tr.stable) == 1
+    # two boxes that are both tiles by their place: neither is trusted, both are kept for the
+    # layout reader to report (a value read twice)
+    tr = Tracker(steady_frames=3)
+    apart = TileDetection(BOX + np.float32([0, 400]), 0.9, pips=(1, 1), pip_confidence=0.95)
+    for _ in range(5):
+        tr.update([one, apart] + below + _others())
+    ones = [d for d in tr.stable if d.pips is not None and Tile(*d.pips) == Tile(1, 1)]
+    assert len(ones) == 2
