@@ -28,6 +28,9 @@ Data per shard (``data``), each image with the committed detector run on it at a
   beside the repository), cropped, scaled, turned and re-coloured at random: every detector box
   and random tile-shaped boxes there are not tiles.
 
+Each crop is stored with its box's width over length (``aspect``), from which ``train
+--channels 4`` draws the box mask (:func:`vision.verifier.box_mask`) as a fourth input channel.
+
 Every fifth background photo (sorted by name, ``holdout_photos``) is held out: it appears only in
 the shards made with ``--holdout`` (used by ``threshold``), never in training. The real photos
 with dominoes are never used here.
@@ -58,7 +61,16 @@ from vision.render.surfaces import (  # noqa: E402
     holdout_photos,
     pasted_scene,
 )
-from vision.verifier import CROP, FACE_DOWN, FACE_UP, NOT_TILE, crops_to_input, verifier_crop  # noqa: E402
+from vision.verifier import (  # noqa: E402
+    CROP,
+    FACE_DOWN,
+    FACE_UP,
+    NOT_TILE,
+    box_aspect,
+    crops_to_input,
+    input_channels,
+    verifier_crop,
+)
 
 SEED0 = 50_000_000
 HOLDOUT_SEED0 = 59_000_000
@@ -117,8 +129,14 @@ def _detector_boxes(det, img) -> np.ndarray:
     return obb_corners(raw.xywhr)
 
 
+def _sample(img: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, float]:
+    """One training sample of a box: its verifier crop and its width over length."""
+    return verifier_crop(img, corners), box_aspect(corners)
+
+
 def scene_samples(rng, det, img, labels, visible, extra_neg=()) -> tuple[list, list]:
-    """Crops and classes from one rendered image (see the module docstring)."""
+    """Samples (:func:`_sample`) and classes from one rendered image (see the module
+    docstring)."""
     crops, cls = [], []
     gts = [(g, v) for g, v in zip(labels, visible)]
     boxes = _detector_boxes(det, img)
@@ -127,7 +145,7 @@ def scene_samples(rng, det, img, labels, visible, extra_neg=()) -> tuple[list, l
         ious = [poly_iou(b, g.corners) for g, _ in gts]
         best = int(np.argmax(ious)) if ious else -1
         if best >= 0 and ious[best] >= 0.6 and gts[best][1] >= 0.5:
-            crops.append(verifier_crop(img, b))
+            crops.append(_sample(img, b))
             cls.append(FACE_DOWN if gts[best][0].face_down else FACE_UP)
         elif not ious or max(ious) < 0.3:
             neg.append(b)
@@ -135,7 +153,7 @@ def scene_samples(rng, det, img, labels, visible, extra_neg=()) -> tuple[list, l
         if v < 0.6:
             continue
         if rng.random() < 0.5:
-            crops.append(verifier_crop(img, jitter(rng, g.corners)))
+            crops.append(_sample(img, jitter(rng, g.corners)))
             cls.append(FACE_DOWN if g.face_down else FACE_UP)
         if rng.random() < 0.35:
             for b in wrong_boxes(rng, g.corners):
@@ -149,7 +167,7 @@ def scene_samples(rng, det, img, labels, visible, extra_neg=()) -> tuple[list, l
     if len(neg) > MAX_NEG_PER_IMAGE:
         neg = [neg[i] for i in rng.choice(len(neg), MAX_NEG_PER_IMAGE, replace=False)]
     for b in neg:
-        crops.append(verifier_crop(img, b))
+        crops.append(_sample(img, b))
         cls.append(NOT_TILE)
     return crops, cls
 
@@ -253,7 +271,7 @@ def make_shard(
             if len(boxes) > MAX_NEG_PER_IMAGE:
                 boxes = [boxes[j] for j in rng.choice(len(boxes), MAX_NEG_PER_IMAGE, replace=False)]
             boxes += random_boxes(rng, W, H, 6)
-            c = [verifier_crop(img, b) for b in boxes]
+            c = [_sample(img, b) for b in boxes]
             k = [NOT_TILE] * len(c)
             kind = f"bg:{name}"
         crops += c
@@ -266,10 +284,13 @@ def make_shard(
                 flush=True,
             )
     out.parent.mkdir(parents=True, exist_ok=True)
-    arr = np.stack(crops) if crops else np.zeros((0, CROP, CROP, 3), np.uint8)
+    arr = np.stack([c for c, _ in crops]) if crops else np.zeros((0, CROP, CROP, 3), np.uint8)
+    aspect = np.array([a for _, a in crops], np.float32)
     tmp = out.with_name(out.name + ".part")
     with open(tmp, "wb") as f:  # written whole, then renamed: a shard file is always complete
-        np.savez_compressed(f, crops=arr, cls=np.array(cls, np.int64), src=np.array(src))
+        np.savez_compressed(
+            f, crops=arr, cls=np.array(cls, np.int64), src=np.array(src), aspect=aspect
+        )
     tmp.replace(out)
     counts = {
         n: int((np.array(cls) == j).sum())
@@ -282,11 +303,12 @@ def make_shard(
 # ------------------------------------------------------------------------------------ training
 
 
-def build_model():
+def build_model(channels: int = 3):
     """The verifier network (about 100 k weights): 3x3 convs with batch norm and ReLU, 16 and 32
     channels at stride 2 (to 16x16), then 48, 64 and 96 channels with max pools down to 4x4,
-    global average pool, 96 -> 3. Input ``(N, 3, 64, 64)`` RGB in [0, 1]; output logits (face
-    up, face down, not a tile)."""
+    global average pool, 96 -> 3. Input ``(N, channels, 64, 64)``: RGB in [0, 1], with 4
+    channels the box mask (:func:`vision.verifier.box_mask`) too; output logits (face up, face
+    down, not a tile)."""
     import torch.nn as nn
 
     def conv(i, o, stride=1):
@@ -297,7 +319,7 @@ def build_model():
         ]
 
     return nn.Sequential(
-        *conv(3, 16, 2),
+        *conv(channels, 16, 2),
         *conv(16, 32, 2),
         *conv(32, 48),
         nn.MaxPool2d(2),
@@ -315,7 +337,9 @@ def load_onnx_weights(model, path: Path) -> None:
     """Load an exported verifier (``export``: batch norm folded into each convolution, which
     then has a bias) into :func:`build_model`'s network: each convolution takes the folded
     weight, its batch norm becomes the identity plus the folded bias (mean 0, variance 1 - eps,
-    scale 1). Kept in eval mode, the network computes what the ONNX file does.
+    scale 1). Kept in eval mode, the network computes what the ONNX file does. A network with
+    more input channels than the file (the box mask) gets zero weights on the extra channels, so
+    it starts out computing what the file does and learns to use them.
 
     Raises:
         ValueError: the file's convolutions do not match the network's.
@@ -338,6 +362,16 @@ def load_onnx_weights(model, path: Path) -> None:
     with torch.no_grad():
         for node, conv, bn in zip(convs, conv_mods, bn_mods):
             w, b = init[node.input[1]], init[node.input[2]]
+            if w.shape[1] < conv.weight.shape[1] and w.shape[0] == conv.weight.shape[0]:
+                w = np.concatenate(
+                    [
+                        w,
+                        np.zeros(
+                            (w.shape[0], conv.weight.shape[1] - w.shape[1], *w.shape[2:]), w.dtype
+                        ),
+                    ],
+                    axis=1,
+                )
             if tuple(w.shape) != tuple(conv.weight.shape):
                 raise ValueError(f"{path}: weight {w.shape} for {tuple(conv.weight.shape)}")
             conv.weight.copy_(torch.from_numpy(np.array(w)))
@@ -350,14 +384,32 @@ def load_onnx_weights(model, path: Path) -> None:
 
 
 def load_shards(folder: Path, shards: list[int], holdout: bool = False):
-    xs, ys, ss = [], [], []
+    """Crops ``(N, 64, 64, 3) uint8``, classes ``(N,) int64``, sources ``(N,) str`` and boxes'
+    width over length ``(N,) float32`` (None when a shard was made without them) of shards."""
+    xs, ys, ss, asp = [], [], [], []
     for s in shards:
         f = folder / (f"holdout-{s}.npz" if holdout else f"shard-{s}.npz")
         d = np.load(f)
         xs.append(d["crops"])
         ys.append(d["cls"])
         ss.append(d["src"])
-    return np.concatenate(xs), np.concatenate(ys), np.concatenate(ss)
+        asp.append(d["aspect"] if "aspect" in d.files else None)
+    aspects = None if any(a is None for a in asp) else np.concatenate(asp)
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(ss), aspects
+
+
+def _inputs(x: np.ndarray, aspects: np.ndarray | None, channels: int) -> np.ndarray:
+    """Network input of crops for a model of ``channels`` input channels (3, or 4 with the box
+    mask).
+
+    Raises:
+        ValueError: the model takes the box mask and the crops came without box shapes.
+    """
+    if channels == 3:
+        return crops_to_input(x)
+    if aspects is None:
+        raise ValueError("the model takes the box mask: remake the shards (they hold no aspect)")
+    return crops_to_input(x, aspects)
 
 
 def _augment_batch(rng, x: np.ndarray) -> np.ndarray:
@@ -391,18 +443,22 @@ def train(
     batch: int = 128,
     seed: int = 0,
     init: Path | None = None,
+    channels: int = 3,
 ) -> None:
-    """Train the verifier on the shards (from the weights ``init``, a ``.pt`` state dict, when
-    given) and export ``out`` (ONNX; the weights go beside it as ``.pt``)."""
+    """Train the verifier on the shards (from the weights ``init``, a ``.pt`` state dict or an
+    exported ``.onnx``, when given) and export ``out`` (ONNX; the weights go beside it as
+    ``.pt``); ``channels`` 4 adds the box mask input (:func:`build_model`)."""
     import torch
     import torch.nn as nn
 
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    x, y, _src = load_shards(folder, shards)
+    x, y, _src, aspects = load_shards(folder, shards)
+    if channels == 4 and aspects is None:
+        raise ValueError("--channels 4 needs shards made with box shapes (aspect)")
     print(f"train: {len(x)} crops, classes {np.bincount(y, minlength=3).tolist()}", flush=True)
-    model = build_model()
+    model = build_model(channels)
     freeze_bn = init is not None and init.suffix == ".onnx"
     if freeze_bn:
         load_onnx_weights(model, init)
@@ -426,7 +482,8 @@ def train(
         tot, right, n = 0.0, 0, 0
         for k in range(0, len(order), batch):
             idx = order[k : k + batch]
-            xb = torch.from_numpy(crops_to_input(_augment_batch(rng, x[idx])))
+            a = aspects[idx] if aspects is not None else None
+            xb = torch.from_numpy(_inputs(_augment_batch(rng, x[idx]), a, channels))
             yb = torch.from_numpy(y[idx])
             logits = model(xb)
             loss = loss_fn(logits, yb)
@@ -448,16 +505,16 @@ def train(
             flush=True,
         )
         torch.save(model.state_dict(), ckpt)
-    export(model, out)
+    export(model, out, channels)
 
 
-def export(model, out: Path) -> None:
-    """Export a trained verifier to ONNX (dynamic batch)."""
+def export(model, out: Path, channels: int = 3) -> None:
+    """Export a trained verifier to ONNX (dynamic batch, ``channels`` input channels)."""
     import torch
 
     model.eval()
     out.parent.mkdir(parents=True, exist_ok=True)
-    dummy = torch.zeros(1, 3, CROP, CROP)
+    dummy = torch.zeros(1, channels, CROP, CROP)
     torch.onnx.export(
         model,
         dummy,
@@ -478,13 +535,15 @@ def threshold_report(folder: Path, shards: list[int], model: Path | None) -> Non
     renders). The committed threshold is the one with the fewest errors."""
     import onnxruntime as ort
 
-    x, y, src = load_shards(folder, shards, holdout=True)
+    x, y, src, aspects = load_shards(folder, shards, holdout=True)
     sess = ort.InferenceSession(
         str(model or ROOT / "models" / "tile-verifier.onnx"), providers=["CPUExecutionProvider"]
     )
+    ch = input_channels(sess)
     probs = []
     for k in range(0, len(x), 256):
-        lg = sess.run(None, {"crops": crops_to_input(x[k : k + 256])})[0]
+        a = aspects[k : k + 256] if aspects is not None else None
+        lg = sess.run(None, {"crops": _inputs(x[k : k + 256], a, ch)})[0]
         e = np.exp(lg - lg.max(1, keepdims=True))
         probs.append(e / e.sum(1, keepdims=True))
     p = np.concatenate(probs)
@@ -550,9 +609,10 @@ def tune_report(models: list[Path], scenes: int, backgrounds: Path) -> None:
         boxes = obb_corners(raw.xywhr)
         if len(boxes) == 0:
             return
-        x = verifier_crops(img, boxes)
+        x = verifier_crops(img, boxes, mask=True)
         for k, sess in enumerate(sessions):
-            probs_all[k].append(_four_view_probs(sess, x)[:, NOT_TILE])
+            xs = x if input_channels(sess) == 4 else x[:, :3]
+            probs_all[k].append(_four_view_probs(sess, xs)[:, NOT_TILE])
         seen = [c for c, v in truth if v >= 0.6]
         hit = set(match(seen, list(boxes)).values())
         for j, b in enumerate(boxes):
@@ -647,6 +707,13 @@ def main(argv: list[str] | None = None) -> int:
         help="continue from these weights: a .pt state dict, or an exported .onnx verifier "
         "(batch norm folded into the convolutions: trained with batch norm frozen)",
     )
+    t.add_argument(
+        "--channels",
+        type=int,
+        choices=(3, 4),
+        default=3,
+        help="network input channels: 3 (the crop) or 4 (the crop and the box mask)",
+    )
     t.add_argument("--data", type=Path, default=ROOT / "data" / "verifier")
     t.add_argument("--model", type=Path, default=ROOT / "models" / "tile-verifier.onnx")
     h = sub.add_parser("threshold", help="rates on held-out shards")
@@ -672,7 +739,20 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as e:
             ap.error(str(e))
     elif a.cmd == "train":
-        train(a.data, a.shards, a.epochs, a.model, a.lr, a.threads, seed=a.seed, init=a.init)
+        try:
+            train(
+                a.data,
+                a.shards,
+                a.epochs,
+                a.model,
+                a.lr,
+                a.threads,
+                seed=a.seed,
+                init=a.init,
+                channels=a.channels,
+            )
+        except ValueError as e:
+            ap.error(str(e))
     elif a.cmd == "tune":
         tune_report(a.models, a.scenes, a.backgrounds)
     else:

@@ -2,7 +2,9 @@
 
 A small CNN (``models/tile-verifier.onnx``, trained by ``scripts/train_verifier.py``, run with
 onnxruntime) looks at a square crop around each oriented box, turned so that the box's long
-side runs down the crop, and says *face up*, *face down* or *not a tile*. A box whose
+side runs down the crop, and says *face up*, *face down* or *not a tile*. A model with four input
+channels also gets the box itself as a mask (:func:`box_mask`): the crop shows the box's length
+but not its width, and in a tight row seen from a low angle the crop holds the neighbours too. A box whose
 *not a tile* probability is at least :data:`NOT_TILE_THRESHOLD` is dropped (the pipeline keeps
 it, with the reason, for the debug output). The detector finds tiles well but takes dark
 textured rectangles (woven mats, curtains, book spines) for face-down tiles; the verifier is
@@ -11,7 +13,8 @@ the detector is sure of needs a surer verifier to be dropped (:func:`not_a_tile`
 
 Public API:
 
-- :func:`verifier_crops` ``(image, corners) -> (N, 3, CROP, CROP) float32``: the model input.
+- :func:`verifier_crops` ``(image, corners, mask) -> (N, 3 or 4, CROP, CROP) float32``: the model
+  input.
 - :func:`verify` ``(image, corners) -> (N, 3) float32``: probabilities (face up, face down,
   not a tile); None when no model file exists.
 - :func:`verifier_available`.
@@ -133,25 +136,63 @@ def verifier_crop(
     )
 
 
-def crops_to_input(crops: np.ndarray) -> np.ndarray:
-    """``(N, S, S, 3) uint8`` BGR crops -> ``(N, 3, S, S) float32`` network input (RGB, /255)."""
+def box_aspect(corners: np.ndarray) -> float:
+    """Width over length of one box (``(4, 2)`` pixel corners): ``<= 1``."""
+    c = np.asarray(corners, np.float64).reshape(4, 2)
+    a, b = float(np.linalg.norm(c[1] - c[0])), float(np.linalg.norm(c[2] - c[1]))
+    return min(a, b) / max(a, b, 1e-6)
+
+
+def box_mask(aspects: np.ndarray, size: int = CROP, span: float = CROP_SPAN) -> np.ndarray:
+    """Where the box lies in its verifier crop (:func:`crop_transform`: the box is centred, its
+    length ``size / span`` px down the crop, its width ``aspect`` times that across).
+
+    Args:
+        aspects: ``(N,)`` width over length of each box (:func:`box_aspect`).
+    Returns:
+        ``(N, size, size) float32``: 1 inside the box, 0 outside, a linear ramp one pixel wide
+        at its edges.
+    """
+    a = np.asarray(aspects, np.float32).reshape(-1, 1, 1)
+    half_len = size / (2 * span)
+    r = np.abs(np.arange(size, dtype=np.float32) + 0.5 - size / 2)
+    down = np.clip(half_len - r + 0.5, 0, 1)[None, :, None]
+    across = np.clip(half_len * a - r[None, None, :] + 0.5, 0, 1)
+    return (down * across).astype(np.float32)
+
+
+def crops_to_input(crops: np.ndarray, aspects: np.ndarray | None = None) -> np.ndarray:
+    """``(N, S, S, 3) uint8`` BGR crops -> ``(N, 3, S, S) float32`` network input (RGB, /255);
+    with ``aspects`` (``(N,)``, :func:`box_aspect`) ``(N, 4, S, S)``, the box mask
+    (:func:`box_mask`) as the fourth channel."""
     x = np.asarray(crops, np.float32)[..., ::-1] / 255.0
-    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+    x = x.transpose(0, 3, 1, 2)
+    if aspects is not None:
+        x = np.concatenate([x, box_mask(aspects, x.shape[2])[:, None]], axis=1)
+    return np.ascontiguousarray(x)
 
 
-def verifier_crops(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
+def verifier_crops(image: np.ndarray, corners: np.ndarray, mask: bool = False) -> np.ndarray:
     """Network input for boxes of one photo.
 
     Args:
         image: ``(H, W, 3) uint8`` BGR.
         corners: ``(N, 4, 2)`` box corners in pixels.
+        mask: add the box mask as a fourth channel (:func:`box_mask`).
     Returns:
-        ``(N, 3, CROP, CROP) float32``.
+        ``(N, 3, CROP, CROP) float32``, ``(N, 4, CROP, CROP)`` with ``mask``.
     """
     cs = np.asarray(corners, np.float32).reshape(-1, 4, 2)
     if len(cs) == 0:
-        return np.zeros((0, 3, CROP, CROP), np.float32)
-    return crops_to_input(np.stack(run_all(lambda c: verifier_crop(image, c), list(cs))))
+        return np.zeros((0, 4 if mask else 3, CROP, CROP), np.float32)
+    crops = np.stack(run_all(lambda c: verifier_crop(image, c), list(cs)))
+    return crops_to_input(crops, np.array([box_aspect(c) for c in cs]) if mask else None)
+
+
+def input_channels(sess) -> int:
+    """Input channels of a verifier model (an onnxruntime session): 3, or 4 with the box mask."""
+    shape = sess.get_inputs()[0].shape
+    return shape[1] if len(shape) == 4 and isinstance(shape[1], int) else 3
 
 
 def verify(
@@ -170,10 +211,10 @@ def verify(
     """
     if not verifier_available(path):
         return None
-    x = verifier_crops(image, corners)
+    sess = onnx_session(_model_path(path))
+    x = verifier_crops(image, corners, mask=input_channels(sess) == 4)
     if len(x) == 0:
         return np.zeros((0, 3), np.float32)
-    sess = onnx_session(_model_path(path))
     n = len(x)
     # the crop as it is, turned by 180 degrees and mirrored both ways (a tile looks the same):
     # the mean of the readings is steadier than one

@@ -21,9 +21,12 @@ from vision.verifier import (
     FACE_DOWN,
     FACE_UP,
     NOT_TILE,
+    box_aspect,
+    box_mask,
     crop_transform,
     verifier_available,
     verifier_crop,
+    verifier_crops,
     verify,
 )
 
@@ -55,6 +58,23 @@ def test_crop_puts_the_box_upright_in_the_middle(deg):
     # the box is 64 / 1.3 = 49 px long (down) and 25 px wide (across), centred
     assert col[CROP // 2] > 240 and col[2] < 15 and col[-3] < 15
     assert (row[CROP // 2 - 20 : CROP // 2 + 20] > 240).all() and row[2] < 15 and row[-3] < 15
+
+
+@pytest.mark.parametrize("deg,width", [(0, 40), (37, 22), (120, 55)])
+def test_box_mask_covers_the_box_in_its_crop(deg, width):
+    box = _box(200, 150, 80, width, deg)
+    assert box_aspect(box) == pytest.approx(width / 80, abs=1e-4)
+    img = np.zeros((300, 400, 3), np.uint8)
+    cv2.fillConvexPoly(img, np.round(box).astype(np.int32), (255, 255, 255))
+    drawn = verifier_crop(img, box)[..., 0] > 127
+    mask = box_mask(np.array([box_aspect(box)]))[0]
+    assert mask.shape == (CROP, CROP) and mask.min() == 0 and mask.max() == 1
+    inside = mask > 0.5
+    iou = (drawn & inside).sum() / (drawn | inside).sum()
+    assert iou > 0.9
+    x = verifier_crops(img, box[None], mask=True)
+    assert x.shape == (1, 4, CROP, CROP) and np.array_equal(x[0, 3], mask)
+    assert np.array_equal(x[:, :3], verifier_crops(img, box[None]))
 
 
 def test_crop_of_a_large_box_is_averaged_not_aliased():
@@ -157,3 +177,27 @@ def test_big_photo_is_detected_on_a_small_copy_and_read_at_full_size(monkeypatch
     # the boxes are in the big photo's pixels
     for t in big_tiles:
         assert t.centre.max() > 100 and t.size[0] > 4 * 0.8 * min(s.size[0] for s in small_tiles)
+
+
+@needs_model
+def test_mask_model_grown_from_the_crop_model_reads_the_same(tmp_path):
+    """train_verifier.py train --channels 4 --init <3-channel .onnx>: the mask channel starts with
+    zero weights, so the grown network gives the probabilities of the file it grew from, and
+    verify() feeds it the mask."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import sys
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import train_verifier
+
+    model = train_verifier.build_model(4)
+    train_verifier.load_onnx_weights(model, ROOT / "models" / "tile-verifier.onnx")
+    out = tmp_path / "v4.onnx"
+    train_verifier.export(model, out, 4)
+    img = cv2.imread(str(PHOTO))
+    boxes = np.stack([_box(120 + 60 * k, 200, 90, 45, 15 * k) for k in range(5)])
+    p3 = verify(img, boxes)
+    p4 = verify(img, boxes, path=out)
+    assert p3 is not None and p4 is not None and p4.shape == (5, 3)
+    assert np.allclose(p3, p4, atol=1e-4)

@@ -138,6 +138,9 @@ def test_verifier_shard_of_hard_views(tmp_path):
     assert counts["face_up"] + counts["face_down"] > 0 and len(data["crops"]) == sum(
         counts.values()
     )
+    # each crop's box shape (width over length) for the mask channel
+    assert data["aspect"].shape == (len(data["crops"]),)
+    assert ((data["aspect"] > 0.1) & (data["aspect"] <= 1)).all()
 
 
 def test_verifier_shard_of_chosen_view_kinds(tmp_path):
