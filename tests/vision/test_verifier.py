@@ -179,25 +179,36 @@ def test_big_photo_is_detected_on_a_small_copy_and_read_at_full_size(monkeypatch
         assert t.centre.max() > 100 and t.size[0] > 4 * 0.8 * min(s.size[0] for s in small_tiles)
 
 
-@needs_model
 def test_mask_model_grown_from_the_crop_model_reads_the_same(tmp_path):
     """train_verifier.py train --channels 4 --init <3-channel .onnx>: the mask channel starts with
     zero weights, so the grown network gives the probabilities of the file it grew from, and
-    verify() feeds it the mask."""
-    pytest.importorskip("torch")
+    verify() feeds each model the input it takes."""
+    torch = pytest.importorskip("torch")
     pytest.importorskip("onnx")
     import sys
 
     sys.path.insert(0, str(ROOT / "scripts"))
     import train_verifier
 
-    model = train_verifier.build_model(4)
-    train_verifier.load_onnx_weights(model, ROOT / "models" / "tile-verifier.onnx")
-    out = tmp_path / "v4.onnx"
-    train_verifier.export(model, out, 4)
+    torch.manual_seed(5)
+    three = train_verifier.build_model(3)
+    with torch.no_grad():  # batch norm statistics that are not the identity
+        for m in three.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.2, 0.2)
+                m.running_var.uniform_(0.5, 2.0)
+    train_verifier.export(three, tmp_path / "v3.onnx", 3)
+    four = train_verifier.build_model(4)
+    train_verifier.load_onnx_weights(four, tmp_path / "v3.onnx")
+    train_verifier.export(four, tmp_path / "v4.onnx", 4)
     img = cv2.imread(str(PHOTO))
     boxes = np.stack([_box(120 + 60 * k, 200, 90, 45, 15 * k) for k in range(5)])
-    p3 = verify(img, boxes)
-    p4 = verify(img, boxes, path=out)
+    p3 = verify(img, boxes, path=tmp_path / "v3.onnx")
+    p4 = verify(img, boxes, path=tmp_path / "v4.onnx")
     assert p3 is not None and p4 is not None and p4.shape == (5, 3)
     assert np.allclose(p3, p4, atol=1e-4)
+    with torch.no_grad():  # a mask weight: the reading now depends on the mask fed
+        four[0].weight[:, 3] = 2.0
+    train_verifier.export(four, tmp_path / "v4m.onnx", 4)
+    p4m = verify(img, boxes, path=tmp_path / "v4m.onnx")
+    assert p4m is not None and np.abs(p4m - p3).max() > 1e-2
