@@ -2,22 +2,26 @@
 """Train the half classifier (pips 0..12 on one half) on rendered tiles -> models/pip-halves.onnx.
 
 The committed model is a fine-tune of the 2026-11-21 model on sharp light (2026-11-27, issues
-34/35: cast-shadow edges and highlight bands across blank and non-blank halves), on the busy
-2-core CPU (5-14 min per data shard, 3 min of training):
+34/35: cast-shadow edges and highlight bands across blank and non-blank halves) and small web
+images, on the busy 2-core CPU (4-14 min per data shard, 14 min of training):
 
     nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 0 --scenes 500 --layouts 50
+    nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 2 --scenes 400 --layouts 40
     nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 9 --scenes 200 --layouts 20  # held out
     nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 0 --scenes 0 --layouts 0 --light 450
     nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 1 --scenes 0 --layouts 0 --light 450
     nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 9 --scenes 0 --layouts 0 --light 150  # held out
+    nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 0 --scenes 0 --layouts 0 --views 250
+    nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 1 --scenes 0 --layouts 0 --views 250
     cp models/pip-halves.onnx /tmp/pip-halves-2026-11-21.onnx  # the model it starts from
-    nice -n 10 .venv-train/bin/python scripts/train_pip_classifier.py train --shards 0 \
-        --light-shards 0 1 --val-shard 9 --val-light-shard 9 \
+    nice -n 10 .venv-train/bin/python scripts/train_pip_classifier.py train --shards 0 2 \
+        --light-shards 0 1 --view-shards 0 1 --val-shard 9 --val-light-shard 9 \
         --init /tmp/pip-halves-2026-11-21.onnx --epochs 4 --lr 1e-3
 
 (``--scenes 500`` renders the first 500 scenes of the original shard 0, the same seeds; the light
 shards are :func:`vision.render.lighting.light_scene` with seeds ``34_000_000 + 100_000 * shard
-+ k``; ``--init`` starts from an exported model, :func:`load_onnx`.) The model it starts from was
++ k``, the view shards ``small`` hard views with seeds ``35_000_000 + 100_000 * shard + k``;
+``--init`` starts from an exported model, :func:`load_onnx`.) The model it starts from was
 made with (2026-11-21, ~15-23 min per data shard and ~20 min of training):
 
     # 1. data (numpy + OpenCV only; any venv), shards in parallel:
