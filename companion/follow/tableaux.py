@@ -25,6 +25,17 @@ def _sym(cell, s) -> tuple[int, int]:
     return (r * sr, c * sc)
 
 
+def _mapping(s, d: tuple[int, int]):
+    """The map of a reading's cells to ours: symmetry ``s`` (:func:`_sym`), then the shift
+    ``d`` (rows, columns)."""
+
+    def f(cell) -> tuple[int, int]:
+        r, c = _sym(cell, s)
+        return (r + d[0], c + d[1])
+
+    return f
+
+
 def _register(ours: dict[Tile, tuple], seen: dict[Tile, tuple]):
     """The map from the reading's cells to ours: ``f(cell) -> cell`` using the tiles both show,
     or None when no rotation/reflection plus shift fits them all.
@@ -41,8 +52,7 @@ def _register(ours: dict[Tile, tuple], seen: dict[Tile, tuple]):
             if not offsets:
                 break
         if offsets:
-            d = min(offsets)
-            return lambda cell, s=s, d=d: (_sym(cell, s)[0] + d[0], _sym(cell, s)[1] + d[1])
+            return _mapping(s, min(offsets))
     return None
 
 
@@ -92,7 +102,7 @@ def _register_most(ours: dict[Tile, tuple], seen: dict[Tile, tuple]):
     off = [t for t in common if d not in _offsets(ours, seen, t, s)]
     if n < MIN_LINED_UP or 4 * len(off) > len(common) or runner_up > n - 2:
         return None
-    return (lambda cell, s=s, d=d: (_sym(cell, s)[0] + d[0], _sym(cell, s)[1] + d[1])), off
+    return _mapping(s, d), off
 
 
 #: Doubts of a reading that :meth:`_TableauxFollow._untwinned` may explain from the followed
