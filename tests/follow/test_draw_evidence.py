@@ -34,14 +34,20 @@ def _view(f: Follower, tiles, extra=()) -> list[dict]:
     return f.feed([BY_TILE[t] for t in tiles] + list(extra), still=True)
 
 
+def _followed(n: int, players: int = 2) -> Follower:
+    """A draw-game follower shown the first ``n`` plays of ``ORDER``, one view each."""
+    f = Follower("draw100", players=players)
+    for k in range(1, n + 1):
+        _view(f, ORDER[:k])
+    return f
+
+
 def _kinds(recs, kind):
     return [r for r in recs if r["type"] == kind]
 
 
 def test_an_illegal_tile_near_the_line_is_a_flag_not_the_hand_end_and_is_withdrawn():
-    f = Follower("draw100", players=2)
-    for k in range(1, 4):
-        _view(f, ORDER[:k])
+    f = _followed(3)
     recs = _view(f, ORDER[:3], [WRONG])
     assert [r["message"] for r in _kinds(recs, "flag")] == ["4-6 does not match the 2 it touches"]
     assert not _kinds(recs, "hand_end") and f._rules.phase == "play"
@@ -60,9 +66,7 @@ def test_an_illegal_tile_near_the_line_is_a_flag_not_the_hand_end_and_is_withdra
 
 
 def test_a_hand_ends_only_on_a_group_shown_the_table_cleared_or_a_tap():
-    f = Follower("draw100", players=2)
-    for k in range(1, 6):
-        _view(f, ORDER[:k])
+    f = _followed(5)
     # one tile far from the line: a note, not the end of the hand
     recs = _view(f, ORDER[:5], SHOWN[:1])
     assert not _kinds(recs, "hand_end") and "lies apart" in _kinds(recs, "note")[0]["message"]
@@ -77,9 +81,7 @@ def test_a_hand_ends_only_on_a_group_shown_the_table_cleared_or_a_tap():
 
 
 def test_a_single_tile_shown_then_the_table_cleared_scores_the_domino():
-    f = Follower("draw100", players=2)
-    for k in range(1, 5):
-        _view(f, ORDER[:k])
+    f = _followed(4)
     _view(f, ORDER[:4], SHOWN[1:])  # 1-1 shown alone: asked, not taken yet
     _view(f, ORDER[:4])
     recs = f.feed([], still=True)
@@ -89,9 +91,7 @@ def test_a_single_tile_shown_then_the_table_cleared_scores_the_domino():
 
 
 def test_the_hand_over_tap_ends_the_hand():
-    f = Follower("draw100", players=3)
-    for k in range(1, 4):
-        _view(f, ORDER[:k])
+    f = _followed(3, players=3)
     recs = f.tap("done")
     assert _kinds(recs, "hand_end")
     _view(f, ORDER[:3], SHOWN[:1])
@@ -131,9 +131,7 @@ def test_to_move_takes_a_seat_or_a_name():
 
 
 def test_a_double_re_read_in_line_moves_nothing():
-    f = Follower("draw100", players=2)
-    for k in range(1, 6):
-        _view(f, ORDER[:k])
+    f = _followed(5)
     # 4-4 (crosswise on 5-4) read turned 90 degrees, in line, while 3-3 is played
     d = BY_TILE[Tile(4, 4)]
     c = d.corners.mean(0)
@@ -146,9 +144,7 @@ def test_a_double_re_read_in_line_moves_nothing():
 
 
 def test_a_tile_set_apart_then_played_is_no_hand_shown():
-    f = Follower("draw100", players=2)
-    for k in range(1, 4):
-        _view(f, ORDER[:k])
+    f = _followed(3)
     far = _box(300, 560, 390, 606, (3, 5))  # 3-5 put down far from the line first
     _view(f, ORDER[:3], [far])
     recs = _view(f, ORDER[:4])  # then laid on the line
@@ -159,8 +155,7 @@ def test_a_tile_set_apart_then_played_is_no_hand_shown():
 
 
 def test_an_empty_view_keeps_the_line_until_a_new_lead_shows():
-    f = Follower("draw100", players=3)
-    _view(f, ORDER[:1])
+    f = _followed(1, players=3)
     # the lead under a hand long enough to look like an empty table: asked, kept
     recs = f.feed([], still=True)
     assert "cleared before the hands were shown" in _kinds(recs, "question")[0]["message"]
@@ -208,9 +203,7 @@ def _moved(d: TileDetection, shift, pips=None) -> TileDetection:
 
 
 def test_a_misread_is_found_where_a_tile_lies_after_the_camera_moved():
-    f = Follower("draw100", players=2)
-    for k in range(1, 7):
-        _view(f, ORDER[:k])
+    f = _followed(6)
     # the camera moves so that the next play, 1-4, lies where 4-5 lay in the pixels of the
     # views before, and a hand hides 4-5: a play, not a misread of 4-5
     shift = BY_TILE[Tile(4, 5)].centre - BY_TILE[Tile(1, 4)].centre
@@ -228,9 +221,7 @@ def test_a_misread_is_found_where_a_tile_lies_after_the_camera_moved():
 def test_a_value_outside_the_double_six_set_is_no_play():
     # 3-5 read 3-7 in the first view it shows (a 7 is in no double-six set): no play, no flag;
     # read right in the next view, it is the next play
-    f = Follower("draw100", players=2)
-    for k in range(1, 4):
-        _view(f, ORDER[:k])
+    f = _followed(3)
     recs = f.feed(
         [BY_TILE[t] for t in ORDER[:3]] + [_moved(BY_TILE[Tile(3, 5)], (0, 0), (3, 7))], still=True
     )
@@ -243,9 +234,7 @@ def test_a_play_misread_in_its_first_views_is_re_read_when_the_right_value_stays
     # 3-5 read 1-5 in its first view (1-5 also joins the 5 of 5-5): taken as seat 1's play;
     # the next views read 3-5 where it lies: asked once, then, the reading staying, the play is
     # re-read as 3-5, the same seat's, and the turn does not move
-    f = Follower("draw100", players=2)
-    for k in range(1, 4):
-        _view(f, ORDER[:k])
+    f = _followed(3)
     wrong = _moved(BY_TILE[Tile(3, 5)], (0, 0), (5, 1))
     recs = f.feed([BY_TILE[t] for t in ORDER[:3]] + [wrong], still=True)
     assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "1-5")]
@@ -269,9 +258,7 @@ def test_a_play_misread_in_its_first_views_is_re_read_when_the_right_value_stays
 def test_a_misread_where_a_hidden_tile_of_the_line_lies_is_no_tile_shown():
     # the hand over: two tiles shown far below the line while a hand hides the line's right
     # arm and 0-4, at its end, is read 0-1 where it lies: 0-1 is no tile of the hand shown
-    f = Follower("draw100", players=2)
-    for k in range(1, 9):
-        _view(f, ORDER[:k])
+    f = _followed(8)
     seen = [BY_TILE[t] for t in ORDER if t in (Tile(5, 5), Tile(2, 5), Tile(3, 5), Tile(3, 3))]
     misread = _moved(BY_TILE[Tile(0, 4)], (0, 0), (1, 0))  # its halves 4, 0 read 1, 0
     recs = f.feed(seen + SHOWN + [misread], still=True)
@@ -283,9 +270,7 @@ def test_a_misread_where_a_hidden_tile_of_the_line_lies_is_no_tile_shown():
 def test_a_tile_read_in_many_views_is_not_re_read_from_two_misreads():
     # 2-5, read in every view since it was played, read 0-5 where it lies in two views in a row
     # (the second with 3-3 played): a misread of those views, not a re-read
-    f = Follower("draw100", players=2)
-    for k in range(1, 6):
-        _view(f, ORDER[:k])
+    f = _followed(5)
     other = _moved(BY_TILE[Tile(2, 5)], (0, 0), (0, 5))
     rest = [BY_TILE[t] for t in ORDER[:5] if t != Tile(2, 5)]
     recs = f.feed(rest + [other], still=True)
@@ -299,9 +284,7 @@ def test_a_followed_tile_seen_elsewhere_with_another_where_it_lay_was_a_misread(
     # seat 1 then plays 0-4 on the far end of 4-4, and 1-4 is read right where it lies: tiles do
     # not move once laid, so 0-4 was never where it was first read: 1-4 is seat 0's play there,
     # 0-4 seat 1's
-    f = Follower("draw100", players=2)
-    for k in range(1, 7):
-        _view(f, ORDER[:k])
+    f = _followed(6)
     wrong = _moved(BY_TILE[Tile(1, 4)], (0, 0), (0, 4))
     recs = f.feed([BY_TILE[t] for t in ORDER[:6]] + [wrong], still=True)
     assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(0, "0-4")]
@@ -314,9 +297,7 @@ def test_a_followed_tile_seen_elsewhere_with_another_where_it_lay_was_a_misread(
 def test_a_new_tile_on_a_hidden_tile_of_the_line_waits_for_it():
     # 1-4 played on the side of 4-4 while 4-4 is not read (misread 2-4 where it lies): the tile
     # it joins cannot be checked in this view, so no flag; the next view, 4-4 read, takes it
-    f = Follower("draw100", players=2)
-    for k in range(1, 7):
-        _view(f, ORDER[:k])
+    f = _followed(6)
     hidden = _moved(BY_TILE[Tile(4, 4)], (0, 0), (2, 4))
     recs = f.feed([BY_TILE[t] for t in ORDER[:7] if t != Tile(4, 4)] + [hidden], still=True)
     assert not _kinds(recs, "flag") and not _kinds(recs, "play")
@@ -328,9 +309,7 @@ def test_a_new_tile_on_a_hidden_tile_of_the_line_waits_for_it():
 def test_a_re_read_needs_more_views_than_read_the_tile_its_first_view_counting():
     # 3-5 read right in the view that took it and the next (4-4 played), then 1-5 where it
     # lies in two views (the second with 1-4 played): two against two, no re-read
-    f = Follower("draw100", players=2)
-    for k in range(1, 6):
-        _view(f, ORDER[:k])
+    f = _followed(5)
     wrong = _moved(BY_TILE[Tile(3, 5)], (0, 0), (5, 1))
     rest = [BY_TILE[t] for t in ORDER[:5] if t != Tile(3, 5)]
     recs = f.feed(rest + [wrong], still=True)
