@@ -86,10 +86,21 @@ ACROSS_TILES = 0.5
 def _covered(d: TileDetection, detections: Sequence[TileDetection]) -> float:
     """Fraction of ``d``'s box area (0 to 1) that the other boxes of ``detections`` cover
     (the sum of the areas shared pairwise, :meth:`TileDetection.shared_area`, at most 1)."""
-    area = float(np.prod(d.size))
+    import cv2
+
+    a = np.asarray(d.corners, np.float32).reshape(4, 2)
+    area = abs(float(cv2.contourArea(a)))
     if area <= 0:
         return 0.0
-    return min(sum(d.shared_area(o) for o in detections if o is not d) / area, 1.0)
+    cover = 0.0
+    for o in detections:
+        if o is d:
+            continue
+        b = np.asarray(o.corners, np.float32).reshape(4, 2)
+        if np.hypot(*(a.mean(0) - b.mean(0))) > max(np.ptp(a, 0).max(), np.ptp(b, 0).max()):
+            continue  # too far apart to overlap
+        cover += d.shared_area(o)
+    return min(cover / area, 1.0)
 
 
 def _frame(detections: Sequence[TileDetection], min_pip_confidence: float) -> _Frame:

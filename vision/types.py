@@ -129,28 +129,28 @@ class TileDetection:
         return (max(a, b), min(a, b))
 
     def shared_area(self, other: TileDetection) -> float:
-        """Area in px² that this box shares with ``other``'s (0 for boxes out of each other's
-        reach, :func:`_out_of_reach`, or with corners that are not finite)."""
+        """Area in px² that this box shares with ``other``'s (0 when either has corners that
+        are not finite)."""
         import cv2
 
         a = np.asarray(self.corners, np.float32).reshape(4, 2)
         b = np.asarray(other.corners, np.float32).reshape(4, 2)
         if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
             return 0.0
-        if _out_of_reach(self.centre, other.centre, max(self.size), max(other.size)):
-            return 0.0
         inter, _ = cv2.intersectConvexConvex(a, b)
         return max(float(inter), 0.0)
 
     def overlap(self, other: TileDetection) -> float:
         """Area shared with ``other``'s box (:meth:`shared_area`) as a fraction of the smaller
-        box's area.
+        box's area; boxes out of each other's reach (:func:`_out_of_reach`) share none.
 
         Returns:
             A number in [0, 1] (0 for disjoint or degenerate boxes).
         """
         smaller = min(float(np.prod(self.size)), float(np.prod(other.size)))
         if smaller <= 0:
+            return 0.0
+        if _out_of_reach(self.centre, other.centre, max(self.size), max(other.size)):
             return 0.0
         return float(min(self.shared_area(other) / smaller, 1.0))
 
