@@ -110,7 +110,16 @@ class _Draw100Follow(_GameFollow):
             for d in stable
             if not d.face_down and d.pips is not None and max(int(v) for v in d.pips) <= TOP_PIP
         }
-        foreign = bool(self.node) and not any(t in dets for t in self.node)
+        # boxes without a value (face down, unread, outside the set): on a table during a hand
+        # a face-up tile does not turn face down, so such a box where a followed tile lies is
+        # that tile (the blank double 0-0 without divider bars reads as a plain back)
+        valued = {id(d) for d in dets.values()}
+        backs = [d for d in stable if id(d) not in valued]
+        foreign = (
+            bool(self.node)
+            and not any(t in dets for t in self.node)
+            and not self._kept_at(backs, dets)
+        )
         if (
             stable
             and foreign
@@ -171,7 +180,11 @@ class _Draw100Follow(_GameFollow):
                 self._play(new, f"lead {new} (read as {old} before)"),
             ]
         if self.node and (
-            (not any(t in dets for t in self.node) and len(line_tiles) == 1)
+            (
+                not any(t in dets for t in self.node)
+                and len(line_tiles) == 1
+                and not self._kept_at(backs, dets)
+            )
             or (self.emptied and lone_double and len(self.node) > 1)
         ):
             out += self._cleared(new_hand=True)
@@ -182,7 +195,7 @@ class _Draw100Follow(_GameFollow):
             return out  # who is to move is not known yet: the view waits for the answer
         length = float(np.median([d.size[0] for d in stable]))
         if self.phase == "play":
-            out += self._plays(lay, dets, length)
+            out += self._plays(lay, dets, length, backs)
         if self.phase == "reveal":
             out += self._shown(dets, length)
         return out
@@ -246,14 +259,19 @@ class _Draw100Follow(_GameFollow):
             out.setdefault(b, []).append(a)
         return out
 
-    def _plays(self, lay, dets, length: float | None) -> list[dict]:
+    def _plays(self, lay, dets, length: float | None, backs=()) -> list[dict]:
         """New tiles of the view joined to the followed line (each an open end of a tile it
         touches, in an order that works); the rest flagged (near the line) or kept apart
         (farther: maybe a hand shown), but for those within 1.1 tile lengths of a followed
-        tile not seen, which wait. Followed tiles not seen are a question, not a stall."""
+        tile not seen, which wait. Followed tiles not seen are a question, not a stall.
+        ``backs``: the view's boxes without a value (:meth:`_backs`): a followed tile read as a
+        back where it lies stays seen there, and when new tiles join nothing, a back they touch
+        may be where a followed tile not read lies (:meth:`_doubt`)."""
         out: list[dict] = []
         if length is None:
             length = float(np.median([d.size[0] for d in dets.values()]))
+        self._track_camera(dets)
+        free = self._backs(dets, list(backs))
         missing = [t for t in self.node if t not in dets]
         fresh_missing = [t for t in missing if t not in self.asked_missing]
         if fresh_missing:
@@ -267,7 +285,6 @@ class _Draw100Follow(_GameFollow):
                 }
             )
         self.asked_missing &= set(missing)
-        self._track_camera(dets)
         shown = {t for g in self.groups for t in g}
         partners = self._partners(lay, dets)
         new = [t for t in dets if t not in self.node and t not in shown]
@@ -301,19 +318,12 @@ class _Draw100Follow(_GameFollow):
                 }
             )
         new = [t for t in new if under[t] is None]
-        placed: list[tuple[Tile, str]] = []
-        progress = True
-        while new and progress:
-            progress = False
-            for t in list(new):
-                host_end = self._host(t, partners.get(t, []), dets)
-                if host_end is None:
-                    continue
-                host, e = host_end
-                self.node[t] = self.line.attach(t, e.id)
-                placed.append((t, f"play {t} on the {e.number} of {host}"))
-                new.remove(t)
-                progress = True
+        placed = self._join(new, partners, dets)
+        if new and free:
+            doubt = self._doubt(new, partners, dets, free)
+            if doubt:
+                out.append(doubt)
+                placed += self._join(new, partners, dets)
         self.seen_at.update({t: dets[t].centre for t, _ in placed})
         self.seen_views.update({t: 1 for t, _ in placed})  # the view that took it read it
         if placed:  # tiles seen apart earlier were no hand shown
@@ -350,6 +360,93 @@ class _Draw100Follow(_GameFollow):
         apart = [t for t in apart if t not in chained]
         out += self._apart(apart, dets, length)
         return out
+
+    def _join(self, new: list[Tile], partners, dets) -> list[tuple[Tile, str]]:
+        """Attach to the followed line the tiles of ``new`` that join it in this view (each on
+        an open end of a tile it touches, :meth:`_host`), in an order that works, removing them
+        from ``new``. Returns ``(tile, action text)`` in that order."""
+        placed: list[tuple[Tile, str]] = []
+        progress = True
+        while new and progress:
+            progress = False
+            for t in list(new):
+                host_end = self._host(t, partners.get(t, []), dets)
+                if host_end is None:
+                    continue
+                host, e = host_end
+                self.node[t] = self.line.attach(t, e.id)
+                placed.append((t, f"play {t} on the {e.number} of {host}"))
+                new.remove(t)
+                progress = True
+        return placed
+
+    def _kept_at(self, backs, dets) -> list[Tile]:
+        """Followed tiles not read in this view (``dets``) whose kept place (:attr:`seen_at`,
+        the last view's pixels) holds a box of ``backs`` (within half its width)."""
+        return [
+            u
+            for u in self.node
+            if u not in dets
+            and u in self.seen_at
+            and any(
+                float(np.hypot(*(b.centre - self.seen_at[u]))) < 0.5 * min(b.size) for b in backs
+            )
+        ]
+
+    def _backs(self, dets, backs: list) -> list:
+        """A followed tile not read in this view whose kept place (:attr:`seen_at`, already in
+        this view's pixels) holds a box without a value (within half its width; the nearest) is
+        that tile read as a back: a face-up tile does not turn face down on the table during a
+        hand. Adds it to ``dets`` under the followed tile (the box keeps no value: only its
+        place counts) and its place to :attr:`seen_at`. Returns the boxes left over."""
+        free = list(backs)
+        for u in self.node:
+            if u in dets or u not in self.seen_at or not free:
+                continue
+            gap, k = min(
+                (float(np.hypot(*(b.centre - self.seen_at[u]))), k) for k, b in enumerate(free)
+            )
+            if gap < 0.5 * min(free[k].size):
+                dets[u] = free.pop(k)
+                self.seen_at[u] = dets[u].centre
+        return free
+
+    def _doubt(self, new: list[Tile], partners, dets, free: list) -> dict | None:
+        """New tiles of the view that join nothing, while a followed tile is not read and a
+        box without a value lies on the table: before the players, the follower doubts its own
+        place of that tile (a camera moved while it was hidden or read as a back, so its kept
+        place is stale). The followed tile not read and the back that, taken as it, make the
+        most new tiles join it (at least one, no other pair as many) are taken: the back is
+        that tile (added to ``dets``, its place kept). Returns a note saying so, or None."""
+        opens = {e.node_id for e in self.line.open_ends()}
+        best: list[tuple[int, Tile, int]] = []
+        for u in self.node:
+            if u in dets or self.node[u] not in opens:
+                continue
+            for k, b in enumerate(free):
+                trial = dict(dets)
+                trial[u] = b
+                n = 0
+                for t in new:
+                    host_end = self._host(t, partners.get(t, []), trial)
+                    n += host_end is not None and host_end[0] == u
+                if n:
+                    best.append((n, u, k))
+        if not best:
+            return None
+        top = max(n for n, _, _ in best)
+        picks = [(u, k) for n, u, k in best if n == top]
+        if len(picks) != 1:
+            return None
+        u, k = picks[0]
+        dets[u] = free.pop(k)
+        self.seen_at[u] = dets[u].centre
+        return {
+            "type": "note",
+            "tile": str(u),
+            "message": f"{u} taken where a box without a value lies: the new tiles join it there "
+            "(read as a back, its place lost as the camera moved)",
+        }
 
     def _under(self, t: Tile, dets, missing: list[Tile]) -> Tile | None:
         """The followed tile not seen in this view that lies where ``t`` is read (its centre,
@@ -436,7 +533,7 @@ class _Draw100Follow(_GameFollow):
         """``(host tile, open end)`` of the followed line that ``t`` joins in this view: a tile
         it touches with an open end of the number on ``t``'s touching half; None if none."""
         d = dets[t]
-        hosts = [h for h in partners if h in self.node]
+        hosts = [h for h in partners if h in self.node and h in dets]
         # tiles touching end to end or against a double's side: a half within 1.3 widths
         w = min(d.size)
         for h in self.node:

@@ -316,3 +316,41 @@ def test_a_re_read_needs_more_views_than_read_the_tile_its_first_view_counting()
     recs += f.feed(rest + [wrong, BY_TILE[Tile(1, 4)]], still=True)
     assert not _kinds(recs, "play_withdrawn")
     assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "1-4")]
+
+
+def _back(d: TileDetection, shift=(0, 0)) -> TileDetection:
+    """``d``'s box (moved by ``shift`` pixels) read as a plain back: no value."""
+    return TileDetection(d.corners + np.float32(shift), d.confidence, face_down=True)
+
+
+def test_a_followed_tile_read_as_a_back_where_it_lies_stays_in_the_line():
+    # 5-5 (the lead) read as a plain back where it lies while 3-5 is laid below it: a face-up
+    # tile does not turn face down during a hand, so the back is 5-5 and 3-5 joins it at once
+    f = _followed(3)
+    rest = [BY_TILE[t] for t in ORDER[1:4]]
+    recs = f.feed(rest + [_back(BY_TILE[Tile(5, 5)])], still=True)
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "3-5")]
+    assert not _kinds(recs, "flag") and not _kinds(recs, "question")
+
+
+def test_a_lead_read_as_a_back_after_the_camera_moved_holds_the_tiles_laid_on_it():
+    # the blank double 0-0 led, then the camera moves and 0-0 reads as a plain back (no divider
+    # bar): its kept place is wrong now, yet 0-6 touches the back with its 0: the follower
+    # doubts its own place of 0-0, not the player; the plays on both ends follow
+    f = Follower("draw100", players=2)
+    lead = _box(200, 100, 250, 200, (0, 0))  # crosswise
+    recs = f.feed([lead], still=True)
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(0, "0-0")]
+    shift = (300, 150)
+    back = _back(lead, shift)
+    six = _box(551, 275, 651, 325, (0, 6))  # on the right side of the moved 0-0
+    recs = f.feed([back, six], still=True)
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "0-6")]
+    assert not _kinds(recs, "flag")
+    five = _box(652, 275, 752, 325, (6, 5))
+    recs = f.feed([back, six, five], still=True)
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(0, "5-6")]
+    three = _box(399, 275, 499, 325, (3, 0))  # on the left side of 0-0, still a back
+    recs = f.feed([back, six, five, three], still=True)
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "0-3")]
+    assert not _kinds(recs, "flag") and f.summary()["plays"] == 4
