@@ -6,6 +6,7 @@ import numpy as np
 
 from companion.follow.base import _check_sync, _GameFollow, _order_note, _read_line
 from engine.tiles import Tile
+from vision.types import TileDetection
 
 # --- the draw game ---------------------------------------------------------------------------
 
@@ -319,6 +320,10 @@ class _Draw100Follow(_GameFollow):
             )
         new = [t for t in new if under[t] is None]
         placed = self._join(new, partners, dets)
+        blank = self._blank(dets, free, shown)
+        if blank:
+            placed.append(blank)
+            placed += self._join(new, partners, dets)
         if new and free:
             doubt = self._doubt(new, partners, dets, free)
             if doubt:
@@ -410,6 +415,33 @@ class _Draw100Follow(_GameFollow):
                 dets[u] = free.pop(k)
                 self.seen_at[u] = dets[u].centre
         return free
+
+    def _blank(self, dets, free: list, shown) -> tuple[Tile, str] | None:
+        """The blank double 0-0 played but read as a plain back (a set without divider bars
+        shows no mark on it, the reason the layout reader takes a lone bare box of a face-up
+        layout as 0-0): a box of ``free`` (without a value, not a followed tile) that joins an
+        open end of 0 of the followed line (:meth:`_host`, as 0-0), while 0-0 is neither
+        followed, read nor shown, and no other such box does. Attaches it, adds it to ``dets``
+        and removes it from ``free``. Returns ``(0-0, action text)``, or None."""
+        blank = Tile(0, 0)
+        if blank in self.node or blank in dets or blank in shown or not free:
+            return None
+        if 0 not in self.line.open_numbers():
+            return None
+        fits = []
+        for k, b in enumerate(free):
+            trial = dict(dets)
+            trial[blank] = TileDetection(b.corners, b.confidence, pips=(0, 0), pip_confidence=0.0)
+            host_end = self._host(blank, [], trial)
+            if host_end is not None:
+                fits.append((k, trial[blank], host_end))
+        if len(fits) != 1:
+            return None
+        k, d, (host, e) = fits[0]
+        free.pop(k)
+        dets[blank] = d
+        self.node[blank] = self.line.attach(blank, e.id)
+        return blank, f"play {blank} on the {e.number} of {host} (read as a back)"
 
     def _doubt(self, new: list[Tile], partners, dets, free: list) -> dict | None:
         """New tiles of the view that join nothing, while a followed tile is not read and a

@@ -354,3 +354,19 @@ def test_a_lead_read_as_a_back_after_the_camera_moved_holds_the_tiles_laid_on_it
     recs = f.feed([back, six, five, three], still=True)
     assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "0-3")]
     assert not _kinds(recs, "flag") and f.summary()["plays"] == 4
+
+
+def test_a_back_laid_on_an_open_blank_end_is_the_blank_double():
+    # 0-0 without divider bars reads as a plain back: a back far from the line is no play (on
+    # a real table, the boneyard); a back laid crosswise on the 0 of 0-4 is the 0-0 played,
+    # and 0-2 laid on its far side joins it
+    f = _followed(8)
+    far = _back(_box(300, 560, 390, 606, None))
+    recs = _view(f, ORDER, [far])
+    assert not _kinds(recs, "play") and not _kinds(recs, "flag")
+    blank = _back(_box(373, 158, 419, 248, None))
+    recs = _view(f, ORDER, [far, blank])
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(0, "0-0")]
+    recs = _view(f, ORDER, [far, blank, _box(421, 180, 511, 226, (0, 2))])
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "0-2")]
+    assert not _kinds(recs, "flag") and f.summary()["plays"] == 10
