@@ -272,6 +272,7 @@ class _Draw100Follow(_GameFollow):
         if length is None:
             length = float(np.median([d.size[0] for d in dets.values()]))
         self._track_camera(dets)
+        read = set(dets)
         free = self._backs(dets, list(backs))
         missing = [t for t in self.node if t not in dets]
         fresh_missing = [t for t in missing if t not in self.asked_missing]
@@ -289,8 +290,10 @@ class _Draw100Follow(_GameFollow):
         shown = {t for g in self.groups for t in g}
         partners = self._partners(lay, dets)
         new = [t for t in dets if t not in self.node and t not in shown]
-        # a new value read where a followed tile not seen lies: that tile misread, not a play
-        under = {t: self._under(t, dets, missing) for t in new}
+        # a new value read where a followed tile not read lies (not seen, or seen as a back):
+        # that tile misread, not a play
+        unread = [t for t in self.node if t not in read]
+        under = {t: self._under(t, dets, unread) for t in new}
         misread = [t for t in new if under[t] is not None]
         votes = {(under[t], t): self.reread_votes.get((under[t], t), 0) + 1 for t in misread}
         self.reread_votes = votes
@@ -300,7 +303,7 @@ class _Draw100Follow(_GameFollow):
                 continue
             # a tile seen now away from where it was read before (tiles lie still once laid):
             # its first reading there was a misread of the tile read there now
-            moved = u in dets
+            moved = u in read
             if moved or (n >= REREAD_VIEWS and n > self.seen_views.get(u, 0)):
                 rec = self._reread(u, t, dets)
                 if rec:

@@ -370,3 +370,14 @@ def test_a_back_laid_on_an_open_blank_end_is_the_blank_double():
     recs = _view(f, ORDER, [far, blank, _box(421, 180, 511, 226, (0, 2))])
     assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "0-2")]
     assert not _kinds(recs, "flag") and f.summary()["plays"] == 10
+
+
+def test_a_value_read_over_a_tile_read_as_a_back_is_a_misread_of_it():
+    # 4-4 read as a back where it lies, and a second box there read 0-0 (the detector drew two
+    # boxes on one tile): 0-0 is 4-4 misread, a question, neither a play nor a flag
+    f = _followed(5)
+    rest = [BY_TILE[t] for t in ORDER[:4]]
+    four = BY_TILE[Tile(4, 4)]
+    recs = f.feed(rest + [_back(four), _moved(four, (0, 0), (0, 0))], still=True)
+    assert not _kinds(recs, "play") and not _kinds(recs, "flag")
+    assert any("0-0 read where 4-4 lies" in r["message"] for r in _kinds(recs, "question"))
