@@ -314,8 +314,18 @@ class Tracker:
 
     @property
     def last_values(self) -> set[Tile]:
-        """The face-up values read in any of the last ``steady_frames`` frames."""
-        return {t for f in self._frames[-self.steady_frames :] for t in f.values}
+        """The face-up values read when a tap is made: in the latest frame, or in at least two
+        of the last ``steady_frames`` frames. A value read once, in an earlier frame only, is a
+        passing misread (another tile read wrong, a box across two tiles), not a tile put down
+        before the tap (a tile laid stays and is read again)."""
+        recent = self._frames[-self.steady_frames :]
+        if not recent:
+            return set()
+        counts: dict[Tile, int] = {}
+        for f in recent:
+            for t in set(f.values):
+                counts[t] = counts.get(t, 0) + 1
+        return set(recent[-1].values) | {t for t, n in counts.items() if n >= 2}
 
     @property
     def coming(self) -> set[Tile]:

@@ -177,3 +177,23 @@ def test_a_value_also_read_on_a_box_across_two_tiles_stays_on_its_tile():
         tr.update([one, apart] + below + _others())
     ones = [d for d in tr.stable if d.pips is not None and Tile(*d.pips) == Tile(1, 1)]
     assert len(ones) == 2
+
+
+def test_values_seen_at_a_tap_leave_out_a_misread_of_one_earlier_frame():
+    # the tiles read when a tap is made (a tap waits for those not followed yet): a value read
+    # once, in a frame before the latest, is a passing misread (another tile read wrong), not a
+    # tile put down before the tap; one read in the latest frame, or in two frames, is
+    tr = Tracker(steady_frames=3)
+    five = TileDetection(BOX, 0.9, pips=(5, 3), pip_confidence=0.95)
+    misread = TileDetection(BOX, 0.9, pips=(5, 6), pip_confidence=0.95)
+    for dets in ([five], [misread], [five]):
+        tr.update(dets + _others())
+    assert Tile(5, 6) not in tr.last_values
+    assert Tile(3, 5) in tr.last_values
+    tr.update([misread] + _others())
+    assert Tile(5, 6) in tr.last_values  # read in the latest frame
+    for dets in ([misread], [five]):
+        tr.update(dets + _others())
+    assert Tile(5, 6) in tr.last_values  # read in two of the last three frames
+    tr.update([five] + _others())
+    assert Tile(5, 6) not in tr.last_values
