@@ -182,8 +182,11 @@ class _TableauxFollow(_GameFollow):
         self.hand_number = 0
         self.flagged: set[Tile] = set()
         self.winner: int | None = None
-        #: followed tiles not seen in the last view that were asked about
-        self.asked_gone: set[Tile] = set()
+        #: what was asked this hand, asked once: ``("gone", tile)`` a followed tile not seen,
+        #: ``("off", tile)`` one read off its cells, ``("misread", tile, cells)`` a new value
+        #: read on followed cells (per place), ``("align",)`` a view that did not line up
+        #: (asked again once a view lined up)
+        self.asked: set[tuple] = set()
         #: an empty table was seen since the tableau was last seen (the hand over, or every
         #: tile missed for a few frames: decided by the next views)
         self.cleared = False
@@ -254,7 +257,7 @@ class _TableauxFollow(_GameFollow):
         self.board = self._Board()
         self.tiles = {}
         self.flagged = set()
-        self.asked_gone = set()
+        self.asked = set()
         self.cleared = False
         self.maybe_starter = self.taken_up = None
         self.watched_empty = True
@@ -452,6 +455,9 @@ class _TableauxFollow(_GameFollow):
                 out = self._next_hand()
                 return out + (self._start_with_plays(seen) or self._start(seen))
             self.holding = True  # not taken either
+            if ("align",) in self.asked:
+                return []
+            self.asked.add(("align",))
             return [
                 {
                     "type": "question",
@@ -462,16 +468,18 @@ class _TableauxFollow(_GameFollow):
         self.cleared = False
         self.maybe_starter = self.taken_up = None
         self.clear_taps, self.clear_snap, self.clear_syncs = [], None, []
+        self.asked.discard(("align",))
         # a followed tile not seen (a hand over it, a misread), or read off its cells while the
         # rest of the tableau lines up (a misread: tiles are never moved), is a question on that
-        # tile, asked once; it stays on the followed tableau and the other new tiles are taken
-        gone = [t for t in self.tiles if t not in seen or t in off]
+        # tile, asked once in the hand; it stays on the followed tableau and the other new tiles
+        # are taken
         out: list[dict] = []
-        fresh = [t for t in gone if t not in self.asked_gone]
-        self.asked_gone = set(gone)
+        gone = [("off" if t in off else "gone", t) for t in self.tiles if t not in seen or t in off]
+        fresh = [key for key in gone if key not in self.asked]
+        self.asked.update(fresh)
         for what, ts in (
-            ("no longer seen on the tableau", [t for t in fresh if t not in off]),
-            ("read off its cells (a misread?)", [t for t in fresh if t in off]),
+            ("no longer seen on the tableau", [t for k, t in fresh if k == "gone"]),
+            ("read off its cells (a misread?)", [t for k, t in fresh if k == "off"]),
         ):
             if ts:
                 out.append(
@@ -487,17 +495,22 @@ class _TableauxFollow(_GameFollow):
         owner = {c: t for t, v in self.tiles.items() for c, _ in v}
         under = {t: sorted({owner[c] for c, _ in cells if c in owner}) for t, cells in new.items()}
         misread = {t: u for t, u in under.items() if u}
-        if misread:
+        # asked once per value and place (the same box across two tiles is read view after view)
+        ask = {
+            t: u for t, u in misread.items() if ("misread", t, frozenset(new[t])) not in self.asked
+        }
+        self.asked.update(("misread", t, frozenset(new[t])) for t in ask)
+        if ask:
             out.append(
                 {
                     "type": "question",
                     "message": "; ".join(
-                        f"{t} read where {', '.join(map(str, u))} lies" for t, u in misread.items()
+                        f"{t} read where {', '.join(map(str, u))} lies" for t, u in ask.items()
                     )
                     + ": a misread? (not taken)",
                 }
             )
-            new = {t: c for t, c in new.items() if t not in misread}
+        new = {t: c for t, c in new.items() if t not in misread}
         # two new tiles read on one cell: one of them is a misread, which one is not known yet
         cells = [c for v in new.values() for c, _ in v]
         if len(cells) != len(set(cells)):

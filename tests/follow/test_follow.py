@@ -1179,3 +1179,40 @@ def test_tableaux_new_value_read_on_a_followed_tiles_cells_is_no_play_nor_flag()
     assert [r["message"] for r in recs if r["type"] == "question"] == [
         f"{stray} read where {pl[2].tile} lies: a misread? (not taken)"
     ]
+
+
+def test_tableaux_a_repeated_misread_is_asked_once_per_tile_and_place():
+    # a box across two tiles read as the same new value on the same followed cells view after
+    # view, and a followed tile missed, seen, missed again: each is asked once in the hand; the
+    # same value read on another followed tile's cells is asked again (another place)
+    from vision.layout import ReadResult
+
+    f, pl, nxt = _followed_tableau(6)
+    rules = f._rules
+    stray = next(t for t in _all_tiles() if t not in rules.tiles and t != nxt.tile)
+
+    def view(on: Tile, hidden: Tile | None, frame: int) -> list[dict]:
+        placed = [
+            {"tile_index": k, "pips": [a, b], "cells": [list(ca), list(cb)]}
+            for k, (t, ((ca, a), (cb, b))) in enumerate(rules.tiles.items())
+            if t != hidden
+        ]
+        (ca, _), (cb, _) = rules.tiles[on]
+        placed.append(
+            {"tile_index": 99, "pips": [stray.low, stray.high], "cells": [list(ca), list(cb)]}
+        )
+        return rules.on_stable(ReadResult("tableaux", None, {"placed": placed}, []), [], frame)
+
+    asked = []
+    for k, hidden in enumerate((None, pl[1].tile, None, pl[1].tile, None)):
+        recs = view(pl[2].tile, hidden, 100 + k)
+        assert not [r for r in recs if r["type"] in ("play", "flag")]
+        asked += [r["message"] for r in recs if r["type"] == "question"]
+    assert asked == [
+        f"{stray} read where {pl[2].tile} lies: a misread? (not taken)",
+        f"{pl[1].tile} no longer seen on the tableau; kept where it was played",
+    ]
+    recs = view(pl[3].tile, None, 200)
+    assert [r["message"] for r in recs if r["type"] == "question"] == [
+        f"{stray} read where {pl[3].tile} lies: a misread? (not taken)"
+    ]
