@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
+
 from companion.follow.base import UNSURE_KINDS, _check_sync, _GameFollow, _order_note, _unsure
 from engine.tiles import Tile
 
@@ -205,6 +207,13 @@ class _TableauxFollow(_GameFollow):
         self.log: list[tuple] = []
         #: the log entry at which each flagged tile was first flagged
         self.flag_entry: dict[Tile, int] = {}
+        #: where each value not followed was read, and since when: ``[tile, (2,) pixel centre
+        #: in the last view, first frame]``, moved with the camera (:meth:`_note_reads`)
+        self.first_read: list[list] = []
+        #: the pixel centre of each value the last view read on one box
+        self.seen_px: dict[Tile, object] = {}
+        #: each value of the last view not followed: the first frame it was read where it lies
+        self.read_since: dict[Tile, int] = {}
         self._retaking = False
         #: views being taken (:meth:`_plays` nested in a retake), and the tiles read when the
         #: tap being applied was made (None: a tap taken at once)
@@ -263,6 +272,7 @@ class _TableauxFollow(_GameFollow):
         self.watched_empty = True
         self.log = []
         self.flag_entry = {}
+        self.first_read, self.seen_px, self.read_since = [], {}, {}
         self.clear_taps, self.clear_snap, self.clear_syncs = [], None, []
         return out + [
             {
@@ -389,6 +399,7 @@ class _TableauxFollow(_GameFollow):
             # hand where neither player could play, if another tile comes alone
             self.taken_up = self.maybe_starter
             return []
+        self._note_reads(reading, stable, frame)
         seen = self._untwinned(reading) if _unsure(reading) else _cells(reading.layout["placed"])
         if seen is None:  # not taken: the taps made meanwhile wait for a view that is
             self.holding = True
@@ -517,6 +528,53 @@ class _TableauxFollow(_GameFollow):
             self.holding = True
             return out
         return out + self._plays(new)
+
+    def _note_reads(self, reading, stable, frame: int) -> None:
+        """Keep, for each value read in this view that is not followed, the first frame it was
+        read where it lies now (:attr:`read_since`): a tile lies still once laid, so when a
+        view holds several new tiles (the views between not taken) the one read there earlier
+        was laid earlier (RULES.md section 5: the turn, and so the seat credited, follows the
+        order of play). A value read elsewhere before (a box across two tiles giving the same
+        value) does not count. Places are pixels of the last view: the camera's motion since
+        (``vision.tracking.camera_motion``, fitted on the values read on one box in both)
+        moves every place kept; a value within half its box's length of a kept place of the
+        same value is read there again."""
+        from vision.tracking import apply_motion, camera_motion
+
+        boxes: dict[Tile, list] = {}
+        for p in reading.layout.get("placed") or []:
+            k = p.get("tile_index")
+            if p["pips"] is not None and k is not None and 0 <= k < len(stable):
+                boxes.setdefault(Tile(*p["pips"]), []).append(stable[k])
+        now = {t: ds[0] for t, ds in boxes.items() if len(ds) == 1}
+        both = [t for t in now if t in self.seen_px]
+        if both:
+            m = camera_motion(
+                np.array([self.seen_px[t] for t in both]),
+                np.array([now[t].centre for t in both]),
+                float(np.median([min(now[t].size) for t in both])),
+            )
+            self.seen_px = {t: apply_motion(m, c)[0] for t, c in self.seen_px.items()}
+            for r in self.first_read:
+                r[1] = apply_motion(m, r[1])[0]
+        self.seen_px = {t: d.centre for t, d in now.items()}
+        self.read_since = {}
+        for t, ds in boxes.items():
+            if t in self.tiles:
+                continue
+            for d in ds:
+                near = [
+                    r
+                    for r in self.first_read
+                    if r[0] == t and np.hypot(*(r[1] - d.centre)) <= max(d.size) / 2
+                ]
+                if near:
+                    since = min(r[2] for r in near)
+                    near[0][1] = d.centre
+                else:
+                    since = frame
+                    self.first_read.append([t, d.centre, frame])
+                self.read_since[t] = min(self.read_since.get(t, since), since)
 
     def _untwinned(self, reading) -> dict[Tile, tuple] | None:
         """A doubtful view taken when the followed hand explains each doubt. A value read on
@@ -761,7 +819,12 @@ class _TableauxFollow(_GameFollow):
             if late is not None:
                 self.log.pop()  # followed again from the entry where the first flag came
                 return self._retake(new, *late)
-        todo = [t for t in new if t not in self.flagged]
+        # in the order they were first read where they lie (a view not taken in between: the
+        # tile read earlier was laid earlier), then those read when a waiting tap was made
+        todo = sorted(
+            (t for t in new if t not in self.flagged),
+            key=lambda t: self.read_since.get(t, float("inf")),
+        )
         if self.pending:  # the tiles read when a waiting tap was made were played before it
             todo.sort(key=lambda t: t not in self.pending[0][2])
         order = self._legal_order(self.board, todo, new) if todo else []

@@ -1216,3 +1216,50 @@ def test_tableaux_a_repeated_misread_is_asked_once_per_tile_and_place():
     assert [r["message"] for r in recs if r["type"] == "question"] == [
         f"{stray} read where {pl[3].tile} lies: a misread? (not taken)"
     ]
+
+
+def test_tableaux_tiles_taken_at_once_go_in_the_order_they_were_read():
+    # two plays that each end the turn, seen in one view after a view that was not taken (the
+    # second tile lay there unread, a box without a value on free cells): the tile read first
+    # where it lies was laid first, so it is the seat to move's play and the other the next
+    # seat's, whatever order the reader lists them in
+    import itertools
+
+    f, pl, _ = _followed_tableau(6)
+    board, seat = f._rules.board, f.summary()["player"]
+    opts = [
+        m
+        for t in _all_tiles()
+        if t not in f._rules.tiles and not t.is_double
+        for m in board.placements([t])
+        if not m.continues
+    ]
+
+    def fits_after(first, then) -> bool:
+        b = board.copy()
+        b.place(first.low_cell, first.tile.low, first.high_cell, first.tile.high)
+        return any(
+            (m.low_cell, m.high_cell) == (then.low_cell, then.high_cell)
+            for m in b.placements([then.tile])
+        )
+
+    a, b = next(
+        (a, b)
+        for a, b in itertools.permutations(opts, 2)
+        if a.tile != b.tile
+        and not {a.low_cell, a.high_cell} & {b.low_cell, b.high_cell}
+        and fits_after(a, b)
+        and fits_after(b, a)
+    )
+    for x, y in ((a, b), (b, a)):  # either tile laid first
+        g, pl, _ = _followed_tableau(6)
+        later, first = (_cell_place(m.tile, m.low_cell, m.high_cell) for m in (y, x))
+        view = _labels(pl + [later, first])
+        unread = len(pl)
+        view[unread] = TileDetection(view[unread].corners, view[unread].confidence, pips=None)
+        assert not [r for r in _feed(g, view) if r["type"] in ("play", "flag")]
+        recs = _feed(g, _labels(pl + [later, first]))
+        assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [
+            (seat, str(x.tile)),
+            (1 - seat, str(y.tile)),
+        ]
