@@ -314,18 +314,13 @@ class Tracker:
 
     @property
     def last_values(self) -> set[Tile]:
-        """The face-up values read when a tap is made: in the latest frame, or in at least two
-        of the last ``steady_frames`` frames. A value read once, in an earlier frame only, is a
-        passing misread (another tile read wrong, a box across two tiles), not a tile put down
-        before the tap (a tile laid stays and is read again)."""
-        recent = self._frames[-self.steady_frames :]
-        if not recent:
-            return set()
-        counts: dict[Tile, int] = {}
-        for f in recent:
-            for t in set(f.values):
-                counts[t] = counts.get(t, 0) + 1
-        return set(recent[-1].values) | {t for t, n in counts.items() if n >= 2}
+        """The face-up values read when a tap is made: on any box (a value read on two boxes
+        counted too) in the latest frame, or in at least two of the last ``steady_frames``
+        frames. A value read once, in an earlier frame only, is a passing misread (another tile
+        read wrong), not a tile put down before the tap (a tile laid stays and is read again)."""
+        counts = self._read_counts()
+        latest = self._read_counts(1)
+        return set(latest) | {t for t, n in counts.items() if n >= 2}
 
     @property
     def coming(self) -> set[Tile]:
@@ -334,16 +329,21 @@ class Tracker:
         put down and not yet voted in (its readings too few so far, or its value also misread
         on another box). A value read in fewer of them is more often a passing misread."""
         held = set(self._stable.values) if self._stable is not None else set()
-        recent = self._frames[-self.steady_frames :]
+        recent = len(self._frames[-self.steady_frames :])
+        return {t for t, n in self._read_counts().items() if 2 * n > recent and t not in held}
+
+    def _read_counts(self, last: int | None = None) -> dict[Tile, int]:
+        """``{value: frames}``: in how many of the last ``last`` frames (default
+        ``steady_frames``) each face-up value is read on any box."""
         counts: dict[Tile, int] = {}
-        for f in recent:
+        for f in self._frames[-(last or self.steady_frames) :]:
             for t in {
                 Tile(int(d.pips[0]), int(d.pips[1]))
                 for d in f.detections
                 if _usable(d, self.min_pip_confidence)
             }:
                 counts[t] = counts.get(t, 0) + 1
-        return {t for t, n in counts.items() if 2 * n > len(recent) and t not in held}
+        return counts
 
     def _voted(self) -> set[Tile]:
         """The tiles on the table by vote: a value read in ``steady_frames`` of the voting

@@ -197,3 +197,9 @@ def test_values_seen_at_a_tap_leave_out_a_misread_of_one_earlier_frame():
     assert Tile(5, 6) in tr.last_values  # read in two of the last three frames
     tr.update([five] + _others())
     assert Tile(5, 6) not in tr.last_values
+    # a tile whose value is also misread on another box in some frames (trusted on neither box
+    # there) is still a tile on the table
+    twin = TileDetection(BOX + np.float32([0, 400]), 0.9, pips=(3, 5), pip_confidence=0.95)
+    for dets in ([five, twin], [five, twin], [misread]):
+        tr.update(dets + _others())
+    assert Tile(3, 5) in tr.last_values
