@@ -207,6 +207,11 @@ class _TableauxFollow(_GameFollow):
         self.log: list[tuple] = []
         #: the log entry at which each flagged tile was first flagged
         self.flag_entry: dict[Tile, int] = {}
+        #: views that read each value (a followed tile on its cells), and how many views in a
+        #: row read a new value ``t`` on exactly the cells of the followed tile ``u``:
+        #: ``{(t, u): views}`` (:meth:`_reread`)
+        self.views_read: dict[Tile, int] = {}
+        self.read_over: dict[tuple, int] = {}
         #: where each value not followed was read, and since when: ``[tile, (2,) pixel centre
         #: in the last view, first frame]``, moved with the camera (:meth:`_note_reads`)
         self.first_read: list[list] = []
@@ -273,6 +278,7 @@ class _TableauxFollow(_GameFollow):
         self.log = []
         self.flag_entry = {}
         self.first_read, self.seen_px, self.read_since = [], {}, {}
+        self.views_read, self.read_over = {}, {}
         self.clear_taps, self.clear_snap, self.clear_syncs = [], None, []
         return out + [
             {
@@ -506,6 +512,24 @@ class _TableauxFollow(_GameFollow):
         owner = {c: t for t, v in self.tiles.items() for c, _ in v}
         under = {t: sorted({owner[c] for c, _ in cells if c in owner}) for t, cells in new.items()}
         misread = {t: u for t, u in under.items() if u}
+        for t in seen:
+            if t not in off:
+                self.views_read[t] = self.views_read.get(t, 0) + 1
+        # a new value read on exactly the cells of one followed tile, in more views in a row
+        # than ever read that tile (2 at least): that tile was the misread (:meth:`_reread`)
+        over = {
+            (t, u[0]): new[t]
+            for t, u in misread.items()
+            if len(u) == 1 and {c for c, _ in new[t]} == {c for c, _ in self.tiles[u[0]]}
+        }
+        self.read_over = {k: self.read_over.get(k, 0) + 1 for k in over}
+        for (t, u), cells in over.items():
+            n = self.read_over[(t, u)]
+            if n >= 2 and n > self.views_read.get(u, 0):
+                got = self._reread(u, t, cells)
+                if got is not None:
+                    self.read_over = {}
+                    return out + got + self.on_stable(*self.last_view)
         # asked once per value and place (the same box across two tiles is read view after view)
         ask = {
             t: u for t, u in misread.items() if ("misread", t, frozenset(new[t])) not in self.asked
@@ -726,6 +750,105 @@ class _TableauxFollow(_GameFollow):
             return None
         return min(self.flag_entry[t] for t in fits), needed, fits
 
+    def _follow_again(self, redo: list[tuple], view_of) -> list[dict]:
+        """Take the log entries ``redo`` again in their order (the state restored to the
+        first's): taps, score-sheet changes, and each view's tiles as ``view_of(k, tiles)``
+        gives them; the records."""
+        pending, self._pending = self.pending, []  # the taps waiting for this view wait on
+        self._retaking = True
+        rec: list[dict] = []
+        try:
+            for k, item in enumerate(redo):
+                if item[0] == "sync":  # an entry typed or undone on the sheet meanwhile
+                    self._sync(item[1], item[2])
+                    continue
+                if item[0] == "tap":
+                    if item[4] is None:
+                        rec += self.on_tap(item[1], item[2])
+                    continue  # else applied within its view, below
+                view = view_of(k, item[1])
+                # the taps that waited for this view, applied before the same plays again
+                self._pending = [
+                    (x[1], x[2], x[4])
+                    for x in itertools.takewhile(lambda x: x[0] != "view", redo[k + 1 :])
+                    if x[0] == "tap" and x[4] is not None
+                ]
+                rec += self._plays({t: v for t, v in view.items() if t not in self.tiles})
+                rec += self.flush()
+        finally:
+            self._retaking = False
+            self._pending = pending
+        return rec
+
+    def _reread(self, u: Tile, t: Tile, cells: tuple) -> list[dict] | None:
+        """The followed tile ``u`` was a misread of ``t``, read on its cells (``cells``) in
+        more views than ever read ``u``: the hand is followed again from the view that took
+        ``u`` with ``t`` there instead (RULES.md section 5: the same seat's play, the plays
+        after it checked again). Records: ``play_withdrawn`` for ``u`` and any play no longer
+        legal, the plays not recorded before (``t``'s, flagged tiles that fit now), withdrawn
+        flags and a ``score`` per seat whose total changes; None (nothing changed) when ``t``
+        is no legal play there either."""
+        entry = next(
+            (k for k, item in enumerate(self.log) if item[0] == "view" and u in item[1]), None
+        )
+        if entry is None:
+            return None
+        snap, log, pending = self._snapshot(), list(self.log), list(self.pending)
+        before, winner = list(self.scores), self.winner
+        played, flagged = dict(self.tiles), set(self.flagged)
+        redo = self.log[entry:]
+        self._restore(redo[0][2])
+        self.log = self.log[:entry]
+        rec = self._follow_again(
+            redo,
+            lambda k, view: {
+                (t if x == u else x): (cells if x == u else c) for x, c in view.items()
+            },
+        )
+        if t not in self.tiles:  # no legal play either: the misread stays a question
+            self._restore(snap)
+            self.log, self._pending = log, pending
+            return None
+        why = f"{t} read where {u} lies in more views than {u}: {u} was a misread"
+        out: list[dict] = [
+            {
+                "type": "play_withdrawn",
+                "tile": str(x),
+                "message": why if x == u else f"{x} no longer fits once {u} is read as {t}",
+            }
+            for x in played
+            if x not in self.tiles
+        ]
+        out += [
+            r
+            for r in rec
+            if (r["type"] == "play" and r.get("tile") and Tile.parse(r["tile"]) not in played)
+            or (r["type"] == "flag" and Tile.parse(r["tile"]) not in flagged)
+        ]
+        out += [
+            {"type": "flag_withdrawn", "tile": str(x), "message": f"{x} fits now: {u} was {t}"}
+            for x in flagged
+            if x in self.tiles
+        ]
+        out += self._score_changes(before, f"{u} was {t}: the plays since taken again")
+        if self.winner is not None and winner is None:
+            out += [r for r in rec if r["type"] == "result"]
+        return out
+
+    def _score_changes(self, before: list[int], reason: str) -> list[dict]:
+        """A ``score`` record per seat whose total differs from ``before`` (plays re-credited)."""
+        return [
+            {
+                "type": "score",
+                "source": "camera",
+                "player": p,
+                "points": self.scores[p] - before[p],
+                "reason": reason,
+            }
+            for p in (0, 1)
+            if self.scores[p] != before[p]
+        ]
+
     def _retake(self, new: dict[Tile, tuple], entry: int, needed: list[Tile], fits: list[Tile]):
         """Follow the hand again from log ``entry`` (the view where a flagged tile of ``fits``
         came) with the tiles ``needed`` played in that view, before it: they were on the table
@@ -740,34 +863,16 @@ class _TableauxFollow(_GameFollow):
         redo = self.log[entry:]
         self._restore(redo[0][2])
         self.log = self.log[:entry]
-        pending, self._pending = self.pending, []  # the taps waiting for this view wait on
-        self._retaking = True
-        rec: list[dict] = []
-        try:
-            for k, item in enumerate(redo):
-                if item[0] == "sync":  # an entry typed or undone on the sheet meanwhile
-                    self._sync(item[1], item[2])
-                    continue
-                if item[0] == "tap":
-                    if item[4] is None:
-                        rec += self.on_tap(item[1], item[2])
-                    continue  # else applied within its view, below
-                # a tile this view shows lies where this view puts it (an earlier view may have
-                # registered a flagged tile under another of the tableau's symmetries)
-                view = {t: new.get(t, v) for t, v in item[1].items()}
-                if k == 0:
-                    view.update({t: new[t] for t in needed})
-                # the taps that waited for this view, applied before the same plays again
-                self._pending = [
-                    (x[1], x[2], x[4])
-                    for x in itertools.takewhile(lambda x: x[0] != "view", redo[k + 1 :])
-                    if x[0] == "tap" and x[4] is not None
-                ]
-                rec += self._plays({t: v for t, v in view.items() if t not in self.tiles})
-                rec += self.flush()
-        finally:
-            self._retaking = False
-            self._pending = pending
+
+        def view_of(k: int, view: dict) -> dict:
+            # a tile this view shows lies where this view puts it (an earlier view may have
+            # registered a flagged tile under another of the tableau's symmetries)
+            out = {t: new.get(t, v) for t, v in view.items()}
+            if k == 0:
+                out.update({t: new[t] for t in needed})
+            return out
+
+        rec = self._follow_again(redo, view_of)
         plays = [r for r in rec if r["type"] == "play" and r.get("tile")]
         out: list[dict] = [
             {
@@ -787,18 +892,9 @@ class _TableauxFollow(_GameFollow):
             if t in self.tiles
         ]
         out += [r for r in plays if Tile.parse(r["tile"]) not in played]
-        for p in (0, 1):
-            if self.scores[p] != before[p]:
-                out.append(
-                    {
-                        "type": "score",
-                        "source": "camera",
-                        "player": p,
-                        "points": self.scores[p] - before[p],
-                        "reason": "plays taken again in their order once "
-                        f"{', '.join(map(str, needed))} was read",
-                    }
-                )
+        out += self._score_changes(
+            before, f"plays taken again in their order once {', '.join(map(str, needed))} was read"
+        )
         if self.winner is not None and winner is None:
             out += [r for r in rec if r["type"] == "result"]
         rest = {t: v for t, v in new.items() if t not in self.tiles}

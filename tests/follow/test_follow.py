@@ -1263,3 +1263,53 @@ def test_tableaux_tiles_taken_at_once_go_in_the_order_they_were_read():
             (seat, str(x.tile)),
             (1 - seat, str(y.tile)),
         ]
+
+
+def test_tableaux_a_play_read_wrong_and_then_read_right_in_more_views_is_re_read():
+    # a new tile misread in the view that took it (4-6 read 2-6, a legal play there too), then
+    # read right on the same cells in the next views: once it is read right in more views than
+    # it was read wrong, the play is withdrawn and taken again as the tile read, for the same
+    # seat, with its points
+    from vision.layout import ReadResult
+
+    f, pl, _ = _followed_tableau(6)
+    rules = f._rules
+    seat, scores = f.summary()["player"], list(rules.scores)
+    free = [t for t in _all_tiles() if t not in rules.tiles]
+    real, wrong = next(
+        (m, w)
+        for t in free
+        for m in rules.board.placements([t])
+        for w in rules.board.placements([u for u in free if u != t])
+        if {w.low_cell, w.high_cell} == {m.low_cell, m.high_cell}
+    )
+
+    def view(m, frame: int) -> list[dict]:
+        placed = [
+            {"tile_index": k, "pips": [a, b], "cells": [list(ca), list(cb)]}
+            for k, (t, ((ca, a), (cb, b))) in enumerate(rules.tiles.items())
+            if t != wrong.tile
+        ]
+        placed.append(
+            {
+                "tile_index": 99,
+                "pips": [m.tile.low, m.tile.high],
+                "cells": [list(m.low_cell), list(m.high_cell)],
+            }
+        )
+        return rules.on_stable(ReadResult("tableaux", None, {"placed": placed}, []), [], frame)
+
+    recs = view(wrong, 100)
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [
+        (seat, str(wrong.tile))
+    ]
+    recs = view(real, 101)
+    assert not [r for r in recs if r["type"] in ("play", "play_withdrawn", "flag")]
+    recs = view(real, 102)
+    assert [r["tile"] for r in recs if r["type"] == "play_withdrawn"] == [str(wrong.tile)]
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [
+        (seat, str(real.tile))
+    ]
+    assert real.tile in rules.tiles and wrong.tile not in rules.tiles
+    assert rules.scores[seat] == scores[seat] + real.points
+    assert rules.player == (seat if real.continues else 1 - seat)
