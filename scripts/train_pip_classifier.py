@@ -1,9 +1,31 @@
 #!/usr/bin/env python
 """Train the half classifier (pips 0..12 on one half) on rendered tiles -> models/pip-halves.onnx.
 
-The committed model is a fine-tune of the 2026-11-21 model on sharp light (2026-11-27, issues
-34/35: cast-shadow edges and highlight bands across blank and non-blank halves) and small web
-images, on the busy 2-core CPU (4-14 min per data shard, 14 min of training):
+The committed model (2026-11-27, issue 35) is the sharp-light model below fine-tuned on halves
+cut from the boxes the committed detector itself returns on low-angle and close-up renders (the
+box takes in the tile's side seen from 20-35 degrees, so the halves are off the top face), plus
+backs, glare and hands, mixed with a quarter of the older data (~7-9 min per 100 scenes on the
+busy 2-core CPU, 25 min of training):
+
+    for k in 0 1; do nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard $k \
+        --scenes 0 --layouts 0 --det-views 200; done  # low-angle, close-up
+    nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 2 --scenes 0 \
+        --layouts 0 --det-views 60 --det-kinds backs glare hand
+    nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 9 --scenes 0 \
+        --layouts 0 --det-views 50  # held out
+    cp models/pip-halves.onnx /tmp/pip-halves-sharp-light.onnx  # the model it starts from
+    nice -n 10 .venv-train/bin/python scripts/train_pip_classifier.py train --shards 0 2 \
+        --light-shards 0 1 --view-shards 0 1 --det-shards 0 1 2 --keep 0.25 --val-shard 9 \
+        --val-light-shard 9 --val-det-shard 9 --init /tmp/pip-halves-sharp-light.onnx \
+        --epochs 3 --every-epoch --lr 1e-3 --threads 2
+
+(``--det-views N`` renders ``N`` hard views of each ``--det-kinds`` kind, seeds ``36_000_000 +
+100_000 * shard + 10_000 * kind + k`` of :func:`vision.render.views.view_scene`, apart from
+``bench_vision``'s ``70_000_000+`` and ``80_000_000+``; ``bench_pip_light``'s report seeds
+have the same numbers but draw another kind of scene, ``light_scene``;
+:func:`detector_box_rows` says how they are read and labelled.) The sharp-light model is a fine-tune of the 2026-11-21 model on sharp
+light (2026-11-27, issues 34/35: cast-shadow edges and highlight bands across blank and
+non-blank halves) and small web images (4-14 min per data shard, 14 min of training):
 
     nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 0 --scenes 500 --layouts 50
     nice -n 10 .venv/bin/python scripts/train_pip_classifier.py data --shard 2 --scenes 400 --layouts 40
@@ -71,6 +93,7 @@ SCENE_SEED0 = 32_000_000
 LAYOUT_SEED0 = 33_000_000
 LIGHT_SEED0 = 34_000_000
 VIEW_SEED0 = 35_000_000
+DETBOX_SEED0 = 36_000_000
 DATA_DIR = ROOT / "data" / "pip-halves"
 FAMILY_INDEX = {"ivory": 0, "coloured": 1, "white_on_black": 2, "raised_colour": 3, "wood": 4}
 
@@ -152,6 +175,94 @@ def _scene_tiles(image, labels, visible, rng, max_pip, family, source, tile_id0)
     return rows, tid
 
 
+def detector_box_rows(scene, rng, source: int, tid: int) -> tuple[list[dict], int]:
+    """Samples of one rendered scene read from the boxes the detector itself returns.
+
+    The scene goes through :func:`vision.pipeline.detect` (the committed detector, verifier and
+    box filters); each returned box matched to a face-up labelled tile (rotated IoU >= 0.5,
+    greedy, the benchmark's :func:`match`), at least 98% visible and in frame, gives the samples
+    of :func:`tile_samples` on that box and on the box jittered a little (half the
+    :func:`jitter_box` defaults), labelled with the matched tile's pips turned to the box's halves
+    (the half nearer ``halves[0]`` first). Boxes from the detector take in what it sees: the
+    tile's visible side on low-angle photos, a loose end on close-ups.
+
+    Returns:
+        the rows (as :func:`_scene_tiles` makes them) and the next tile id.
+    """
+    import cv2
+
+    from vision.pipeline import detect
+
+    img = scene.image
+    h, w = img.shape[:2]
+    dets = [d.corners for d in detect(img)]
+    gts = [
+        g
+        for g, v in zip(scene.labels, scene.visible)
+        if not g.face_down
+        and v >= 0.98
+        and (g.corners >= 0).all()
+        and (g.corners[:, 0] < w).all()
+        and (g.corners[:, 1] < h).all()
+    ]
+    pairs = sorted(
+        (
+            (_poly_iou(g.corners, d, cv2), i, j)
+            for i, g in enumerate(gts)
+            for j, d in enumerate(dets)
+        ),
+        reverse=True,
+    )
+    used_g: set[int] = set()
+    used_d: set[int] = set()
+    rows: list[dict] = []
+    fam = FAMILY_INDEX.get(scene.style.family, -1)
+    for iou, i, j in pairs:
+        if iou < 0.5:
+            break
+        if i in used_g or j in used_d:
+            continue
+        used_g.add(i)
+        used_d.add(j)
+        g, box = gts[i], dets[j]
+        y = pips_on_box(g, box)
+        for jit, b in ((0, box), (1, jitter_box(box, rng, 0.02, 0.015, 0.01, 1.5))):
+            for s in tile_samples(img, b):
+                s.update(
+                    y=y,
+                    width=float(g.size[1]),
+                    max_pip=scene.style.max_pip,
+                    family=fam,
+                    source=source,
+                    jitter=jit,
+                    tile=tid,
+                )
+                rows.append(s)
+        tid += 1
+    return rows, tid
+
+
+def pips_on_box(tile, box: np.ndarray) -> tuple[int, int]:
+    """The labelled ``tile``'s pips (a :class:`vision.types.TileDetection`) in the order of the
+    halves of ``box`` ``(4, 2)``: the pips of the labelled half nearer ``box``'s half 0 first
+    (:func:`vision.types.half_centres`; the benchmark's ``oriented_pips`` rule)."""
+    from vision.types import half_centres
+
+    hb, hg = half_centres(box), tile.halves
+    same = np.linalg.norm(hg - hb, axis=1).sum() <= np.linalg.norm(hg - hb[::-1], axis=1).sum()
+    a, b = (int(p) for p in tile.pips)
+    return (a, b) if same else (b, a)
+
+
+def _poly_iou(a: np.ndarray, b: np.ndarray, cv2) -> float:
+    """IoU of two convex quadrilaterals ``(4, 2)``."""
+    a = np.asarray(a, np.float32).reshape(4, 2)
+    b = np.asarray(b, np.float32).reshape(4, 2)
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    union = abs(cv2.contourArea(a)) + abs(cv2.contourArea(b)) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
 def make_shard(
     shard: int,
     n_scenes: int,
@@ -161,6 +272,8 @@ def make_shard(
     n_light: int = 0,
     view_kind: str = "small",
     n_views: int = 0,
+    det_kinds: list[str] | None = None,
+    n_det: int = 0,
 ) -> int:
     """Render one shard of samples and save it as ``out`` (npz); returns the number of samples.
     ``sets``: draw every scene's set size from these (None: a third double-9/12, else the
@@ -168,7 +281,10 @@ def make_shard(
     (:func:`vision.render.lighting.light_scene`, seeds ``LIGHT_SEED0 + 100_000 * shard + k``,
     double-6/9/12 and 640/960/1280 px in turn; source 2). ``n_views``: also this many hard views
     of ``view_kind`` (:func:`vision.render.views.view_scene`, seeds ``VIEW_SEED0 + 100_000 *
-    shard + k``, apart from ``bench_vision``'s ``70_000_000+`` and ``80_000_000+``; source 3)."""
+    shard + k``, apart from ``bench_vision``'s ``70_000_000+`` and ``80_000_000+``; source 3).
+    ``n_det``: also this many hard views of each of ``det_kinds`` read from the detector's own
+    boxes (:func:`detector_box_rows`; seeds ``DETBOX_SEED0 + 100_000 * shard + 10_000 * (index
+    of the kind in det_kinds) + k``, two in three rendered at twice the base size; source 4)."""
     from vision.render import random_scene, random_style
     from vision.render.layouts import GAMES, make_layout, render_layout
     from vision.render.lighting import light_scene
@@ -208,6 +324,18 @@ def make_shard(
         sc = view_scene(seed, view_kind)
         rng = np.random.default_rng(seed + 1)
         tid = add_scene(sc, rng, 3, tid, f"{view_kind} view {k}", k % 100 == 0)
+    for ki, kind in enumerate(det_kinds or []):
+        for k in range(n_det):
+            seed = DETBOX_SEED0 + 100_000 * shard + 10_000 * ki + k
+            sc = view_scene(seed, kind, scale=1.0 if k % 3 == 0 else 2.0)
+            r, tid = detector_box_rows(sc, np.random.default_rng(seed + 1), 4, tid)
+            rows.extend(r)
+            if k % 20 == 0:
+                print(
+                    f"shard {shard}: {kind} detector boxes {k}, {len(rows)} samples, "
+                    f"{time.time() - t0:.0f} s",
+                    flush=True,
+                )
     for k in range(n_layouts):
         prng = random.Random(LAYOUT_SEED0 + 100_000 * shard + k)
         rng = np.random.default_rng(LAYOUT_SEED0 + 100_000 * shard + k)
@@ -220,6 +348,8 @@ def make_shard(
                 f"shard {shard}: layout {k}, {len(rows)} samples, {time.time() - t0:.0f} s",
                 flush=True,
             )
+    if not rows:
+        raise ValueError(f"shard {shard}: no samples (no face-up tile read in what was drawn)")
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(
         out,
@@ -325,12 +455,25 @@ def train(args) -> int:
     tr_paths += [args.data_dir / f"light{s}.npz" for s in args.light_shards]
     tr_paths += [args.data_dir / f"views{s}.npz" for s in args.view_shards]
     d = load_shards(tr_paths)
+    if args.keep < 1:
+        # a share of the older data, the same tiles for the same arguments
+        pick = np.random.default_rng(0).random(len(d["y"])) < args.keep
+        d = {k: v[pick] for k, v in d.items()}
+    det_paths = [args.data_dir / f"det{s}.npz" for s in args.det_shards]
+    if det_paths:
+        dd = load_shards(det_paths)
+        d = {k: np.concatenate([d[k], dd[k]]) for k in d}
+    tr_paths += det_paths
     X = torch.from_numpy(d["X"].reshape(-1, 4, 32, 32))  # float16; batches go float32
     y = torch.from_numpy(d["y"].reshape(-1).astype(np.int64))
     val_paths = {f"shard {args.val_shard}": args.data_dir / f"shard{args.val_shard}.npz"}
     if args.val_light_shard is not None:
         val_paths[f"light {args.val_light_shard}"] = (
             args.data_dir / f"light{args.val_light_shard}.npz"
+        )
+    if args.val_det_shard is not None:
+        val_paths[f"detector boxes {args.val_det_shard}"] = (
+            args.data_dir / f"det{args.val_det_shard}.npz"
         )
     vals = {}
     for name, path in val_paths.items():
@@ -386,20 +529,29 @@ def train(args) -> int:
         print(
             f"epoch {ep + 1}: loss {tot / len(y):.4f}, {held}, {time.time() - t0:.0f} s", flush=True
         )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+        if args.every_epoch and ep + 1 < args.epochs:
+            _export(net, args.out.with_name(f"{args.out.stem}.epoch{ep + 1}{args.out.suffix}"))
+    _export(net, args.out)
+    return 0
+
+
+def _export(net, out: Path) -> None:
+    """``net`` exported to ONNX as the runtime loads it (input ``halves``, output ``logits``)."""
+    import torch
+
+    out.parent.mkdir(parents=True, exist_ok=True)
     net.eval()
     torch.onnx.export(
         net,
         torch.zeros(1, 4, 32, 32),
-        str(args.out),
+        str(out),
         input_names=["halves"],
         output_names=["logits"],
         dynamic_axes={"halves": {0: "n"}, "logits": {0: "n"}},
         opset_version=12,
         dynamo=False,
     )
-    print(f"exported {args.out} ({args.out.stat().st_size} bytes)", flush=True)
-    return 0
+    print(f"exported {out} ({out.stat().st_size} bytes)", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -423,6 +575,19 @@ def main(argv: list[str] | None = None) -> int:
         "--views", type=int, default=0, help="also this many hard views of --view-kind (viewsK.npz)"
     )
     d.add_argument("--view-kind", default="small", help="the kind of --views (vision.render.views)")
+    d.add_argument(
+        "--det-views",
+        type=int,
+        default=0,
+        help="also this many hard views per --det-kinds kind read from the detector's boxes "
+        "(detK.npz)",
+    )
+    d.add_argument(
+        "--det-kinds",
+        nargs="*",
+        default=["low-angle", "close-up"],
+        help="the kinds of --det-views (vision.render.views)",
+    )
     t = sub.add_parser("train", help="train on shards and export ONNX")
     t.add_argument("--shards", type=int, nargs="+", default=[0, 2])
     t.add_argument(
@@ -431,7 +596,18 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument(
         "--view-shards", type=int, nargs="*", default=[], help="hard-view shards (viewsK.npz)"
     )
+    t.add_argument(
+        "--det-shards", type=int, nargs="*", default=[], help="detector-box shards (detK.npz)"
+    )
+    t.add_argument(
+        "--keep",
+        type=float,
+        default=1.0,
+        help="train on this share of the plain, light and view shards' samples (the detector-box "
+        "shards whole)",
+    )
     t.add_argument("--val-shard", type=int, default=9)
+    t.add_argument("--val-det-shard", type=int, default=None, help="held-out detector-box shard")
     t.add_argument("--val-light-shard", type=int, default=None, help="held-out light shard")
     t.add_argument(
         "--init", type=Path, default=None, help="fine-tune this exported ONNX model (load_onnx)"
@@ -441,9 +617,20 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--lr", type=float, default=3e-3)
     t.add_argument("--threads", type=int, default=1)
     t.add_argument("--out", type=Path, default=ROOT / "models" / "pip-halves.onnx")
+    t.add_argument(
+        "--every-epoch",
+        action="store_true",
+        help="also export the model after each earlier epoch (OUT.epochK.onnx), to choose from",
+    )
     args = ap.parse_args(argv)
     if args.cmd == "data":
-        name = "views" if args.views else ("light" if args.light else "shard")
+        name = (
+            "det"
+            if args.det_views
+            else "views"
+            if args.views
+            else ("light" if args.light else "shard")
+        )
         make_shard(
             args.shard,
             args.scenes,
@@ -453,6 +640,8 @@ def main(argv: list[str] | None = None) -> int:
             args.light,
             args.view_kind,
             args.views,
+            args.det_kinds,
+            args.det_views,
         )
         return 0
     return train(args)

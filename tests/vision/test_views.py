@@ -167,3 +167,44 @@ def test_verifier_shard_of_chosen_view_kinds(tmp_path):
             1, 1, tmp_path / "bg", tmp_path / "x.npz", False, (0, 0, 0, 0, 0, 1), ("sideways",)
         )
     assert not (tmp_path / "x.npz").exists()
+
+
+def _train_pip_classifier():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    import train_pip_classifier
+
+    return train_pip_classifier
+
+
+def test_pip_labels_follow_the_halves_of_the_box_they_are_cut_from():
+    """train_pip_classifier.pips_on_box: a box whose half 0 lies on the tile's half 1 gets the
+    pips swapped; a box a little off keeps the order."""
+    tp = _train_pip_classifier()
+    sc = view_scene(1, "close-up")
+    g = next(t for t in sc.labels if not t.face_down and t.pips[0] != t.pips[1])
+    a, b = g.pips
+    assert tp.pips_on_box(g, g.corners) == (a, b)
+    assert tp.pips_on_box(g, g.corners[[2, 3, 0, 1]]) == (b, a)
+    moved = tp.jitter_box(g.corners, np.random.default_rng(0), 0.03, 0.05, 0.05, 5.0)
+    assert tp.pips_on_box(g, moved) == (a, b)
+
+
+def test_pip_shard_from_the_detectors_boxes_on_hard_views(tmp_path):
+    """train_pip_classifier.py data --det-views: halves cut from the committed detector's boxes
+    on a close-up, labelled with the matched tile's pips."""
+    tp = _train_pip_classifier()
+    out = tmp_path / "det1.npz"
+    n = tp.make_shard(1, 0, 0, out, det_kinds=["close-up"], n_det=1)
+    d = np.load(out)
+    sc = view_scene(tp.DETBOX_SEED0 + 100_000, "close-up", scale=1.0)
+    values = {tuple(sorted(int(p) for p in t.pips)) for t in sc.labels if not t.face_down}
+    assert n == len(d["X"]) > 0 and d["X"].shape[1:] == (2, 4, 32, 32)
+    assert (d["source"] == 4).all() and set(d["jitter"]) == {0, 1}
+    assert {tuple(sorted(y)) for y in d["y"].tolist()} <= values
+    # a scene with no face-up tile to read gives no shard, and says so
+    with pytest.raises(ValueError, match="no samples"):
+        tp.make_shard(0, 0, 0, tmp_path / "det0.npz", det_kinds=["close-up"], n_det=1)
+    assert not (tmp_path / "det0.npz").exists()
