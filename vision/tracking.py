@@ -25,7 +25,7 @@ Public API:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -177,6 +177,19 @@ def camera_motion(src: np.ndarray, dst: np.ndarray, width: float) -> np.ndarray:
         return ident  # no camera turns that much within a few frames
     near = np.hypot(*(apply_motion(m, src) - dst).T) <= MOVE_TOLERANCE * width
     return m if 2 * int(near.sum()) > len(src) else ident
+
+
+def motion_since(
+    kept: Mapping[Tile, np.ndarray], boxes: Mapping[Tile, TileDetection], tiles: Sequence[Tile]
+) -> np.ndarray:
+    """:func:`camera_motion` from an earlier view to this one, fitted on ``tiles`` (each in
+    both): ``kept[t]`` its ``(2,)`` pixel centre in the earlier view, ``boxes[t]`` its box in
+    this view, whose short sides' median is the tile width. ``(2, 3) float64``."""
+    return camera_motion(
+        np.array([kept[t] for t in tiles]),
+        np.array([boxes[t].centre for t in tiles]),
+        float(np.median([min(boxes[t].size) for t in tiles])),
+    )
 
 
 def apply_motion(m: np.ndarray, pts: np.ndarray) -> np.ndarray:

@@ -394,12 +394,13 @@ class _Draw100Follow(_GameFollow):
         return [
             u
             for u in self.node
-            if u not in dets
-            and u in self.seen_at
-            and any(
-                float(np.hypot(*(b.centre - self.seen_at[u]))) < 0.5 * min(b.size) for b in backs
-            )
+            if u not in dets and u in self.seen_at and any(self._lies_at(u, b) for b in backs)
         ]
+
+    def _lies_at(self, u: Tile, b) -> bool:
+        """Whether the box ``b`` lies at the followed tile ``u``'s kept place (:attr:`seen_at`):
+        its centre within half the box's width of it."""
+        return float(np.hypot(*(b.centre - self.seen_at[u]))) < 0.5 * min(b.size)
 
     def _backs(self, dets, backs: list) -> list:
         """A followed tile not read in this view whose kept place (:attr:`seen_at`, already in
@@ -411,10 +412,10 @@ class _Draw100Follow(_GameFollow):
         for u in self.node:
             if u in dets or u not in self.seen_at or not free:
                 continue
-            gap, k = min(
+            _, k = min(
                 (float(np.hypot(*(b.centre - self.seen_at[u]))), k) for k, b in enumerate(free)
             )
-            if gap < 0.5 * min(free[k].size):
+            if self._lies_at(u, free[k]):
                 dets[u] = free.pop(k)
                 self.seen_at[u] = dets[u].centre
         return free
@@ -539,16 +540,11 @@ class _Draw100Follow(_GameFollow):
         now) moves every position kept, so a followed tile hidden now is looked for where it
         lies in this view; the tiles seen now take their positions from it, those seen more
         than a tile length away from where they lay keeping that place in :attr:`left_at`."""
-        from vision.tracking import apply_motion, camera_motion
+        from vision.tracking import apply_motion, motion_since
 
         both = [t for t in self.node if t in dets and t in self.seen_at]
         if both:
-            width = float(np.median([min(dets[t].size) for t in both]))
-            m = camera_motion(
-                np.array([self.seen_at[t] for t in both]),
-                np.array([dets[t].centre for t in both]),
-                width,
-            )
+            m = motion_since(self.seen_at, dets, both)
             self.seen_at = {t: apply_motion(m, c)[0] for t, c in self.seen_at.items()}
         self.left_at = {
             t: self.seen_at[t]

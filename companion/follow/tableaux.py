@@ -563,7 +563,7 @@ class _TableauxFollow(_GameFollow):
         (``vision.tracking.camera_motion``, fitted on the values read on one box in both)
         moves every place kept; a value within half its box's length of a kept place of the
         same value is read there again."""
-        from vision.tracking import apply_motion, camera_motion
+        from vision.tracking import apply_motion, motion_since
 
         boxes: dict[Tile, list] = {}
         for p in reading.layout.get("placed") or []:
@@ -573,11 +573,7 @@ class _TableauxFollow(_GameFollow):
         now = {t: ds[0] for t, ds in boxes.items() if len(ds) == 1}
         both = [t for t in now if t in self.seen_px]
         if both:
-            m = camera_motion(
-                np.array([self.seen_px[t] for t in both]),
-                np.array([now[t].centre for t in both]),
-                float(np.median([min(now[t].size) for t in both])),
-            )
+            m = motion_since(self.seen_px, now, both)
             self.seen_px = {t: apply_motion(m, c)[0] for t, c in self.seen_px.items()}
             for r in self.first_read:
                 r[1] = apply_motion(m, r[1])[0]
