@@ -106,11 +106,7 @@ class _Draw100Follow(_GameFollow):
         self.last_view = (reading, stable, frame)
         # a value outside the double-six set (a 7 read on a half) is a misread: the box is
         # taken as unread, never as a tile of the game
-        dets = {
-            Tile(*(int(v) for v in d.pips)): d
-            for d in stable
-            if not d.face_down and d.pips is not None and max(int(v) for v in d.pips) <= TOP_PIP
-        }
+        dets = _one_box_a_value(stable)
         # boxes without a value (face down, unread, outside the set): on a table during a hand
         # a face-up tile does not turn face down, so such a box where a followed tile lies is
         # that tile (the blank double 0-0 without divider bars reads as a plain back)
@@ -294,6 +290,11 @@ class _Draw100Follow(_GameFollow):
         # that tile misread, not a play
         unread = [t for t in self.node if t not in read]
         under = {t: self._under(t, dets, unread) for t in new}
+        # a new value read on a box over a followed tile read in this view: a second box drawn
+        # on that tile (tiles of the line never lie on one another), not a play
+        seen = [u for u in self.node if u in read]
+        on = {t: _lies_on(dets[t], [dets[u] for u in seen]) for t in new}
+        over = {t: seen[k] for t, k in on.items() if k is not None}
         misread = [t for t in new if under[t] is not None]
         votes = {(under[t], t): self.reread_votes.get((under[t], t), 0) + 1 for t in misread}
         self.reread_votes = votes
@@ -313,15 +314,17 @@ class _Draw100Follow(_GameFollow):
                         new.append(u)
                         under[u] = None
         misread = [t for t in misread if t not in reread]
+        lies = {t: under[t] or over.get(t) for t in under}
+        misread += [t for t in new if under[t] is None and over.get(t) is not None]
         if misread:
             out.append(
                 {
                     "type": "question",
                     "message": f"{', '.join(map(str, misread))} read where "
-                    f"{', '.join(str(under[t]) for t in misread)} lies: a misread? (not taken)",
+                    f"{', '.join(str(lies[t]) for t in misread)} lies: a misread? (not taken)",
                 }
             )
-        new = [t for t in new if under[t] is None]
+        new = [t for t in new if under[t] is None and over.get(t) is None]
         placed = self._join(new, partners, dets)
         blank = self._blank(dets, free, shown)
         if blank:
@@ -892,6 +895,35 @@ class _Draw100Follow(_GameFollow):
             "over": self.over,
             "winner": self.winner,
         }
+
+
+def _one_box_a_value(stable: list[TileDetection]) -> dict[Tile, TileDetection]:
+    """The view's boxes with a value of the double-six set (a value outside it, such as a 7 read
+    on a half, is a misread: no tile), one box a value: a set holds one of each tile. Of several
+    boxes read with one value, those lying on another box of the view (:func:`_lies_on`: a
+    second box drawn over a tile, which tiles laid on a table never are) are no tile; the last
+    of the others is taken (the last of all when every one lies on another)."""
+    boxes: dict[Tile, list[TileDetection]] = {}
+    for d in stable:
+        if not d.face_down and d.pips is not None and max(int(v) for v in d.pips) <= TOP_PIP:
+            boxes.setdefault(Tile(*(int(v) for v in d.pips)), []).append(d)
+    out: dict[Tile, TileDetection] = {}
+    for t, ds in boxes.items():
+        if len(ds) > 1:
+            others = [o for o in stable if all(o is not d for d in ds)]
+            ds = [d for d in ds if _lies_on(d, others) is None] or ds
+        out[t] = ds[-1]
+    return out
+
+
+def _lies_on(d: TileDetection, boxes: list[TileDetection]) -> int | None:
+    """The index of the first of ``boxes`` that ``d`` lies on (its centre within half ``d``'s
+    width of that box's centre, pixels), None when none: tiles laid on a table lie side by side,
+    their centres a tile width apart or more, so such a box is a second box drawn on a tile."""
+    for k, o in enumerate(boxes):
+        if o is not d and float(np.hypot(*(d.centre - o.centre))) < 0.5 * min(d.size):
+            return k
+    return None
 
 
 def _clusters(tiles: list[Tile], dets, reach: float) -> list[list[Tile]]:

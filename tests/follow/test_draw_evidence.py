@@ -381,3 +381,34 @@ def test_a_value_read_over_a_tile_read_as_a_back_is_a_misread_of_it():
     recs = f.feed(rest + [_back(four), _moved(four, (0, 0), (0, 0))], still=True)
     assert not _kinds(recs, "play") and not _kinds(recs, "flag")
     assert any("0-0 read where 4-4 lies" in r["message"] for r in _kinds(recs, "question"))
+
+
+def test_a_value_read_on_a_box_over_a_tile_of_the_line_is_no_play():
+    # a second box drawn over the 4-4 of the line, read 4-6 (a legal play on the 4 of 4-4 had it
+    # lain beside it): tiles of the line never lie on one another, so it is 4-4 misread, a
+    # question, neither a play nor a flag; the real next play is then taken
+    f = _followed(5)
+    rest = [BY_TILE[t] for t in ORDER[:5]]
+    over = _moved(BY_TILE[Tile(4, 4)], (3, -4), (4, 6))
+    recs = f.feed(rest + [over], still=True)
+    assert not _kinds(recs, "play") and not _kinds(recs, "flag")
+    assert any("4-6 read where 4-4 lies" in r["message"] for r in _kinds(recs, "question"))
+    recs = f.feed(rest + [BY_TILE[Tile(3, 3)]], still=True)
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "3-3")]
+
+
+def test_a_value_read_on_several_boxes_is_the_one_not_over_another_tile():
+    # 3-3 played, and 1-1 shown apart from the line and also read on boxes over the line's 4-5
+    # and 3-5 (the tracker keeps boxes of a value read twice): a set holds one 1-1, and tiles do
+    # not lie on one another, so the tile is the one apart (a hand shown), not a tile against
+    # the line to flag; the table cleared scores the domino for the seat that played 3-3
+    f = _followed(5)
+    over = [_moved(BY_TILE[t], (2, 3), (1, 1)) for t in (Tile(4, 5), Tile(3, 5))]
+    recs = _view(f, ORDER[:6], [SHOWN[1]] + over)
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "3-3")]
+    assert not _kinds(recs, "flag")
+    assert any("1-1 lies apart" in r["message"] for r in _kinds(recs, "note"))
+    recs = _view(f, ORDER[:6]) + f.feed([], still=True)
+    assert [(s["kind"], s["winner"], s["points"]) for s in _kinds(recs, "hand_scored")] == [
+        ("domino", 1, 2)
+    ]
