@@ -101,6 +101,13 @@ class _Draw100Follow(_GameFollow):
         self.emptied = False
         #: a view sharing no tile with a line too short to end was asked about (once a run)
         self.foreign_asked = False
+        #: a box without a value lay apart from the line in a view of this hand
+        self.back_apart = False
+        #: ... and a play came after it: the table holds a boneyard (or a tile put aside), so
+        #: no box without a value is taken as a tile shown in this hand (:meth:`_back_shown`)
+        self.boneyard = False
+        #: the note that such a box was taken as 0-0 was given (:meth:`_blank_note`)
+        self.blank_noted = False
 
     def on_stable(self, reading, stable, frame):
         self.last_view = (reading, stable, frame)
@@ -194,7 +201,7 @@ class _Draw100Follow(_GameFollow):
         if self.phase == "play":
             out += self._plays(lay, dets, length, backs)
         if self.phase == "reveal":
-            out += self._shown(dets, length)
+            out += self._shown(dets, length, backs)
         return out
 
     def _begin(self, lay, dets, line_tiles) -> list[dict]:
@@ -369,8 +376,33 @@ class _Draw100Follow(_GameFollow):
             else:
                 apart.append(t)
         apart = [t for t in apart if t not in chained]
+        kept = [self.seen_at[u] for u in self.node if u in self.seen_at]
+        taken = shown | {t for g in self.apart_groups for t in g}
+        blank = self._back_shown(free, dets, kept, length, taken, bool(placed))
+        if blank is not None:
+            dets[Tile(0, 0)] = blank
+            apart.append(Tile(0, 0))
+            out += self._blank_note()
         out += self._apart(apart, dets, length)
         return out
+
+    def _back_shown(self, backs, dets, line, length: float, taken, played: bool):
+        """The blank double 0-0 shown at a hand's end but read as a plain back (a set without
+        divider bars shows no mark on it): the one box of ``backs`` (boxes without a value, not
+        where a followed tile lies) lying ``NEAR_LINE`` tile lengths (``length`` pixels) or more
+        from every tile of the line (``line``: their centres, hidden ones where they were kept),
+        while 0-0 is neither followed, read (``dets``) nor shown (``taken``). A box without a
+        value apart from the line before a play of the hand (``played``: this view took one) is
+        the boneyard of a real table, or a tile put aside: then none is taken for the rest of the
+        hand. Returns the box, or None."""
+        far = [b for b in backs if _nearest(b.centre, line) >= NEAR_LINE * length]
+        self.back_apart |= bool(far)
+        if played and self.back_apart:
+            self.boneyard = True
+        blank = Tile(0, 0)
+        if self.boneyard or len(far) != 1 or blank in self.node or blank in dets or blank in taken:
+            return None
+        return far[0]
 
     def _join(self, new: list[Tile], partners, dets) -> list[tuple[Tile, str]]:
         """Attach to the followed line the tiles of ``new`` that join it in this view (each on
@@ -643,12 +675,29 @@ class _Draw100Follow(_GameFollow):
                 break
         return out
 
-    def _shown(self, dets, length: float) -> list[dict]:
+    def _blank_note(self) -> list[dict]:
+        """A note, once a hand, that a box without a value shown apart from the line is taken as
+        0-0 (:meth:`_back_shown`)."""
+        if self.blank_noted:
+            return []
+        self.blank_noted = True
+        return [
+            {
+                "type": "note",
+                "tile": "0-0",
+                "message": "a box without a value lies apart from the line after the last play: "
+                "taken as 0-0 shown (a blank double without divider bars reads as a plain back; "
+                "0-0 is neither in the line nor shown)",
+            }
+        ]
+
+    def _shown(self, dets, length: float, backs=()) -> list[dict]:
         """A view of the reveal: the tiles apart from the line (``NEAR_LINE`` tile lengths or
         more from every tile of the line, ``length`` pixels a tile; a tile hidden now where
-        :attr:`seen_at` puts it) are the current group; a new value nearer the line, or where a
-        hidden tile of the line lies, is a tile of the line misread, not a tile shown. A view
-        without them closes the group (the player took them back)."""
+        :attr:`seen_at` puts it) are the current group, and a lone box without a value there
+        (``backs``) is 0-0 read as a plain back (:meth:`_back_shown`); a new value nearer the
+        line, or where a hidden tile of the line lies, is a tile of the line misread, not a tile
+        shown. A view without them closes the group (the player took them back)."""
         out: list[dict] = []
         earlier = {t for g in self.groups for t in g}
         missing = [t for t in self.node if t not in dets]
@@ -663,6 +712,11 @@ class _Draw100Follow(_GameFollow):
             and _nearest(dets[t].centre, centres) >= NEAR_LINE * length
             and self._under(t, dets, missing) is None
         }
+        if self._back_shown(
+            list(backs), dets, centres, length, earlier | self.group | shown, False
+        ):
+            shown.add(Tile(0, 0))
+            out += self._blank_note()
         if shown:
             self.group |= shown
         elif self.group:

@@ -412,3 +412,53 @@ def test_a_value_read_on_several_boxes_is_the_one_not_over_another_tile():
     assert [(s["kind"], s["winner"], s["points"]) for s in _kinds(recs, "hand_scored")] == [
         ("domino", 1, 2)
     ]
+
+
+#: A box without a value far below the line, where hands are shown (0-0 without divider bars
+#: reads as a plain back).
+FAR_BACK = _back(_box(300, 620, 390, 666, None))
+
+
+def test_a_back_shown_after_the_last_play_is_the_blank_double_shown():
+    # three players: after the last play 2-3 is shown alone, taken back, then a lone back is
+    # shown where hands are shown and taken back, then the table is cleared: 0-0 is neither in
+    # the line nor shown, and a blank double without divider bars reads as a plain back, so
+    # that is 0-0 shown, the second hand of two: a domino for the last player (seat 1)
+    f = _followed(5, players=3)
+    _view(f, ORDER[:5], SHOWN[:1])
+    _view(f, ORDER[:5])
+    recs = _view(f, ORDER[:5], [FAR_BACK])
+    assert any("0-0" in r["message"] for r in _kinds(recs, "note"))
+    recs = _view(f, ORDER[:5]) + f.feed([], still=True)
+    assert [(s["player"], s["tiles"]) for s in _kinds(recs, "hand_shown")] == [
+        (2, ["2-3"]),
+        (0, ["0-0"]),
+    ]
+    assert [(s["kind"], s["winner"], s["points"]) for s in _kinds(recs, "hand_scored")] == [
+        ("domino", 1, 5)
+    ]
+
+
+def test_a_back_shown_in_the_reveal_is_the_blank_double_shown():
+    # the hand over (two tiles shown together), then a lone back shown and taken back: 0-0 shown
+    f = _followed(5, players=3)
+    _view(f, ORDER[:5], SHOWN)
+    _view(f, ORDER[:5])
+    _view(f, ORDER[:5], [FAR_BACK])
+    recs = _view(f, ORDER[:5]) + f.feed([], still=True)
+    assert [s["tiles"] for s in _kinds(recs, "hand_shown")] == [["0-0"]]
+    assert [(s["kind"], s["winner"], s["points"]) for s in _kinds(recs, "hand_scored")] == [
+        ("domino", 1, 7)
+    ]
+
+
+def test_a_back_lying_apart_before_a_play_is_the_boneyard_not_a_tile_shown():
+    # a back apart from the line while tiles are still played (the boneyard of a real table)
+    # is no tile shown, then or at the hand's end
+    f = _followed(5, players=3)
+    _view(f, ORDER[:5], [FAR_BACK])
+    _view(f, ORDER[:6], [FAR_BACK])
+    recs = _view(f, ORDER[:6], [FAR_BACK, SHOWN[1]]) + _view(f, ORDER[:6], [FAR_BACK])
+    recs += f.feed([], still=True)
+    assert [s["tiles"] for s in _kinds(recs, "hand_shown")] == [["1-1"]]
+    assert not any("0-0" in str(r) for r in recs)
