@@ -746,10 +746,14 @@ class _TableauxFollow(_GameFollow):
             return None
         return min(self.flag_entry[t] for t in fits), needed, fits
 
-    def _follow_again(self, redo: list[tuple], view_of) -> list[dict]:
-        """Take the log entries ``redo`` again in their order (the state restored to the
-        first's): taps, score-sheet changes, and each view's tiles as ``view_of(k, tiles)``
-        gives them; the records."""
+    def _follow_again(self, entry: int, view_of) -> list[dict]:
+        """Take the log entries from ``entry`` on again in their order, the state restored to
+        the one before that entry and the log cut there: taps, score-sheet changes, and each
+        view's tiles as ``view_of(k, tiles)`` gives them (``k`` counted from ``entry``); the
+        records."""
+        redo = self.log[entry:]
+        self._restore(redo[0][2])
+        self.log = self.log[:entry]
         pending, self._pending = self.pending, []  # the taps waiting for this view wait on
         self._retaking = True
         rec: list[dict] = []
@@ -792,11 +796,8 @@ class _TableauxFollow(_GameFollow):
         snap, log, pending = self._snapshot(), list(self.log), list(self.pending)
         before, winner = list(self.scores), self.winner
         played, flagged = dict(self.tiles), set(self.flagged)
-        redo = self.log[entry:]
-        self._restore(redo[0][2])
-        self.log = self.log[:entry]
         rec = self._follow_again(
-            redo,
+            entry,
             lambda k, view: {
                 (t if x == u else x): (cells if x == u else c) for x, c in view.items()
             },
@@ -826,13 +827,17 @@ class _TableauxFollow(_GameFollow):
             for x in flagged
             if x in self.tiles
         ]
-        out += self._score_changes(before, f"{u} was {t}: the plays since taken again")
-        if self.winner is not None and winner is None:
-            out += [r for r in rec if r["type"] == "result"]
-        return out
+        return out + self._score_changes(
+            before, winner, rec, f"{u} was {t}: the plays since taken again"
+        )
 
-    def _score_changes(self, before: list[int], reason: str) -> list[dict]:
-        """A ``score`` record per seat whose total differs from ``before`` (plays re-credited)."""
+    def _score_changes(
+        self, before: list[int], winner: int | None, rec: list[dict], reason: str
+    ) -> list[dict]:
+        """After a hand followed again (records ``rec``): a ``score`` record per seat whose
+        total differs from ``before`` (plays re-credited), then the game's ``result`` records
+        of ``rec`` when the game has a winner now and had none (``winner``) before."""
+        won = self.winner is not None and winner is None
         return [
             {
                 "type": "score",
@@ -843,7 +848,7 @@ class _TableauxFollow(_GameFollow):
             }
             for p in (0, 1)
             if self.scores[p] != before[p]
-        ]
+        ] + ([r for r in rec if r["type"] == "result"] if won else [])
 
     def _retake(self, new: dict[Tile, tuple], entry: int, needed: list[Tile], fits: list[Tile]):
         """Follow the hand again from log ``entry`` (the view where a flagged tile of ``fits``
@@ -856,9 +861,6 @@ class _TableauxFollow(_GameFollow):
         before = list(self.scores)
         winner = self.winner
         played = set(self.tiles)
-        redo = self.log[entry:]
-        self._restore(redo[0][2])
-        self.log = self.log[:entry]
 
         def view_of(k: int, view: dict) -> dict:
             # a tile this view shows lies where this view puts it (an earlier view may have
@@ -868,7 +870,7 @@ class _TableauxFollow(_GameFollow):
                 out.update({t: new[t] for t in needed})
             return out
 
-        rec = self._follow_again(redo, view_of)
+        rec = self._follow_again(entry, view_of)
         plays = [r for r in rec if r["type"] == "play" and r.get("tile")]
         out: list[dict] = [
             {
@@ -889,10 +891,11 @@ class _TableauxFollow(_GameFollow):
         ]
         out += [r for r in plays if Tile.parse(r["tile"]) not in played]
         out += self._score_changes(
-            before, f"plays taken again in their order once {', '.join(map(str, needed))} was read"
+            before,
+            winner,
+            rec,
+            f"plays taken again in their order once {', '.join(map(str, needed))} was read",
         )
-        if self.winner is not None and winner is None:
-            out += [r for r in rec if r["type"] == "result"]
         rest = {t: v for t, v in new.items() if t not in self.tiles}
         return out + (self._plays(rest) if rest and self.winner is None else [])
 
