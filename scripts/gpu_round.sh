@@ -12,7 +12,8 @@
 # the LR schedule to it), BUDGET_S (unset; when set, the whole script's seconds: training gets
 # what rendering leaves, less 100 s for the exports), N_VIEWS / N_REAL / N_PLAIN (5000 / 3000 / 3000 training images),
 # N_VAL (150 per set), JOBS (15 render processes), DEVICE (0), BATCH (32), WORKERS (14),
-# LR0 (0.0003).
+# LR0 (0.0003), SEEDS ("36 37 38": the views, real and plain sets' seeds), VIEW_KINDS (the views
+# set's kinds, repeated to weight them), START (models/tiles-obb.onnx: the detector to start from).
 # Writes to OUT: gpu-best.onnx, gpu-last.onnx, gpu-mid.onnx and gpu-late.onnx (the epochs at 60%
 # and 80%), results.csv,
 # datasets.json (the three sets' summaries) and round.log.
@@ -29,6 +30,9 @@ BATCH=${BATCH:-32}
 WORKERS=${WORKERS:-14}
 LR0=${LR0:-0.0003}
 PY=${PY:-python3}
+read -r SEED_V SEED_R SEED_P <<<"${SEEDS:-36 37 38}"
+VIEW_KINDS=${VIEW_KINDS:-low-angle,low-angle,low-angle,close-up,close-up,small,small,backs,backs,hand,coloured,glare,crosswise}
+START=${START:-models/tiles-obb.onnx}
 mkdir -p "$OUT" data
 LOG="$OUT/round.log"
 T0=$(date +%s)
@@ -60,13 +64,13 @@ TOTAL=$((N_VIEWS + N_REAL + N_PLAIN))
 JV=$((JOBS * N_VIEWS / TOTAL > 0 ? JOBS * N_VIEWS / TOTAL : 1))
 JR=$((JOBS * N_REAL / TOTAL > 0 ? JOBS * N_REAL / TOTAL : 1))
 JP=$((JOBS - JV - JR > 0 ? JOBS - JV - JR : 1))
-render views 36 "$JV" "$N_VIEWS" --view-share 0.8 --surface-mix 0.08 0 0.1 0 --layout-share 0.3 \
-  --view-kinds low-angle,low-angle,low-angle,close-up,close-up,small,small,backs,backs,hand,coloured,glare,crosswise &
-render real 37 "$JR" "$N_REAL" --surface-mix 0.3 0.12 0.12 0.15 0.06 --layout-share 0.4 \
+render views "$SEED_V" "$JV" "$N_VIEWS" --view-share 0.8 --surface-mix 0.08 0 0.1 0 --layout-share 0.3 \
+  --view-kinds "$VIEW_KINDS" &
+render real "$SEED_R" "$JR" "$N_REAL" --surface-mix 0.3 0.12 0.12 0.15 0.06 --layout-share 0.4 \
   --set-weights 0.3 0.3 0.4 --low-pip-bias 0.3 &
-render plain 38 "$JP" "$N_PLAIN" --layout-share 0.5 --low-pip-bias 0.3 --set-weights 0.3 0.3 0.4 &
+render plain "$SEED_P" "$JP" "$N_PLAIN" --layout-share 0.5 --low-pip-bias 0.3 --set-weights 0.3 0.3 0.4 &
 # meanwhile, a check that the start model rebuilds (fails fast before the long part)
-"$PY" scripts/train_detector.py --from-onnx models/tiles-obb.onnx --save-start data/runs/start.pt \
+"$PY" scripts/train_detector.py --from-onnx "$START" --save-start data/runs/start.pt \
   2>&1 | tail -2 | tee -a "$LOG"
 wait
 for name in views real plain; do
