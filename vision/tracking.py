@@ -415,7 +415,7 @@ class Tracker:
         voted = self._voted()
         if self._stable is None:
             return bool(self._frames) and len(self._frames) >= self.steady_frames
-        if voted != set(self._stable.values) or self._new_box():
+        if voted != set(self._stable.values) or self._new_box() or self._box_gone():
             return True
         moves: dict[Tile, int] = {}
         for f in self._frames:
@@ -452,6 +452,32 @@ class Tracker:
             >= self.steady_frames
             for d in fresh
         )
+
+    def _box_gone(self) -> bool:
+        """A box without a value of the stable state (face down, unread) that ``steady_frames``
+        of the voting frames no longer show (no box of theirs at its place, the camera's motion
+        taken out): taken away (a tile shown at a hand's end, read as a plain back, taken back
+        by its player); the stable state drops it (:meth:`_smoothed` keeps only the boxes the
+        latest frame shows)."""
+        if self._stable is None:
+            return False
+        plain = [o for o in self._stable.others if o.pips is None]
+        if not plain:
+            return False
+        # in the stable state's pixels: the latest frame may be empty (a table cleared)
+        limit = self.move_tolerance * self._stable.width
+        maps = [_align(f, self._stable) for f in self._frames]
+        for d in plain:
+            gone = sum(
+                all(
+                    np.hypot(*(apply_motion(m, o.centre)[0] - d.centre)) > limit
+                    for o in f.detections
+                )
+                for f, m in zip(self._frames, maps)
+            )
+            if gone >= self.steady_frames:
+                return True
+        return False
 
     def update(self, detections: Sequence[TileDetection], still: bool = False) -> TrackUpdate:
         """Take one frame's detections.

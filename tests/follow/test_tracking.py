@@ -203,3 +203,23 @@ def test_values_seen_at_a_tap_leave_out_a_misread_of_one_earlier_frame():
     for dets in ([five, twin], [five, twin], [misread]):
         tr.update(dets + _others())
     assert Tile(3, 5) in tr.last_values
+
+
+def test_a_box_without_a_value_taken_away_changes_the_stable_state():
+    # a box without a value held in the stable state (a tile shown but read as a plain back),
+    # then taken away: when steady_frames of the voting frames no longer show a box there the
+    # stable state drops it (a hand over it for fewer frames does not)
+    tr = Tracker(steady_frames=3)
+    plain = TileDetection(BOX, 0.9, face_down=True)
+    for _ in range(3):
+        tr.update(_others() + [plain])
+    assert tr.stable is not None and sum(d.face_down for d in tr.stable) == 1
+    assert not any(tr.update(_others()).changed for _ in range(2))
+    assert tr.update(_others() + [plain]).changed is False
+    for _ in range(2):
+        tr.update(_others() + [plain])
+    assert not tr.update(_others()).changed
+    assert not tr.update(_others()).changed
+    assert tr.update(_others()).changed  # the third of the five voting frames without it
+    assert len(tr.stable) == 3 and not any(d.face_down for d in tr.stable)
+    assert not any(tr.update(_others()).changed for _ in range(3))
