@@ -388,21 +388,27 @@ class _Draw100Follow(_GameFollow):
 
     def _back_shown(self, backs, dets, line, length: float, taken, played: bool):
         """The blank double 0-0 shown at a hand's end but read as a plain back (a set without
-        divider bars shows no mark on it): the one box of ``backs`` (boxes without a value, not
-        where a followed tile lies) lying ``NEAR_LINE`` tile lengths (``length`` pixels) or more
-        from every tile of the line (``line``: their centres, hidden ones where they were kept),
-        while 0-0 is neither followed, read (``dets``) nor shown (``taken``). A box without a
-        value apart from the line before a play of the hand (``played``: this view took one) is
-        the boneyard of a real table, or a tile put aside: then none is taken for the rest of the
-        hand. Returns the box, or None."""
-        far = [b for b in backs if _nearest(b.centre, line) >= NEAR_LINE * length]
+        divider bars shows no mark on it): the one face-down box of ``backs`` (boxes without a
+        value, not where a followed tile lies) lying ``NEAR_LINE`` tile lengths (``length``
+        pixels) or more from every tile of the line (``line``: their centres, hidden ones where
+        they were kept), while 0-0 is neither followed, read (``dets``) nor shown (``taken``),
+        and every tile of the line is read in the view (in ``dets``, or a box of ``backs`` where
+        it lies: a line read only in part, after a zoom, leaves its kept places stale and misread
+        boxes about). A face-down box apart from the line before a play of the hand (``played``:
+        this view took one) is the boneyard of a real table, or a tile put aside: then none is
+        taken for the rest of the hand. Returns the box, or None."""
+        far = [b for b in backs if b.face_down and _nearest(b.centre, line) >= NEAR_LINE * length]
         self.back_apart |= bool(far)
         if played and self.back_apart:
             self.boneyard = True
         blank = Tile(0, 0)
         if self.boneyard or len(far) != 1 or blank in self.node or blank in dets or blank in taken:
             return None
-        return far[0]
+        read = all(
+            u in dets or (u in self.seen_at and any(self._lies_at(u, b) for b in backs))
+            for u in self.node
+        )
+        return far[0] if read else None
 
     def _join(self, new: list[Tile], partners, dets) -> list[tuple[Tile, str]]:
         """Attach to the followed line the tiles of ``new`` that join it in this view (each on

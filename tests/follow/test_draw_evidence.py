@@ -462,3 +462,13 @@ def test_a_back_lying_apart_before_a_play_is_the_boneyard_not_a_tile_shown():
     recs += f.feed([], still=True)
     assert [s["tiles"] for s in _kinds(recs, "hand_shown")] == [["1-1"]]
     assert not any("0-0" in str(r) for r in recs)
+
+
+def test_a_back_apart_while_the_line_is_read_in_part_is_no_tile_shown():
+    # after the last play the camera zooms out: two tiles of the line go unread and a box far
+    # from where the line was kept reads as a back: the line's kept places are stale, so that
+    # box is no 0-0 shown (it may be a tile of the line misread)
+    f = _followed(5, players=3)
+    part = [BY_TILE[t] for t in ORDER[:3]]
+    recs = f.feed(part + [FAR_BACK], still=True)
+    assert not any("0-0" in str(r) for r in recs)
