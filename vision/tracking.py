@@ -38,6 +38,9 @@ from vision.types import TileDetection
 STEADY_FRAMES = 3
 #: Largest move of a tile relative to the others, in tile widths, still taken as the same place.
 MOVE_TOLERANCE = 0.5
+#: Tile lengths (centre to centre) beyond which a box lies apart from every other box of a view:
+#: a tile set down alone, not one of a layout (:meth:`Tracker._box_gone`).
+APART = 1.5
 #: The most a camera turns (degrees) between two frames of the voting window: a fit that turns
 #: more is tiles that moved, not the camera (:func:`_align`). Zoom is not bounded: a phone lifted
 #: between two plays (or a camera refitted to a smaller layout) zooms by half or more.
@@ -454,14 +457,24 @@ class Tracker:
         )
 
     def _box_gone(self) -> bool:
-        """A box without a value of the stable state (face down, unread) that ``steady_frames``
-        of the voting frames no longer show (no box of theirs at its place, the camera's motion
-        taken out): taken away (a tile shown at a hand's end, read as a plain back, taken back
-        by its player); the stable state drops it (:meth:`_smoothed` keeps only the boxes the
-        latest frame shows)."""
+        """A box without a value of the stable state (face down, unread) lying apart from the
+        others (no box within :data:`APART` tile lengths) that ``steady_frames`` of the voting
+        frames no longer show (no box of theirs at its place, the camera's motion taken out):
+        taken away (a tile shown at a hand's end, read as a plain back, taken back by its
+        player); the stable state drops it (:meth:`_smoothed` keeps only the boxes the latest
+        frame shows). A box among the others that stops showing is most often a hand over the
+        layout or a tile read with its value again, not a change by itself."""
         if self._stable is None:
             return False
-        plain = [o for o in self._stable.others if o.pips is None]
+        held = self._stable.detections
+        plain = [
+            o
+            for o in self._stable.others
+            if o.pips is None
+            and all(
+                np.hypot(*(o.centre - p.centre)) > APART * max(o.size) for p in held if p is not o
+            )
+        ]
         if not plain:
             return False
         # in the stable state's pixels: the latest frame may be empty (a table cleared)
