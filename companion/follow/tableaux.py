@@ -324,6 +324,35 @@ class _TableauxFollow(_GameFollow):
         self.pending[:0] = [(kind, player, set()) for kind, player in taps]
         return out
 
+    def _starter_only(self) -> bool:
+        """Whether the hand followed is its starter alone: no play, tap or waiting tap yet."""
+        return (
+            len(self.tiles) == 1
+            and not self.flagged
+            and not self.pending
+            and all(entry[0] == "sync" for entry in self.log)
+        )
+
+    def _dealt_again(self, seen: dict[Tile, tuple]) -> list[dict]:
+        """The hand's starter alone, the table seen empty, then the same tile alone again: the
+        hand ended at its deal (neither player could play on its starter, RULES.md section 5:
+        0 to 0, the seat that did not start it starts the next) and the next deal turned up
+        the same starter. The other reading, the lone starter missed for a few frames (a hand
+        over it) and seen again before any play or tap, is not taken; a ``question`` says what
+        was taken, and a player tap puts the seat to move right."""
+        (t,) = seen
+        out = self._next_hand() + self._start(seen)
+        out.append(
+            {
+                "type": "question",
+                "tile": str(t),
+                "message": f"{t} taken up and laid again: taken as a hand that ended at its "
+                f"deal and a new hand with the same starter, seat {self.player} to move (tap "
+                "the player to move if not)",
+            }
+        )
+        return out
+
     def _start(self, seen: dict[Tile, tuple]) -> list[dict]:
         self.hand_number += 1
         self.hand_scores = [0, 0]
@@ -428,6 +457,9 @@ class _TableauxFollow(_GameFollow):
             return out
         if self.asking:
             return []
+        if self.cleared and self._starter_only() and seen.keys() == self.tiles.keys():
+            # the starter alone, an empty table, the same tile alone: a hand over at its deal
+            return self._dealt_again(seen)
         f = _register(self.tiles, seen)
         off: list[Tile] = []  # followed tiles this view reads off their cells (misreads)
         if f is None and (got := _register_most(self.tiles, seen)) is not None:

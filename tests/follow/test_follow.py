@@ -940,6 +940,22 @@ def test_tableaux_hand_where_nobody_can_play_at_the_deal_passes_the_start():
     assert [(r["player"], r["tile"]) for r in plays] == [(1, "1-5")]
 
 
+def test_tableaux_lone_starter_taken_up_and_laid_again_is_a_new_hand():
+    # the game's first starter 2-3 alone, nobody plays on it (neither player can), the table is
+    # cleared and the next deal turns up 2-3 again: hand 1 ended at its deal 0 to 0, seat 0
+    # started it, so seat 1 starts hand 2 and plays 3-5 on it
+    starter, play = _starter_and_side_play()
+    f = Follower("tableaux", first_player=0)
+    recs = _feed(f, _labels([starter])) + _feed(f, _labels([]))
+    recs += _feed(f, _labels([starter])) + _feed(f, _labels([starter, play]))
+    ends = [(r["hand_scores"], r["next_starter"]) for r in recs if r["type"] == "hand_end"]
+    assert ends == [([0, 0], 1)]
+    plays = [r for r in recs if r["type"] == "play" and r.get("tile")]
+    assert [(r["player"], r["tile"]) for r in plays] == [(1, "3-5")]
+    assert f.summary()["hand"] == 2 and f.summary()["player"] == 0
+    assert any(r["type"] == "question" and r.get("tile") == "2-3" for r in recs)
+
+
 def _starter_and_side_play(
     starter: Tile | None = None, tile: Tile | None = None
 ) -> tuple[Placement, Placement]:
