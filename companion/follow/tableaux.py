@@ -325,12 +325,16 @@ class _TableauxFollow(_GameFollow):
         return out
 
     def _starter_only(self) -> bool:
-        """Whether the hand followed is its starter alone: no play, tap or waiting tap yet."""
+        """Whether the hand followed is its starter alone: no play, no waiting tap, and no tap
+        since its starter was seen (a player tap before it, who starts, does not count)."""
         return (
             len(self.tiles) == 1
             and not self.flagged
             and not self.pending
-            and all(entry[0] == "sync" for entry in self.log)
+            and all(
+                e[0] == "sync" or (e[0] == "tap" and e[1] == "player" and not e[3][1])
+                for e in self.log
+            )
         )
 
     def _dealt_again(self, seen: dict[Tile, tuple]) -> list[dict]:
@@ -352,6 +356,43 @@ class _TableauxFollow(_GameFollow):
             }
         )
         return out
+
+    def _same_place(self, before_px: dict, reading, stable, seen: dict[Tile, tuple]) -> bool:
+        """Whether the one tile of ``seen`` lies where the followed starter was read in the
+        view before (``before_px``: pixel centres of that view): within a quarter of its box's
+        length (a tile laid flush with the starter lies a tile width, half a length, or more
+        from it), the camera's motion between the two views not known (no value read in
+        both)."""
+        (old,), (new,) = self.tiles, seen
+        if old not in before_px:
+            return False
+        for p in reading.layout.get("placed") or []:
+            k = p.get("tile_index")
+            if p["pips"] is not None and Tile(*p["pips"]) == new and k is not None:
+                if 0 <= k < len(stable):
+                    d = stable[k]
+                    return bool(np.hypot(*(d.centre - before_px[old])) <= max(d.size) / 4)
+        return False
+
+    def _starter_read_again(self, seen: dict[Tile, tuple]) -> list[dict]:
+        """The hand's starter alone, nothing played or tapped, the table never seen empty, and
+        another value read alone where it lies: the starter was misread (a tile is taken up
+        only with the table cleared, RULES.md section 5: a hand over at its deal), so the
+        value read now is the starter, not the next hand's."""
+        (old,), (new,) = self.tiles, seen
+        self.board = self._Board()
+        (ca, na), (cb, nb) = seen[new]
+        self.board.place(ca, na, cb, nb)
+        self.tiles = dict(seen)
+        self.maybe_starter = None
+        return [
+            {
+                "type": "note",
+                "tile": str(new),
+                "message": f"the starter read as {old} is read as {new} where it lies: taken "
+                f"as {new}",
+            }
+        ]
 
     def _start(self, seen: dict[Tile, tuple]) -> list[dict]:
         self.hand_number += 1
@@ -434,6 +475,7 @@ class _TableauxFollow(_GameFollow):
             # hand where neither player could play, if another tile comes alone
             self.taken_up = self.maybe_starter
             return []
+        before_px = dict(self.seen_px)
         self._note_reads(reading, stable, frame)
         seen = self._untwinned(reading) if _unsure(reading) else _cells(reading.layout["placed"])
         if seen is None:  # not taken: the taps made meanwhile wait for a view that is
@@ -460,6 +502,14 @@ class _TableauxFollow(_GameFollow):
         if self.cleared and self._starter_only() and seen.keys() == self.tiles.keys():
             # the starter alone, an empty table, the same tile alone: a hand over at its deal
             return self._dealt_again(seen)
+        if (
+            not self.cleared
+            and self._starter_only()
+            and len(seen) == 1
+            and seen.keys() != self.tiles.keys()
+            and self._same_place(before_px, reading, stable, seen)
+        ):
+            return self._starter_read_again(seen)
         f = _register(self.tiles, seen)
         off: list[Tile] = []  # followed tiles this view reads off their cells (misreads)
         if f is None and (got := _register_most(self.tiles, seen)) is not None:

@@ -946,7 +946,8 @@ def test_tableaux_lone_starter_taken_up_and_laid_again_is_a_new_hand():
     # started it, so seat 1 starts hand 2 and plays 3-5 on it
     starter, play = _starter_and_side_play()
     f = Follower("tableaux", first_player=0)
-    recs = _feed(f, _labels([starter])) + _feed(f, _labels([]))
+    recs = f.tap("player", 0)  # who starts, tapped before the starter is laid
+    recs += _feed(f, _labels([starter])) + _feed(f, _labels([]))
     recs += _feed(f, _labels([starter])) + _feed(f, _labels([starter, play]))
     ends = [(r["hand_scores"], r["next_starter"]) for r in recs if r["type"] == "hand_end"]
     assert ends == [([0, 0], 1)]
@@ -954,6 +955,22 @@ def test_tableaux_lone_starter_taken_up_and_laid_again_is_a_new_hand():
     assert [(r["player"], r["tile"]) for r in plays] == [(1, "3-5")]
     assert f.summary()["hand"] == 2 and f.summary()["player"] == 0
     assert any(r["type"] == "question" and r.get("tile") == "2-3" for r in recs)
+
+
+def test_tableaux_lone_starter_read_again_as_another_value_is_the_same_hand():
+    # the starter 2-3 is misread as 2-4 in the first views, then read right where it lies, the
+    # table never seen empty: a misread starter, not a hand over at its deal, so seat 0 (who
+    # starts) plays 3-5 on it in hand 1
+    starter, play = _starter_and_side_play()
+    misread = Placement(Tile(2, 4), False, starter.centre, starter.angle_deg, False)
+    f = Follower("tableaux", first_player=0)
+    recs = f.tap("player", 0)
+    recs += _feed(f, _labels([misread])) + _feed(f, _labels([starter]))
+    recs += _feed(f, _labels([starter, play]))
+    assert not [r for r in recs if r["type"] == "hand_end"]
+    plays = [r for r in recs if r["type"] == "play" and r.get("tile")]
+    assert [(r["player"], r["tile"]) for r in plays] == [(0, "3-5")]
+    assert f.summary()["hand"] == 1 and f.summary()["player"] == 1
 
 
 def _starter_and_side_play(
