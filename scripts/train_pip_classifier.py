@@ -189,7 +189,7 @@ def detector_box_rows(scene, rng, source: int, tid: int) -> tuple[list[dict], in
     Returns:
         the rows (as :func:`_scene_tiles` makes them) and the next tile id.
     """
-    import cv2
+    from bench_vision import match
 
     from vision.pipeline import detect
 
@@ -205,25 +205,9 @@ def detector_box_rows(scene, rng, source: int, tid: int) -> tuple[list[dict], in
         and (g.corners[:, 0] < w).all()
         and (g.corners[:, 1] < h).all()
     ]
-    pairs = sorted(
-        (
-            (_poly_iou(g.corners, d, cv2), i, j)
-            for i, g in enumerate(gts)
-            for j, d in enumerate(dets)
-        ),
-        reverse=True,
-    )
-    used_g: set[int] = set()
-    used_d: set[int] = set()
     rows: list[dict] = []
     fam = FAMILY_INDEX.get(scene.style.family, -1)
-    for iou, i, j in pairs:
-        if iou < 0.5:
-            break
-        if i in used_g or j in used_d:
-            continue
-        used_g.add(i)
-        used_d.add(j)
+    for i, j in match([g.corners for g in gts], dets).items():
         g, box = gts[i], dets[j]
         y = pips_on_box(g, box)
         for jit, b in ((0, box), (1, jitter_box(box, rng, 0.02, 0.015, 0.01, 1.5))):
@@ -252,15 +236,6 @@ def pips_on_box(tile, box: np.ndarray) -> tuple[int, int]:
     same = np.linalg.norm(hg - hb, axis=1).sum() <= np.linalg.norm(hg - hb[::-1], axis=1).sum()
     a, b = (int(p) for p in tile.pips)
     return (a, b) if same else (b, a)
-
-
-def _poly_iou(a: np.ndarray, b: np.ndarray, cv2) -> float:
-    """IoU of two convex quadrilaterals ``(4, 2)``."""
-    a = np.asarray(a, np.float32).reshape(4, 2)
-    b = np.asarray(b, np.float32).reshape(4, 2)
-    inter, _ = cv2.intersectConvexConvex(a, b)
-    union = abs(cv2.contourArea(a)) + abs(cv2.contourArea(b)) - inter
-    return float(inter / union) if union > 0 else 0.0
 
 
 def make_shard(
