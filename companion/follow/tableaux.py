@@ -137,6 +137,18 @@ def _why_not_tableaux(board, tile: Tile, c0, n0: int, c1, n1: int) -> str:
     return f"{tile} is not a side, corner or centre play there"
 
 
+def _value_boxes(reading, stable) -> dict[Tile, list]:
+    """``{value: [box, ...]}``: the boxes of ``stable`` (the view's detections) each value of the
+    reading's layout (``reading.layout["placed"]``, by ``tile_index``) was read on, in layout
+    order; placements without a value or a box left out."""
+    boxes: dict[Tile, list] = {}
+    for p in reading.layout.get("placed") or []:
+        k = p.get("tile_index")
+        if p["pips"] is not None and k is not None and 0 <= k < len(stable):
+            boxes.setdefault(Tile(*p["pips"]), []).append(stable[k])
+    return boxes
+
+
 def _cells(placed: list[dict]) -> dict[Tile, tuple]:
     """The layout reader's placed tiles as ``{tile: ((cell, number), (cell, number))}``."""
     seen: dict[Tile, tuple] = {}
@@ -364,15 +376,11 @@ class _TableauxFollow(_GameFollow):
         from it), the camera's motion between the two views not known (no value read in
         both)."""
         (old,), (new,) = self.tiles, seen
-        if old not in before_px:
+        boxes = _value_boxes(reading, stable).get(new)
+        if old not in before_px or not boxes:
             return False
-        for p in reading.layout.get("placed") or []:
-            k = p.get("tile_index")
-            if p["pips"] is not None and Tile(*p["pips"]) == new and k is not None:
-                if 0 <= k < len(stable):
-                    d = stable[k]
-                    return bool(np.hypot(*(d.centre - before_px[old])) <= max(d.size) / 4)
-        return False
+        d = boxes[0]
+        return bool(np.hypot(*(d.centre - before_px[old])) <= max(d.size) / 4)
 
     def _starter_read_again(self, seen: dict[Tile, tuple]) -> list[dict]:
         """The hand's starter alone, nothing played or tapped, the table never seen empty, and
@@ -647,16 +655,11 @@ class _TableauxFollow(_GameFollow):
         same value is read there again."""
         from vision.tracking import apply_motion, motion_since
 
-        boxes: dict[Tile, list] = {}
-        for p in reading.layout.get("placed") or []:
-            k = p.get("tile_index")
-            if p["pips"] is not None and k is not None and 0 <= k < len(stable):
-                boxes.setdefault(Tile(*p["pips"]), []).append(stable[k])
+        boxes = _value_boxes(reading, stable)
         now = {t: ds[0] for t, ds in boxes.items() if len(ds) == 1}
         both = [t for t in now if t in self.seen_px]
         if both:
             m = motion_since(self.seen_px, now, both)
-            self.seen_px = {t: apply_motion(m, c)[0] for t, c in self.seen_px.items()}
             for r in self.first_read:
                 r[1] = apply_motion(m, r[1])[0]
         self.seen_px = {t: d.centre for t, d in now.items()}
