@@ -440,8 +440,8 @@ class _Draw100Follow(_GameFollow):
 
     def _lies_at(self, u: Tile, b) -> bool:
         """Whether the box ``b`` lies at the followed tile ``u``'s kept place (:attr:`seen_at`):
-        its centre within half the box's width of it."""
-        return float(np.hypot(*(b.centre - self.seen_at[u]))) < 0.5 * min(b.size)
+        its centre within half the box's width of it (:func:`_within`)."""
+        return _within(self.seen_at[u], b)
 
     def _backs(self, dets, backs: list) -> list:
         """A followed tile not read in this view whose kept place (:attr:`seen_at`, already in
@@ -981,9 +981,15 @@ def _lies_on(d: TileDetection, boxes: list[TileDetection]) -> int | None:
     width of that box's centre, pixels), None when none: tiles laid on a table lie side by side,
     their centres a tile width apart or more, so such a box is a second box drawn on a tile."""
     for k, o in enumerate(boxes):
-        if o is not d and float(np.hypot(*(d.centre - o.centre))) < 0.5 * min(d.size):
+        if o is not d and _within(o.centre, d):
             return k
     return None
+
+
+def _within(point, box: TileDetection) -> bool:
+    """Whether ``point`` (``(2,)`` pixels) lies within half ``box``'s width (its short side) of
+    the box's centre: at that box's place, not beside it."""
+    return float(np.hypot(*(box.centre - point))) < 0.5 * min(box.size)
 
 
 def _clusters(tiles: list[Tile], dets, reach: float) -> list[list[Tile]]:
