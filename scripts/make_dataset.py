@@ -54,9 +54,10 @@ def main(argv: list[str] | None = None) -> int:
         nargs="+",
         default=(0.0, 0.0, 0.0, 0.0),
         metavar="SHARE",
-        help="chances per image (4 or 5 shares) of tiles pasted on a background photo, a "
+        help="chances per image (4 to 6 shares) of tiles pasted on a background photo, a "
         "procedural hard surface with tile-like objects, a background photo alone, a close-up "
-        "of one or two tiles, printed cards that are not tiles on a background photo "
+        "of one or two tiles, printed cards that are not tiles on a background photo, dark "
+        "objects larger than a tile (screens, tins, seats) on a background photo "
         "(vision/render/surfaces.py)",
     )
     ap.add_argument(

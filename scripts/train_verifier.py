@@ -24,6 +24,9 @@ Data per shard (``data``), each image with the committed detector run on it at a
 - the hard views of :mod:`vision.render.views` (``--mix``' sixth share: coloured bodies, low
   angles, close-ups, glare, crosswise doubles, hands, small web images, coloured backs; the
   kind drawn evenly), labelled as rendered scenes;
+- dark objects larger than a tile (``--mix``' seventh share: screens, phones, tins, seats, books,
+  cables of :func:`vision.render.surfaces.dark_scene`) on background photos, with smaller
+  rendered tiles half of the time: every box on an object is not a tile;
 - the background photos without dominoes (``--backgrounds``, default ``../shared/backgrounds``
   beside the repository), cropped, scaled, turned and re-coloured at random: every detector box
   and random tile-shaped boxes there are not tiles.
@@ -57,6 +60,7 @@ from vision.render.surfaces import (  # noqa: E402
     augment_background,
     background_photos,
     card_scene,
+    dark_scene,
     hard_scene,
     holdout_photos,
     pasted_scene,
@@ -206,8 +210,8 @@ def make_shard(
     view_kinds: tuple[str, ...] | None = None,
 ) -> dict:
     """Render one shard of crops (see the module docstring) to ``out``; ``mix`` gives the shares
-    of the scene kinds (:data:`DEFAULT_MIX`, normalised to sum 1; a fifth or sixth share left
-    out is 0, and then the shard is the same as before the sixth existed). ``view_kinds`` are
+    of the scene kinds (:data:`DEFAULT_MIX`, normalised to sum 1; a fifth, sixth or seventh share
+    left out is 0, and then the shard is the same as before that share existed). ``view_kinds`` are
     the hard views the sixth share draws from, equally often (default: every kind of
     :data:`vision.render.views.VIEW_KINDS`).
 
@@ -230,7 +234,7 @@ def make_shard(
     bgs = {p.name: cv2.imread(str(p)) for p in use}
     names = sorted(bgs)
     seed0 = (HOLDOUT_SEED0 if holdout else SEED0) + 100_000 * shard
-    shares = np.asarray(tuple(mix) + (0.0,) * (6 - len(mix)), np.float64)
+    shares = np.asarray(tuple(mix) + (0.0,) * (7 - len(mix)), np.float64)
     edges = np.cumsum(shares / shares.sum())
     edges[-1] = 1.0  # the last kind with a share takes the rounding
     crops, cls, src = [], [], []
@@ -253,6 +257,10 @@ def make_shard(
         elif r < edges[2]:  # procedural hard surface with tile-like objects, with or without tiles
             c, k = object_scene_samples(rng, det, *hard_scene(rng))
             kind = "hard"
+        elif shares[6] > 0 and r >= edges[5]:  # dark objects larger than a tile on a photo
+            name = names[int(rng.integers(len(names)))]
+            c, k = object_scene_samples(rng, det, *dark_scene(rng, bgs[name]))
+            kind = f"dark:{name}"
         elif shares[5] > 0 and r >= edges[4]:  # a hard view (vision.render.views)
             from vision.render.views import view_scene
 
@@ -683,8 +691,9 @@ def main(argv: list[str] | None = None) -> int:
         default=DEFAULT_MIX,
         metavar="SHARE",
         help="shares of rendered scenes, tiles pasted on background photos, hard surfaces, "
-        "background photos alone, (optional fifth) printed cards on background photos and "
-        "(optional sixth) hard views of vision.render.views (default %(default)s)",
+        "background photos alone, (optional fifth) printed cards on background photos, "
+        "(optional sixth) hard views of vision.render.views and (optional seventh) dark objects "
+        "larger than a tile on background photos (default %(default)s)",
     )
     d.add_argument(
         "--view-kinds",
@@ -732,8 +741,8 @@ def main(argv: list[str] | None = None) -> int:
         if out.exists():
             print(f"{out} exists; skipped")
             return 0
-        if not 4 <= len(a.mix) <= 6:
-            ap.error("--mix takes 4 to 6 shares")
+        if not 4 <= len(a.mix) <= 7:
+            ap.error("--mix takes 4 to 7 shares")
         try:
             make_shard(a.shard, a.scenes, a.backgrounds, out, a.holdout, tuple(a.mix), a.view_kinds)
         except ValueError as e:

@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 
 from vision.render.dataset import write_obb_dataset
-from vision.render.hard_negatives import add_printed_cards
+from vision.render.hard_negatives import add_dark_objects, add_printed_cards
 from vision.render.surfaces import (
     augment_background,
     background_photos,
     card_scene,
     closeup_scene,
+    dark_scene,
     hard_scene,
     holdout_photos,
     pasted_scene,
@@ -151,3 +152,43 @@ def test_dataset_card_share_writes_cards_without_labels_for_them(tmp_path):
     assert any(r["labels"] == 0 for r in rows) and any(r["labels"] > 0 for r in rows)
     with pytest.raises(ValueError, match="background photos"):
         write_obb_dataset(tmp_path / "no", 1, 0, seed=9, surface_mix=(0, 0, 0, 0, 1.0))
+
+
+def _sides(quad) -> np.ndarray:
+    q = np.asarray(quad, np.float32)
+    return np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+
+
+def test_dark_objects_are_wider_than_the_tiles_and_drawn():
+    for seed in range(8):
+        img = np.full((480, 640, 3), 150.0, np.float32)
+        quads = add_dark_objects(img, np.random.default_rng(seed), tile_px=20, n=3)
+        assert len(quads) == 3
+        for q in quads:
+            assert q.shape == (4, 2)
+            assert _sides(q).min() > 20  # 1.8-6 tiles wide, foreshortened by at most 35%
+        assert np.abs(img - 150.0).max() > 30  # something dark was drawn
+        assert img.min() >= 0 and img.max() <= 255
+
+
+def test_dark_scene_puts_smaller_tiles_beside_dark_objects():
+    bg = np.random.default_rng(2).integers(0, 255, (300, 400, 3), dtype=np.uint8)
+    with_tiles = 0
+    for seed in range(8):
+        img, scene, objects = dark_scene(np.random.default_rng(seed), bg)
+        assert img.dtype == np.uint8 and 1 <= len(objects) <= 3
+        if scene is None:
+            continue
+        with_tiles += 1
+        assert scene.kind == "dark" and scene.image is img and len(scene.labels) > 0
+        tile_w = np.median([min(_sides(d.corners)) for d in scene.labels])  # a tile's width
+        assert all(min(_sides(q)) > tile_w for q in objects)
+    assert 0 < with_tiles < 8
+
+
+def test_dataset_sixth_share_draws_dark_scenes(tmp_path):
+    bgs = _backgrounds(tmp_path / "bg")
+    summary = write_obb_dataset(
+        tmp_path / "ds", 6, 0, seed=3, surface_mix=(0, 0, 0, 0, 0, 1.0), backgrounds=bgs
+    )
+    assert summary["train_kinds"] == {"dark": 6}

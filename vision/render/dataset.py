@@ -67,14 +67,16 @@ def write_scene(
     """Render scene ``seed`` and write image + label file (``low_pip_bias``, ``set_weights``:
     see :func:`vision.render.scene.random_scene`).
 
-    With the chances of ``surface_mix`` = (paste, hard, background, close-up, cards) the image
+    With the chances of ``surface_mix`` = (paste, hard, background, close-up, cards, dark) the image
     is, in that order, rendered tiles pasted on a background photo of ``backgrounds``
     (:func:`vision.render.surfaces.pasted_scene`), a procedural hard surface with tile-like
     objects (:func:`vision.render.surfaces.hard_scene`), a background photo alone with no label
     (:func:`vision.render.surfaces.augment_background`), or a close-up of one or two tiles on a
     background photo or a procedural table (:func:`vision.render.surfaces.closeup_scene`), or
     printed cards that are not tiles on a background photo, with tiles half of the time
-    (:func:`vision.render.surfaces.card_scene`); missing shares are 0. The held-out background
+    (:func:`vision.render.surfaces.card_scene`), or dark objects larger than a tile (screens,
+    tins, seats) on a background photo, with smaller tiles half of the time
+    (:func:`vision.render.surfaces.dark_scene`); missing shares are 0. The held-out background
     photos (:func:`vision.render.surfaces.holdout_photos`) are never used. Otherwise, with chance
     ``view_share``, a hard view (:func:`vision.render.views.view_scene`, its kind drawn evenly
     from ``view_kinds``, None: all of :data:`vision.render.views.VIEW_KINDS`); else, with chance
@@ -90,7 +92,7 @@ def write_scene(
     """
     rng = np.random.default_rng(seed)
     name = f"{index:06d}"
-    mix = np.cumsum(np.asarray((*surface_mix, 0.0, 0.0, 0.0, 0.0, 0.0)[:5], np.float64))
+    mix = np.cumsum(np.asarray((*surface_mix, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)[:6], np.float64))
     r = rng.random() if mix[-1] > 0 else 1.0
     scene: RenderedScene | None
     if r < mix[-1]:
@@ -144,7 +146,14 @@ def _surface_scene(
 ) -> tuple[np.ndarray, RenderedScene | None, str]:
     """The image, scene (None: no tile) and kind of :func:`write_scene`'s ``surface_mix`` draw
     ``r`` (``mix``: the cumulative shares)."""
-    from .surfaces import augment_background, card_scene, closeup_scene, hard_scene, pasted_scene
+    from .surfaces import (
+        augment_background,
+        card_scene,
+        closeup_scene,
+        dark_scene,
+        hard_scene,
+        pasted_scene,
+    )
 
     bgs = _training_backgrounds(backgrounds) if backgrounds else ()
     if not bgs and (r < mix[0] or mix[1] <= r < mix[2] or mix[3] <= r):
@@ -157,6 +166,9 @@ def _surface_scene(
         return image, hard, "hard"
     if r < mix[2]:
         return augment_background(rng, bgs[int(rng.integers(len(bgs)))]), None, "bg"
+    if r >= mix[4]:
+        image, dark, _ = dark_scene(rng, bgs[int(rng.integers(len(bgs)))])
+        return image, dark, "dark"
     if r >= mix[3]:
         image, cards, _ = card_scene(rng, bgs[int(rng.integers(len(bgs)))])
         return image, cards, "cards"
@@ -210,8 +222,8 @@ def write_obb_dataset(
         layout_share: chance per image of a rendered game position instead of a random scene
             (:func:`vision.render.layouts.random_layout_scene`); 0 keeps older datasets identical.
         surface_mix: chances per image of tiles pasted on a background photo, a procedural hard
-            surface, a background photo alone, a close-up (:func:`write_scene`; three or four
-            shares); all 0 keeps older datasets identical.
+            surface, a background photo alone, a close-up, printed cards, dark objects
+            (:func:`write_scene`; three to six shares); all 0 keeps older datasets identical.
         backgrounds: folder of background photos without dominoes (for ``surface_mix``).
         view_share: chance per image (of those not drawn by ``surface_mix``) of a hard view
             (:func:`vision.render.views.view_scene`); 0 keeps older datasets identical.
@@ -220,7 +232,7 @@ def write_obb_dataset(
     Returns:
         Summary dict (counts of images and labels per split), also written to ``summary.json``.
     Raises:
-        ValueError: negative counts, a ``surface_mix`` of other than 3 to 5 shares, below 0 or
+        ValueError: negative counts, a ``surface_mix`` of other than 3 to 6 shares, below 0 or
             summing to more than 1, a ``view_share`` outside 0..1 or an unknown view kind.
     """
     from .views import VIEW_KINDS
@@ -232,7 +244,7 @@ def write_obb_dataset(
     for k in view_kinds or ():
         if k not in VIEW_KINDS:
             raise ValueError(f"unknown view kind {k!r}; use some of {VIEW_KINDS}")
-    if len(surface_mix) not in (3, 4, 5) or min(surface_mix) < 0 or sum(surface_mix) > 1:
+    if len(surface_mix) not in (3, 4, 5, 6) or min(surface_mix) < 0 or sum(surface_mix) > 1:
         raise ValueError(f"surface_mix {surface_mix}: shares must be >= 0 and sum to <= 1")
     root = Path(root)
     jobs = []

@@ -101,6 +101,23 @@ def hard_surface(rng: np.random.Generator, h: int, w: int, kind: str | None = No
     return np.clip(img, 0, 255).astype(np.float32)
 
 
+def _ink(h: int, w: int, text: str, org: tuple[int, int], scale: float, thick: float) -> np.ndarray:
+    """``text`` written at ``org`` (px) as an ``(h, w, 1) float32`` coverage in 0..1 (font
+    ``scale`` at least 0.3, stroke ``thick`` px at least 1), to blend a colour through."""
+    ink = np.zeros((h, w), np.uint8)  # putText draws on 8-bit images only
+    cv2.putText(
+        ink,
+        text,
+        org,
+        cv2.FONT_HERSHEY_SIMPLEX,
+        max(0.3, scale),
+        255,
+        max(1, int(thick)),
+        cv2.LINE_AA,
+    )
+    return (ink.astype(np.float32) / 255)[..., None]
+
+
 def add_tile_like_objects(
     img: np.ndarray, rng: np.random.Generator, n: int | None = None, size_px: float | None = None
 ) -> list[np.ndarray]:
@@ -144,18 +161,7 @@ def add_tile_like_objects(
             )
         elif what == "text":
             txt = "".join(rng.choice(list("ABCDEFGHIKLMNOPRSTUVW"), size=int(rng.integers(2, 7))))
-            ink = np.zeros((h, w), np.uint8)  # putText draws on 8-bit images only
-            cv2.putText(
-                ink,
-                txt,
-                (int(c[0] - wid / 2), int(c[1])),
-                cv2.FONT_HERSHEY_SIMPLEX,
-                max(0.3, wid / 60),
-                255,
-                max(1, int(wid / 30)),
-                cv2.LINE_AA,
-            )
-            a = (ink.astype(np.float32) / 255)[..., None]
+            a = _ink(h, w, txt, (int(c[0] - wid / 2), int(c[1])), wid / 60, wid / 30)
             img[:] = img * (1 - a) + _colour(rng, 100, 255) * a
         elif what == "stitch":
             inner = c + (box - c) * 0.85
@@ -276,4 +282,129 @@ def add_printed_cards(
         shade = 1 + 0.06 * smooth_noise(rng, h, w, max(4.0, wid / 2))
         img[:] = img * (1 - mask[..., None]) + (warped * shade[..., None]) * mask[..., None]
         out.append(box)
+    return out
+
+
+#: Kinds of :func:`add_dark_objects`.
+DARK_OBJECTS = ("screen", "phone", "tin", "seat", "book", "cable")
+
+
+def _quad(rng: np.random.Generator, centre, length: float, wid: float, tilt: float) -> np.ndarray:
+    """A ``length x wid`` rectangle turned at random and foreshortened by up to ``tilt`` (one
+    side shorter than the other, as a flat object seen at an angle): ``(4, 2) float32``."""
+    ang = rng.uniform(0, np.pi)
+    u = np.array([np.cos(ang), np.sin(ang)], np.float32)
+    v = np.array([-u[1], u[0]], np.float32)
+    k = rng.uniform(-tilt, tilt)
+    hl, hw = length / 2, wid / 2
+    return np.array(
+        [
+            centre - u * hl * (1 - k) - v * hw,
+            centre + u * hl * (1 - k) - v * hw,
+            centre + u * hl * (1 + k) + v * hw,
+            centre - u * hl * (1 + k) + v * hw,
+        ],
+        np.float32,
+    )
+
+
+def add_dark_objects(
+    img: np.ndarray,
+    rng: np.random.Generator,
+    tile_px: float | None = None,
+    n: int | None = None,
+) -> list[np.ndarray]:
+    """Draw dark objects that are not tiles and are larger than a tile: a screen or monitor (a
+    bezel, a glossy sheen), a phone or tablet, a tin with a printed label, a chair seat or
+    cushion, a book, a loop of black cable, each seen at an angle, often cut by the frame's
+    edge, with a soft shadow. Near a set of tiles a dark rectangle 2-6 tiles wide is furniture,
+    not a tile seen face down.
+
+    Args:
+        img: ``(H, W, 3) float32`` BGR image in 0..255, modified in place.
+        rng: numpy random generator.
+        tile_px: the width of a tile in this picture, px (None: no tile; objects 4-45% of the
+            short side wide). Objects are 1.8-6 times as wide.
+        n: number of objects (None: random 1..3).
+    Returns:
+        The ``(4, 2) float32`` corners of each object (long side first), image pixels.
+    """
+    h, w = img.shape[:2]
+    n = int(rng.integers(1, 4)) if n is None else n
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    out = []
+    for _ in range(n):
+        kind = str(rng.choice(DARK_OBJECTS))
+        base = rng.uniform(1.8, 6.0) * tile_px if tile_px else rng.uniform(0.04, 0.45) * min(h, w)
+        aspect = {
+            "screen": rng.uniform(1.3, 1.9),
+            "phone": rng.uniform(1.8, 2.2),
+            "tin": rng.uniform(1.2, 2.0),
+            "seat": rng.uniform(1.0, 1.4),
+            "book": rng.uniform(1.2, 1.6),
+            "cable": rng.uniform(1.0, 3.0),
+        }[kind]
+        wid, length = base, base * aspect
+        centre = rng.uniform([-0.1 * w, -0.1 * h], [1.1 * w, 1.1 * h]).astype(np.float32)
+        quad = _quad(rng, centre, length, wid, 0.35)
+        if kind == "cable":  # a loop of black cable: a thick dark curve, no body
+            pts = quad.mean(0) + (quad - quad.mean(0)) * rng.uniform(0.4, 1.0, (4, 1))
+            curve = cv2.approxPolyDP(pts.astype(np.float32), 1, True).reshape(-1, 2)
+            thick = max(2, int(base * rng.uniform(0.03, 0.08)))
+            loop = tuple(float(k) for k in _colour(rng, 5, 40))
+            cv2.polylines(img, [np.round(curve).astype(np.int32)], True, loop, thick, cv2.LINE_AA)
+            out.append(quad)
+            continue
+        shadow = np.zeros((h, w), np.float32)
+        off = rng.uniform(-0.08, 0.08, 2).astype(np.float32) * base
+        cv2.fillConvexPoly(shadow, np.round(quad + off).astype(np.int32), 1.0, cv2.LINE_AA)
+        soft = cv2.GaussianBlur(shadow, (0, 0), max(1.0, 0.06 * base))
+        img *= (1 - rng.uniform(0.2, 0.5) * soft)[..., None]
+        fill = np.zeros((h, w), np.float32)
+        cv2.fillConvexPoly(fill, np.round(quad).astype(np.int32), 1.0, cv2.LINE_AA)
+        # a seat's padded edges are rounded
+        m = cv2.GaussianBlur(fill, (0, 0), max(1.0, 0.08 * base)) if kind == "seat" else fill
+        col = _colour(rng, 8, 70) if kind != "tin" else _colour(rng, 90, 200)
+        body = np.empty_like(img)
+        body[:] = col
+        d = quad[1] - quad[0]
+        g = ((xx - quad[0, 0]) * d[0] + (yy - quad[0, 1]) * d[1]) / max(float(d @ d), 1.0)
+        if kind in ("screen", "phone", "tin"):  # glossy: a sheen across the face
+            band = np.exp(-(((g - rng.uniform(0, 1)) / rng.uniform(0.08, 0.4)) ** 2))
+            body += (rng.uniform(15, 90) * band)[..., None]
+        if kind == "seat":
+            fabric = cv2.GaussianBlur(
+                rng.standard_normal((h, w)).astype(np.float32), (0, 0), rng.uniform(0.6, 1.5)
+            )
+            body *= (1 + 0.15 * fabric)[..., None]
+        body *= (1 + 0.1 * smooth_noise(rng, h, w, max(4.0, base / 3)))[..., None]
+        c = quad.mean(axis=0)
+        if kind in ("screen", "phone"):  # a bezel: the glass inset, a shade apart
+            inner = c + (quad - c) * rng.uniform(0.8, 0.94)
+            glass = np.zeros((h, w), np.float32)
+            cv2.fillConvexPoly(glass, np.round(inner).astype(np.int32), 1.0, cv2.LINE_AA)
+            body *= (1 + rng.uniform(-0.4, 0.3) * glass)[..., None]
+        elif kind == "tin":  # a printed label on a metal lid
+            inner = c + (quad - c) * rng.uniform(0.5, 0.85)
+            label = np.zeros((h, w), np.float32)
+            cv2.fillConvexPoly(label, np.round(inner).astype(np.int32), 1.0, cv2.LINE_AA)
+            body = body * (1 - label[..., None]) + _colour(rng, 0, 255) * label[..., None]
+            txt = "".join(rng.choice(list("ABDEGIMNORSTW"), size=int(rng.integers(4, 9))))
+            a = _ink(h, w, txt, (int(c[0] - base / 2), int(c[1])), base / 140, base / 50)
+            body = body * (1 - a) + _colour(rng, 0, 255) * a
+        elif kind == "book":  # a spine line near one short side
+            t = rng.uniform(0.05, 0.15)
+            p0 = quad[0] + (quad[1] - quad[0]) * t
+            p1 = quad[3] + (quad[2] - quad[3]) * t
+            cv2.line(
+                body,
+                (int(p0[0]), int(p0[1])),
+                (int(p1[0]), int(p1[1])),
+                tuple(float(k) for k in _colour(rng, 40, 160)),
+                max(1, int(base / 60)),
+                cv2.LINE_AA,
+            )
+        img[:] = img * (1 - m[..., None]) + body * m[..., None]
+        out.append(quad)
+    np.clip(img, 0, 255, out=img)
     return out

@@ -17,7 +17,12 @@ import cv2
 import numpy as np
 
 from .augment import photo_effects
-from .hard_negatives import add_printed_cards, add_tile_like_objects, hard_surface
+from .hard_negatives import (
+    add_dark_objects,
+    add_printed_cards,
+    add_tile_like_objects,
+    hard_surface,
+)
 from .scene import RenderedScene, make_camera, random_placements, render_scene
 from .styles import random_style
 
@@ -149,6 +154,20 @@ def hard_scene(rng: np.random.Generator) -> tuple[np.ndarray, RenderedScene | No
     return scene.image, scene, objs
 
 
+def _tiles_on(
+    rng, table: np.ndarray, style, placements, tile_px: float, kind: str
+) -> RenderedScene:
+    """``placements`` rendered in ``style`` on ``table`` (``HxWx3 float32``, drawn over) by a
+    camera that shows a tile ``tile_px`` wide, no clutter; the scene's ``kind`` set."""
+    H, W = table.shape[:2]
+    cam = make_camera(rng, placements, (W, H), tile_px=tile_px)
+    scene = render_scene(
+        placements, rng, style=style, image_size=(W, H), camera=cam, background=table, clutter=0
+    )
+    scene.kind = kind
+    return scene
+
+
 def card_scene(
     rng: np.random.Generator, background: np.ndarray
 ) -> tuple[np.ndarray, RenderedScene | None, list]:
@@ -172,12 +191,36 @@ def card_scene(
     placements = random_placements(rng, None, style.max_pip)[0] if rng.random() < 0.5 else []
     if not placements:
         return photo_effects(table, rng, 1.0), None, cards
-    cam = make_camera(rng, placements, (W, H), tile_px=size)
-    scene = render_scene(
-        placements, rng, style=style, image_size=(W, H), camera=cam, background=table, clutter=0
-    )
-    scene.kind = "cards"
+    scene = _tiles_on(rng, table, style, placements, size, "cards")
     return scene.image, scene, cards
+
+
+def dark_scene(
+    rng: np.random.Generator, background: np.ndarray
+) -> tuple[np.ndarray, RenderedScene | None, list]:
+    """Dark objects larger than a tile (:func:`vision.render.hard_negatives.add_dark_objects`:
+    screens, phones, tins, seats, books, cables) on a random view of a background photo, with
+    rendered tiles 2-6 times narrower than the objects half of the time.
+
+    Args:
+        rng: random source.
+        background: ``HxWx3 uint8`` BGR photo without dominoes.
+    Returns:
+        ``(image, scene, objects)`` as :func:`hard_scene`: the ``HxWx3 uint8`` BGR image (size
+        one of :data:`PASTE_SIZES`); the scene with the tiles' labels, or None when there is no
+        tile; the objects' ``(4, 2)`` float corner arrays in px.
+    """
+    W, H = PASTE_SIZES[int(rng.integers(len(PASTE_SIZES)))]
+    table = _table(rng, background, (W, H))
+    with_tiles = rng.random() < 0.5
+    tile_px = rng.uniform(14, 80) * min(W, H) / 640
+    objects = add_dark_objects(table, rng, tile_px=tile_px if with_tiles else None)
+    if not with_tiles:
+        return photo_effects(table, rng, 1.0), None, objects
+    style = random_style(rng)
+    placements = random_placements(rng, None, style.max_pip)[0]
+    scene = _tiles_on(rng, table, style, placements, tile_px, "dark")
+    return scene.image, scene, objects
 
 
 def closeup_scene(rng: np.random.Generator, background: np.ndarray | None = None) -> RenderedScene:
