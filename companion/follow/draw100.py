@@ -383,7 +383,7 @@ class _Draw100Follow(_GameFollow):
             dets[Tile(0, 0)] = blank
             apart.append(Tile(0, 0))
             out += self._blank_note()
-        out += self._apart(apart, dets, length)
+        out += self._apart(apart, dets, length, set(misread))
         return out
 
     def _back_shown(self, backs, dets, line, length: float, taken, played: bool):
@@ -635,12 +635,19 @@ class _Draw100Follow(_GameFollow):
                 return h, ends[0]
         return None
 
-    def _apart(self, apart: list[Tile], dets, length: float) -> list[dict]:
+    def _apart(self, apart: list[Tile], dets, length: float, misread: set[Tile]) -> list[dict]:
         """Face-up tiles lying apart from the line. A group of two or more lying together
         cannot be plays: the hand is over and the players show their tiles. A single tile may
         be a hand of one shown, or a tile put down: a question; it counts as a shown hand only
-        when the hand's end comes (a group, a tap, the table cleared) before the next play."""
+        when the hand's end comes (a group, a tap, the table cleared) before the next play.
+        A tile seen apart is taken back when a view no longer reads it, or reads its value only
+        where a followed tile lies (``misread``: that tile misread, which says nothing of the
+        tile shown). A tile of a group taken back that lies apart again was never taken back
+        (a hand hid it, a view misread it): that group is dropped, a set holding one of each
+        tile."""
         out: list[dict] = []
+        again = set(apart)
+        self.apart_groups = [g for g in self.apart_groups if not again & set(g)]
         groups = _clusters(apart, dets, 1.5 * length)
         if any(len(g) >= 2 for g in groups):
             self.apart_now = set()
@@ -656,7 +663,7 @@ class _Draw100Follow(_GameFollow):
                         "hand ends before the next play (tap 'hand over' to say so)",
                     }
                 )
-        back = [t for t in self.apart_now if t not in dets]
+        back = [t for t in self.apart_now if t not in dets or t in misread]
         if back and not apart:  # taken back: maybe a hand of one shown
             self.apart_groups.append(sorted(back))
         self.apart_now = set(apart)

@@ -414,6 +414,41 @@ def test_a_value_read_on_several_boxes_is_the_one_not_over_another_tile():
     ]
 
 
+def test_a_tile_shown_then_read_only_on_the_line_as_a_misread_was_taken_back():
+    # after the last play (0-4, seat 1) 1-1 is shown alone apart from the line; the next view
+    # frames the line alone, 0-4 at the picture's edge read 1-1 where it lies: that is 0-4
+    # misread (asked), and says nothing of the 1-1 shown, which was taken back: the table
+    # cleared scores the domino for seat 1
+    f = _followed(8)
+    _view(f, ORDER, SHOWN[1:])
+    misread = _moved(BY_TILE[Tile(0, 4)], (0, 0), (1, 1))
+    recs = f.feed([BY_TILE[t] for t in ORDER[:7]] + [misread], still=True)
+    assert any("1-1 read where 0-4 lies" in r["message"] for r in _kinds(recs, "question"))
+    recs = f.feed([], still=True)
+    assert [(s["kind"], s["winner"], s["points"]) for s in _kinds(recs, "hand_scored")] == [
+        ("domino", 1, 2)
+    ]
+
+
+def test_a_tile_shown_again_after_a_misread_is_one_hand_shown():
+    # three players: 1-1 shown, then its value read only where 0-4 lies (taken back), then 1-1
+    # shown again and taken back, then 2-3 shown: 1-1 was one hand shown, not two
+    f = _followed(8, players=3)
+    misread = _moved(BY_TILE[Tile(0, 4)], (0, 0), (1, 1))
+    _view(f, ORDER, SHOWN[1:])
+    f.feed([BY_TILE[t] for t in ORDER[:7]] + [misread], still=True)
+    _view(f, ORDER, SHOWN[1:])
+    _view(f, ORDER)
+    recs = _view(f, ORDER, SHOWN[:1]) + _view(f, ORDER) + f.feed([], still=True)
+    assert [(s["player"], s["tiles"]) for s in _kinds(recs, "hand_shown")] == [
+        (2, ["1-1"]),
+        (0, ["2-3"]),
+    ]
+    assert [(s["kind"], s["winner"], s["points"]) for s in _kinds(recs, "hand_scored")] == [
+        ("domino", 1, 7)
+    ]
+
+
 #: A box without a value far below the line, where hands are shown (0-0 without divider bars
 #: reads as a plain back).
 FAR_BACK = _back(_box(300, 620, 390, 666, None))
