@@ -106,7 +106,7 @@ class _Draw100Follow(_GameFollow):
         #: ... and a play came after it: the table holds a boneyard (or a tile put aside), so
         #: no box without a value is taken as a tile shown in this hand (:meth:`_back_shown`)
         self.boneyard = False
-        #: the note that such a box was taken as 0-0 was given (:meth:`_blank_note`)
+        #: the question that such a box was taken as 0-0 was asked (:meth:`_blank_note`)
         self.blank_noted = False
 
     def on_stable(self, reading, stable, frame):
@@ -689,18 +689,22 @@ class _Draw100Follow(_GameFollow):
         return out
 
     def _blank_note(self) -> list[dict]:
-        """A note, once a hand, that a box without a value shown apart from the line is taken as
-        0-0 (:meth:`_back_shown`)."""
+        """A question, once a hand, when a box without a value shown apart from the line is
+        taken as 0-0 (:meth:`_back_shown`): a shown tile the detector reads as a back looks the
+        same (the box's size and the detector's face-down score are those of a tile; what the
+        players hold is not counted, draws from the boneyard being unseen), so the hand is
+        scored with 0-0 and the players are asked to check it."""
         if self.blank_noted:
             return []
         self.blank_noted = True
         return [
             {
-                "type": "note",
+                "type": "question",
                 "tile": "0-0",
                 "message": "a box without a value lies apart from the line after the last play: "
-                "taken as 0-0 shown (a blank double without divider bars reads as a plain back; "
-                "0-0 is neither in the line nor shown)",
+                "taken as 0-0 shown, 0 pips (a blank double without divider bars reads as a "
+                "plain back; 0-0 is neither in the line nor shown); if it is another tile read "
+                "as a back, correct the score",
             }
         ]
 

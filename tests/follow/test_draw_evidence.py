@@ -463,7 +463,7 @@ def test_a_back_shown_after_the_last_play_is_the_blank_double_shown():
     _view(f, ORDER[:5], SHOWN[:1])
     _view(f, ORDER[:5])
     recs = _view(f, ORDER[:5], [FAR_BACK])
-    assert any("0-0" in r["message"] for r in _kinds(recs, "note"))
+    assert any("0-0" in r["message"] for r in _kinds(recs, "question"))
     recs = _view(f, ORDER[:5]) + f.feed([], still=True)
     assert [(s["player"], s["tiles"]) for s in _kinds(recs, "hand_shown")] == [
         (2, ["2-3"]),
@@ -471,6 +471,20 @@ def test_a_back_shown_after_the_last_play_is_the_blank_double_shown():
     ]
     assert [(s["kind"], s["winner"], s["points"]) for s in _kinds(recs, "hand_scored")] == [
         ("domino", 1, 5)
+    ]
+
+
+def test_a_back_taken_as_the_blank_double_shown_is_asked_about_once():
+    # a shown tile the detector reads as a back looks like a 0-0 without divider bars (a box of
+    # a tile's size, face down): the box is taken as 0-0, and the players are asked, once a
+    # hand, to correct the score if it is another tile; the hand is scored with it
+    f = _followed(5)
+    recs = _view(f, ORDER[:5], [FAR_BACK]) + _view(f, ORDER[:5], [FAR_BACK])
+    asked = [r for r in _kinds(recs, "question") if r.get("tile") == "0-0"]
+    assert len(asked) == 1 and "correct the score" in asked[0]["message"]
+    recs = _view(f, ORDER[:5]) + f.feed([], still=True)
+    assert [(s["kind"], s["winner"], s["points"]) for s in _kinds(recs, "hand_scored")] == [
+        ("domino", 0, 0)
     ]
 
 
