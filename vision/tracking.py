@@ -339,6 +339,21 @@ class Tracker:
         return set(latest) | {t for t, n in counts.items() if n >= 2}
 
     @property
+    def last_places(self) -> dict[Tile, np.ndarray]:
+        """Where each face-up value was read in the last ``steady_frames`` frames: ``{value:
+        (2,) pixel centre}`` of its box in the latest of them that read it on one box (a value
+        read on two boxes of every such frame is left out). With :attr:`last_values` it says
+        where a value read when a tap was made lay then."""
+        out: dict[Tile, np.ndarray] = {}
+        for f in self._frames[-self.steady_frames :]:
+            boxes: dict[Tile, list[TileDetection]] = {}
+            for d in f.detections:
+                if _usable(d, self.min_pip_confidence):
+                    boxes.setdefault(Tile(int(d.pips[0]), int(d.pips[1])), []).append(d)
+            out.update({t: ds[0].centre for t, ds in boxes.items() if len(ds) == 1})
+        return out
+
+    @property
     def coming(self) -> set[Tile]:
         """Values read in most of the last ``steady_frames`` frames (on any box, a value read
         on two boxes of a frame counted too) that the stable state does not hold: a tile being

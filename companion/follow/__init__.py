@@ -149,7 +149,9 @@ class Follower:
             out = self._rules.on_tap(kind, player)
         else:  # a change is on the table (or a new tile read in most of the last frames) but
             # not steady yet: the tap comes after it
-            self._rules.pending.append((kind, player, self.tracker.last_values))
+            self._rules.pending.append(
+                (kind, player, self.tracker.last_values, self.tracker.last_places)
+            )
             out = []
         self._stamp(out, self.frame)
         return out

@@ -88,7 +88,7 @@ class _GameFollow:
     @property
     def pending(self) -> list:
         """Taps waiting for the change on the table to settle: ``(kind, player, values seen
-        when tapped)``."""
+        when tapped, {value: (2,) pixel centre where it was read then})``."""
         if not hasattr(self, "_pending"):
             self._pending = []
         return self._pending
@@ -100,7 +100,7 @@ class _GameFollow:
         if tile is None and self.holding:
             return out
         while self.pending and (tile is None or tile not in self.pending[0][2]):
-            out += self.on_waited_tap(*self.pending.pop(0))
+            out += self.on_waited_tap(*self.pending.pop(0)[:3])
         return out
 
     def on_waited_tap(self, kind: str, player: int | None, values: set[Tile]) -> list[dict]:

@@ -8,6 +8,7 @@ import numpy as np
 
 from companion.follow.base import UNSURE_KINDS, _check_sync, _GameFollow, _order_note, _unsure
 from engine.tiles import Tile
+from vision.types import TileDetection
 
 # --- Tableaux --------------------------------------------------------------------------------
 
@@ -241,6 +242,10 @@ class _TableauxFollow(_GameFollow):
         #: next hand shows they are taken back and taken again in it (:meth:`_next_hand`)
         self.clear_taps: list[tuple] = []
         self.clear_snap: tuple | None = None
+        #: the cells (ours) of boxes on free cells whose value was not read (no value, or a
+        #: followed tile's value read there too) in the views not taken since the last taken,
+        #: and how many taps were waiting when the first was seen (:meth:`_unread_at_taps`)
+        self.unread: tuple[set, int] | None = None
         #: score-sheet changes made meanwhile (points per seat, winner): applied again after
         #: the taps are taken back
         self.clear_syncs: list[tuple] = []
@@ -292,6 +297,7 @@ class _TableauxFollow(_GameFollow):
         self.first_read, self.seen_px, self.read_since = [], {}, {}
         self.views_read, self.read_over = {}, {}
         self.clear_taps, self.clear_snap, self.clear_syncs = [], None, []
+        self.unread = None
         return out + [
             {
                 "type": "hand_end",
@@ -333,7 +339,7 @@ class _TableauxFollow(_GameFollow):
                 if self.scores[p] != before[p]
             ]
         out += self._end_hand()
-        self.pending[:0] = [(kind, player, set()) for kind, player in taps]
+        self.pending[:0] = [(kind, player, set(), {}) for kind, player in taps]
         return out
 
     def _starter_only(self) -> bool:
@@ -484,7 +490,7 @@ class _TableauxFollow(_GameFollow):
             self.taken_up = self.maybe_starter
             return []
         before_px = dict(self.seen_px)
-        self._note_reads(reading, stable, frame)
+        self._read_elsewhere_at_taps(self._note_reads(reading, stable, frame))
         seen = self._untwinned(reading) if _unsure(reading) else _cells(reading.layout["placed"])
         if seen is None:  # not taken: the taps made meanwhile wait for a view that is
             self.holding = True
@@ -641,9 +647,23 @@ class _TableauxFollow(_GameFollow):
         if len(cells) != len(set(cells)):
             self.holding = True
             return out
+        self._unread_at_taps(new)
         return out + self._plays(new)
 
-    def _note_reads(self, reading, stable, frame: int) -> None:
+    def _unread_at_taps(self, new: dict[Tile, tuple]) -> None:
+        """A view taken after views not taken for a box on free cells whose value was not
+        read (:attr:`unread`): each new tile of ``new`` (``{tile: cells}``, our cells) lying on
+        those cells was on the table, unread, when the taps made since then were made, so it
+        counts as read at those taps (played before them, :meth:`flush`)."""
+        if self.unread is None:
+            return
+        (cells, since), self.unread = self.unread, None
+        there = {t for t, v in new.items() if {c for c, _ in v} & cells}
+        for k in range(min(since, len(self.pending)), len(self.pending)) if there else ():
+            kind, player, values, places = self.pending[k]
+            self.pending[k] = (kind, player, values | there, places)
+
+    def _note_reads(self, reading, stable, frame: int) -> dict[Tile, TileDetection]:
         """Keep, for each value read in this view that is not followed, the first frame it was
         read where it lies now (:attr:`read_since`): a tile lies still once laid, so when a
         view holds several new tiles (the views between not taken) the one read there earlier
@@ -652,7 +672,8 @@ class _TableauxFollow(_GameFollow):
         value) does not count. Places are pixels of the last view: the camera's motion since
         (``vision.tracking.camera_motion``, fitted on the values read on one box in both)
         moves every place kept; a value within half its box's length of a kept place of the
-        same value is read there again."""
+        same value is read there again. Returns the view's values read on one box, ``{tile:
+        box}``."""
         from vision.tracking import apply_motion, motion_since
 
         boxes = _value_boxes(reading, stable)
@@ -680,6 +701,31 @@ class _TableauxFollow(_GameFollow):
                     since = frame
                     self.first_read.append([t, d.centre, frame])
                 self.read_since[t] = min(self.read_since.get(t, since), since)
+        return now
+
+    def _read_elsewhere_at_taps(self, now: dict[Tile, TileDetection]) -> None:
+        """Drop from each waiting tap's values (the tiles read when it was made, taken as laid
+        before it) a value not followed that this view (``now``: ``{tile: box}``, values read
+        on one box) reads more than half its box's length from where it was read when the tap
+        was made, the camera's motion since fitted on at least 3 followed tiles read on one box
+        both times (``vision.tracking.camera_motion``): a tile lies still once laid (RULES.md
+        section 5), so what was read then was another tile misread, or the tile not yet laid,
+        and its play comes after the tap. A value whose place then or now is not known stays."""
+        from vision.tracking import apply_motion, motion_since
+
+        for k, (kind, player, values, places) in enumerate(self.pending):
+            both = [t for t in self.tiles if t in places and t in now]
+            moved = [t for t in values if t not in self.tiles and t in places and t in now]
+            if len(both) < 3 or not moved:
+                continue
+            m = motion_since(places, now, both)
+            away = {
+                t
+                for t in moved
+                if np.hypot(*(apply_motion(m, places[t])[0] - now[t].centre)) > max(now[t].size) / 2
+            }
+            if away:
+                self.pending[k] = (kind, player, values - away, places)
 
     def _untwinned(self, reading) -> dict[Tile, tuple] | None:
         """A doubtful view taken when the followed hand explains each doubt. A value read on
@@ -691,8 +737,10 @@ class _TableauxFollow(_GameFollow):
         without a trusted value (unreadable, doubtful, outside the set) on cells of a followed
         tile: that tile unread (glare, a hand), or a box drawn across two tiles; tiles are not
         laid on tiles, so it is no play. Such a box on free cells may be a new tile not read
-        yet, and so may two boxes at one place: the view is not taken. ``{tile: cells}`` as
-        :meth:`on_stable` reads it, or None (the view not taken)."""
+        yet, and so may the other box of a followed tile read twice when it lies on free cells
+        beside the tableau (the followed tile lies on its own cells), and two boxes at one
+        place: the view is not taken (the cells of such boxes kept in :attr:`unread`).
+        ``{tile: cells}`` as :meth:`on_stable` reads it, or None (the view not taken)."""
         doubts = [p for p in reading.problems if p.kind in UNSURE_KINDS and p.source == "table"]
         if not self.tiles or self.asking or any(p.kind not in EXPLAINED for p in doubts):
             return None
@@ -720,8 +768,24 @@ class _TableauxFollow(_GameFollow):
         choice, f = fits[0]
         seen = _cells(choice)
         taken = {c for v in self.tiles.values() for c, _ in v}
-        if any(all(f(tuple(c)) not in taken for c in b["cells"]) for b in bare):
-            return None  # a box without a value on free cells: maybe a tile not read yet
+        beside = {
+            (r + dr, q + dq) for r, q in taken for dr, dq in ((-1, 0), (1, 0), (0, -1), (0, 1))
+        }
+        # a box without a value on free cells, or the other box of a followed tile read twice
+        # on free cells beside the tableau (where a play lies): maybe a tile not read yet (a
+        # followed tile lies on its own cells; a tile is laid on free cells touching the
+        # tableau, RULES.md section 5), so the view is not taken
+        twins = [b for t in kept for b in boxes[t] if all(b is not x for x in choice)]
+        unread = [
+            cells
+            for b, anywhere in [(b, True) for b in bare] + [(b, False) for b in twins]
+            if not (cells := {f(tuple(c)) for c in b["cells"]}) & taken
+            and (anywhere or cells & beside)
+        ]
+        if unread:
+            cells, since = self.unread or (set(), len(self.pending))
+            self.unread = (cells.union(*unread), since)
+            return None
         for t, bs in boxes.items():
             if len(bs) == 1 or t in self.tiles:
                 continue
@@ -854,7 +918,7 @@ class _TableauxFollow(_GameFollow):
                 view = view_of(k, item[1])
                 # the taps that waited for this view, applied before the same plays again
                 self._pending = [
-                    (x[1], x[2], x[4])
+                    (x[1], x[2], x[4], {})
                     for x in itertools.takewhile(lambda x: x[0] != "view", redo[k + 1 :])
                     if x[0] == "tap" and x[4] is not None
                 ]

@@ -1346,3 +1346,50 @@ def test_tableaux_a_play_read_wrong_and_then_read_right_in_more_views_is_re_read
     assert real.tile in rules.tiles and wrong.tile not in rules.tiles
     assert rules.scores[seat] == scores[seat] + real.points
     assert rules.player == (seat if real.continues else 1 - seat)
+
+
+def test_tableaux_value_misread_elsewhere_when_a_tap_was_made_comes_after_it():
+    # seat 1 plays a double (the turn goes on) and taps done while a box off the tableau is
+    # misread as the tile seat 0 plays next (read in the last two frames, so taken as read
+    # when the tap was made); a hand passes over the table, and that tile is then read where it
+    # is laid: it was not there at the tap, so it is seat 0's play after the tap (as in the
+    # replayed rendered game tableaux-s10-16, frames 214-222)
+    first, a, bm, _ = _late_read_position()
+    starter = _cell_place(Tile(2, 3), (0, 0), (1, 0))
+    one, pa, pb = (_cell_place(m.tile, m.low_cell, m.high_cell) for m in (first, a, bm))
+    ghost = _cell_place(bm.tile, (3, -3), (3, -2))
+    cam = make_camera(np.random.default_rng(0), [starter, one, pa, pb], (1024, 768), fill=0.7)
+    f = Follower("tableaux", first_player=0)
+    _feed(f, camera_labels(cam, [starter]))
+    _feed(f, camera_labels(cam, [starter, one]))
+    recs = _feed(f, camera_labels(cam, [starter, one, pa]))
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(1, str(a.tile))]
+    _feed(f, camera_labels(cam, [starter, one, pa, ghost]), 2)
+    assert f.tap("done") == []  # waits: a value read in most of the last frames
+    recs = []
+    for hidden in (starter, one, pa):  # a hand over one tile in each frame
+        recs += f.feed(camera_labels(cam, [p for p in (starter, one, pa) if p is not hidden]))
+    recs += _feed(f, camera_labels(cam, [starter, one, pa, pb]), 4)
+    got = [(r["type"], r.get("tile"), r["player"]) for r in recs if r["type"] in ("play", "turn")]
+    assert got == [("turn", None, 0), ("play", str(bm.tile), 0)]
+
+
+def test_tableaux_tile_read_as_a_followed_value_beside_the_tableau_is_played_before_a_tap():
+    # seat 1 lays a double beside the tableau, read for a few views as the followed 3-5 (a
+    # value read on two boxes, one on 3-5's cells, the other on free cells beside the
+    # tableau), and taps done; the double then read right was on the table, unread, at the
+    # tap: it is seat 1's play, the turn then passes (as in the replayed rendered game
+    # tableaux-s10-6, frames 179-185)
+    first, a, _, _ = _late_read_position()
+    starter = _cell_place(Tile(2, 3), (0, 0), (1, 0))
+    one, pa = (_cell_place(m.tile, m.low_cell, m.high_cell) for m in (first, a))
+    twin = Placement(first.tile, False, pa.centre, pa.angle_deg, False)
+    f = Follower("tableaux", first_player=0)
+    _feed(f, _labels([starter]))
+    _feed(f, _labels([starter, one]))
+    recs = _feed(f, _labels([starter, one, twin]), 4)
+    recs += f.tap("done")
+    assert not [r for r in recs if r["type"] in ("play", "turn")]
+    recs = _feed(f, _labels([starter, one, pa]), 4)
+    got = [(r["type"], r.get("tile"), r["player"]) for r in recs if r["type"] in ("play", "turn")]
+    assert got == [("play", str(a.tile), 1), ("turn", None, 0)]
