@@ -66,7 +66,7 @@ JR=$((JOBS * N_REAL / TOTAL > 0 ? JOBS * N_REAL / TOTAL : 1))
 JP=$((JOBS - JV - JR > 0 ? JOBS - JV - JR : 1))
 render views "$SEED_V" "$JV" "$N_VIEWS" --view-share 0.8 --surface-mix 0.08 0 0.1 0 --layout-share 0.3 \
   --view-kinds "$VIEW_KINDS" &
-render real "$SEED_R" "$JR" "$N_REAL" --surface-mix 0.3 0.12 0.12 0.15 0.06 --layout-share 0.4 \
+render real "$SEED_R" "$JR" "$N_REAL" --surface-mix 0.26 0.1 0.1 0.13 0.05 0.16 --layout-share 0.4 \
   --set-weights 0.3 0.3 0.4 --low-pip-bias 0.3 &
 render plain "$SEED_P" "$JP" "$N_PLAIN" --layout-share 0.5 --low-pip-bias 0.3 --set-weights 0.3 0.3 0.4 &
 # meanwhile, a check that the start model rebuilds (fails fast before the long part)
