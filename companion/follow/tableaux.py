@@ -232,6 +232,9 @@ class _TableauxFollow(_GameFollow):
         self.seen_px: dict[Tile, object] = {}
         #: each value of the last view not followed: the first frame it was read where it lies
         self.read_since: dict[Tile, int] = {}
+        #: ``{(tile, cell): first frame}``: each value not followed that a view taken read on a
+        #: cell (ours), taken or not (:meth:`_before_tap`)
+        self.read_cells: dict[tuple, int] = {}
         self._retaking = False
         #: views being taken (:meth:`_plays` nested in a retake), and the tiles read when the
         #: tap being applied was made (None: a tap taken at once)
@@ -295,6 +298,7 @@ class _TableauxFollow(_GameFollow):
         self.log = []
         self.flag_entry = {}
         self.first_read, self.seen_px, self.read_since = [], {}, {}
+        self.read_cells = {}
         self.views_read, self.read_over = {}, {}
         self.clear_taps, self.clear_snap, self.clear_syncs = [], None, []
         self.unread = None
@@ -603,6 +607,9 @@ class _TableauxFollow(_GameFollow):
                     }
                 )
         new = {t: tuple((f(c), n) for c, n in seen[t]) for t in seen if t not in self.tiles}
+        for t, v in new.items():
+            for c, _ in v:
+                self.read_cells.setdefault((t, c), frame)
         # a new value on the cells of a followed tile (one not seen, or a box drawn across two
         # tiles): a misread, not a play (a tile is laid on free cells, RULES.md section 5)
         owner = {c: t for t, v in self.tiles.items() for c, _ in v}
@@ -914,6 +921,7 @@ class _TableauxFollow(_GameFollow):
                 if item[0] == "tap":
                     if item[4] is None:
                         rec += self.on_tap(item[1], item[2])
+                        self.log[-1] = self.log[-1][:5] + (item[5],)
                     continue  # else applied within its view, below
                 view = view_of(k, item[1])
                 # the taps that waited for this view, applied before the same plays again
@@ -1048,6 +1056,68 @@ class _TableauxFollow(_GameFollow):
         rest = {t: v for t, v in new.items() if t not in self.tiles}
         return out + (self._plays(rest) if rest and self.winner is None else [])
 
+    def _before_tap(self, new: dict[Tile, tuple]) -> list[dict] | None:
+        """New tiles of this view read on a cell they lie on now (:attr:`read_cells`) in a
+        view taken before a "done" or "pass" tap applied at once since (not taken then: read
+        across a followed tile's cells, flagged where it was read a cell off): a tile lies still
+        once laid (RULES.md section 5), so they were played before that tap, by the seat to
+        move then. The hand is followed again from that tap with those tiles played just
+        before it, where this view reads them, and the views and taps since in their order.
+        Records as :meth:`_retake` gives them, then the view's other new tiles as plays; None
+        (nothing changed) when no such tap was made, or a tile is no legal play there."""
+
+        def read_by(at: int) -> list[Tile]:
+            return [
+                t for t in new if any(self.read_cells.get((t, c), at + 1) <= at for c, _ in new[t])
+            ]
+
+        found = next(
+            (
+                (k, item, early)
+                for k, item in enumerate(self.log)
+                if item[0] == "tap" and item[4] is None and item[1] != "player"
+                if (early := read_by(item[5]))
+            ),
+            None,
+        )
+        if found is None:
+            return None
+        entry, item, early = found
+        snap, log, pending = self._snapshot(), list(self.log), list(self.pending)
+        before, winner = list(self.scores), self.winner
+        played, flagged = set(self.tiles), set(self.flagged)
+        self.log.pop()  # this view: taken again after the tap
+        self.log.insert(entry, ("view", {t: new[t] for t in early}, item[3]))
+        rec = self._follow_again(entry, lambda k, view: {t: new.get(t, v) for t, v in view.items()})
+        if any(t not in self.tiles for t in early):  # no legal play then: taken as it comes
+            self._restore(snap)
+            self.log, self._pending = log, pending
+            return None
+        plays = [r for r in rec if r["type"] == "play" and r.get("tile")]
+        out: list[dict] = [
+            {
+                "type": "note",
+                "message": f"{', '.join(map(str, early))} read where it lies before the "
+                f"{item[1]} tap: played before it; the plays since taken again in the order "
+                + ", ".join(f"{r['tile']} (seat {r['player']})" for r in plays),
+            }
+        ]
+        out += [
+            {
+                "type": "flag_withdrawn",
+                "tile": str(t),
+                "message": f"{t} fits where it lies now: read off its cells, or put right",
+            }
+            for t in flagged
+            if t in self.tiles
+        ]
+        out += [r for r in plays if Tile.parse(r["tile"]) not in played]
+        out += self._score_changes(
+            before, winner, rec, f"{', '.join(map(str, early))} played before the tap"
+        )
+        rest = {t: v for t, v in new.items() if t not in self.tiles}
+        return out + (self._plays(rest) if rest and self.winner is None else [])
+
     def _plays(self, new: dict[Tile, tuple]) -> list[dict]:
         self._depth += 1
         try:
@@ -1063,6 +1133,9 @@ class _TableauxFollow(_GameFollow):
             if late is not None:
                 self.log.pop()  # followed again from the entry where the first flag came
                 return self._retake(new, *late)
+            early = self._before_tap(new)
+            if early is not None:
+                return early
         # in the order they were first read where they lie (a view not taken in between: the
         # tile read earlier was laid earlier), then those read when a waiting tap was made
         todo = sorted(
@@ -1149,7 +1222,10 @@ class _TableauxFollow(_GameFollow):
         # a tap that waited and was applied while a view's plays were taken (before a play of a
         # tile not yet read when it was made) is followed again the same way (:meth:`_retake`)
         inside = self._tap_values if self._depth else None
-        self.log.append(("tap", kind, player, self._snapshot(), inside))
+        # the frame of the last stable view when the tap was made (a tap followed again keeps
+        # the one it had, :meth:`_follow_again`)
+        at = self.last_view[2] if self.last_view is not None else -1
+        self.log.append(("tap", kind, player, self._snapshot(), inside, at))
         if self.cleared and self.tiles and not self._retaking:
             if self.clear_snap is None:
                 self.clear_snap = self._snapshot()

@@ -1393,3 +1393,63 @@ def test_tableaux_tile_read_as_a_followed_value_beside_the_tableau_is_played_bef
     recs = _feed(f, _labels([starter, one, pa]), 4)
     got = [(r["type"], r.get("tile"), r["player"]) for r in recs if r["type"] in ("play", "turn")]
     assert got == [("play", str(a.tile), 1), ("turn", None, 0)]
+
+
+def _shifted(m, k: int):
+    """The cells of placement ``m`` moved ``k`` cells along its length: ``(low, high)``."""
+    (r0, q0), (r1, q1) = m.low_cell, m.high_cell
+    dr, dq = (r1 - r0) * k, (q1 - q0) * k
+    return (r0 + dr, q0 + dq), (r1 + dr, q1 + dq)
+
+
+def test_tableaux_tile_read_off_its_cells_before_a_tap_is_played_before_it():
+    # seat 0 lays a double (the turn goes on) that the reader puts a cell off, where it is no
+    # legal play (flagged), then taps done; the next view reads it on its cells: a tile lies
+    # still once laid, so it was seat 0's play before the tap, and seat 1 is to move
+    f, pl, _ = _followed_tableau(4)
+    board, taken = f._rules.board, {c for v in f._rules.tiles.values() for c, _ in v}
+    legal = {(m.tile, m.low_cell, m.high_cell) for t in _all_tiles() for m in board.placements([t])}
+    m, off = next(
+        (m, cells)
+        for t in _all_tiles()
+        if t.is_double and t not in f._rules.tiles
+        for m in board.placements([t])
+        for cells in (_shifted(m, 1), _shifted(m, -1))
+        if not set(cells) & taken and (m.tile, *cells) not in legal
+    )
+    seat = f.summary()["player"]
+    recs = _feed(f, _labels(pl + [_cell_place(m.tile, *off)]))
+    assert [r["tile"] for r in recs if r["type"] == "flag"] == [str(m.tile)]
+    scores = list(f.summary()["scores"])
+    f.tap("done")
+    recs = _feed(f, _labels(pl + [_cell_place(m.tile, m.low_cell, m.high_cell)]))
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(seat, str(m.tile))]
+    assert [r["tile"] for r in recs if r["type"] == "flag_withdrawn"] == [str(m.tile)]
+    scores[seat] += m.points
+    assert f.summary()["scores"] == scores
+    assert f.summary()["player"] == 1 - seat and not f._rules.flagged
+
+
+def test_tableaux_new_value_read_over_a_followed_tile_before_a_tap_is_played_before_it():
+    # seat 0 lays a tile that lets the turn go on; the reader puts its box a cell over a
+    # followed tile (a misread? not taken) until after seat 0 taps done, then reads it on its
+    # cells: read on one of those cells before the tap, it was seat 0's play before it
+    f, pl, _ = _followed_tableau(6)
+    board = f._rules.board
+    owner = {c: t for t, v in f._rules.tiles.items() for c, _ in v}
+    m, over = next(
+        (m, cells)
+        for t in _all_tiles()
+        if t not in f._rules.tiles
+        for m in board.placements([t])
+        if m.continues
+        for cells in (_shifted(m, 1), _shifted(m, -1))
+        if len({owner.get(c) for c in cells} - {None}) == 1
+    )
+    seat = f.summary()["player"]
+    recs = _feed(f, _labels(pl + [_cell_place(m.tile, *over)]))
+    assert not [r for r in recs if r["type"] in ("play", "flag")]
+    assert [r["type"] for r in f.tap("done")] == ["turn"]
+    recs = _feed(f, _labels(pl + [_cell_place(m.tile, m.low_cell, m.high_cell)]))
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(seat, str(m.tile))]
+    assert f.summary()["player"] == 1 - seat
