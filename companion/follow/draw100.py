@@ -362,6 +362,16 @@ class _Draw100Follow(_GameFollow):
         # tiles laid off a standing flag (a chain of illegal tiles) are plays too, flagged in
         # turn, however far from the line they reach
         chained = [t for t in self.flagged if t in dets and t not in self.node]
+        # a flagged tile now lying apart from the line, touching no other flagged tile, was
+        # moved there (a set holds one of each tile: its value read near the line earlier was
+        # a misread, such as a box across two tiles of the line, or the tile was taken back and
+        # laid apart, as a hand shown): the flag is withdrawn and the tile is one apart
+        for t in list(chained) if centres else []:
+            if _nearest(dets[t].centre, centres) >= NEAR_LINE * length and not any(
+                _touch(dets[t], dets[u]) for u in chained if u != t
+            ):
+                chained.remove(t)  # taken apart (or not) with the view's other new tiles below
+                out.append(self._withdraw(t, "it lies apart from the line now"))
         # a tile against a followed tile not read in this view (a hand over it, a misread) may
         # join it: that cannot be checked now, so it waits for a view that reads that tile
         hidden = [self.seen_at[u] for u in self.node if u not in dets and u in self.seen_at]

@@ -521,3 +521,18 @@ def test_a_back_apart_while_the_line_is_read_in_part_is_no_tile_shown():
     part = [BY_TILE[t] for t in ORDER[:3]]
     recs = f.feed(part + [FAR_BACK], still=True)
     assert not any("0-0" in str(r) for r in recs)
+
+
+def test_a_flagged_value_later_lying_apart_is_a_tile_shown():
+    # 4-6 read on the 2 of 2-5 (a misread near the line, such as a box across two tiles): a flag;
+    # the same value then lies far from the line beside another tile: the flag is withdrawn and
+    # both are a hand shown (a set holds one 4-6)
+    f = _followed(5)
+    assert _kinds(_view(f, ORDER[:5], [WRONG]), "flag")
+    apart = _box(300, 560, 390, 606, (4, 6))
+    recs = _view(f, ORDER[:5], [apart, SHOWN[1]])
+    assert [r["tile"] for r in _kinds(recs, "flag_withdrawn")] == ["4-6"]
+    assert _kinds(recs, "hand_end")
+    recs = _view(f, ORDER[:5]) + f.feed([], still=True)
+    assert [sorted(s["tiles"]) for s in _kinds(recs, "hand_shown")] == [["1-1", "4-6"]]
+    assert [(s["kind"], s["points"]) for s in _kinds(recs, "hand_scored")] == [("domino", 12)]
