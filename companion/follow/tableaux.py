@@ -1028,31 +1028,47 @@ class _TableauxFollow(_GameFollow):
             return out
 
         rec = self._follow_again(entry, view_of)
+        late = ", ".join(map(str, needed))
+        return self._taken_again(
+            new,
+            rec,
+            (before, winner, played),
+            f"{late} read late: the plays since {', '.join(map(str, fits))} came taken again "
+            "in the order",
+            {t: f"{t} fits now: {late} lay there unread" for t in fits},
+            f"plays taken again in their order once {late} was read",
+        )
+
+    def _taken_again(
+        self,
+        new: dict[Tile, tuple],
+        rec: list[dict],
+        was: tuple[list, object, set],
+        note: str,
+        withdrawn: dict[Tile, str],
+        reason: str,
+    ) -> list[dict]:
+        """The records of a hand followed again (:meth:`_follow_again` gave ``rec``; ``was``:
+        the scores, winner and followed tiles before it): a note (``note`` and the plays in
+        their new order), a withdrawn flag for each tile of ``withdrawn`` now followed (its
+        message), the plays not recorded before, a ``score`` per seat whose total changed
+        (``reason``), then this view's other new tiles of ``new`` as plays."""
+        before, winner, played = was
         plays = [r for r in rec if r["type"] == "play" and r.get("tile")]
         out: list[dict] = [
             {
                 "type": "note",
-                "message": f"{', '.join(map(str, needed))} read late: the plays since "
-                f"{', '.join(map(str, fits))} came taken again in the order "
+                "message": f"{note} "
                 + ", ".join(f"{r['tile']} (seat {r['player']})" for r in plays),
             }
         ]
         out += [
-            {
-                "type": "flag_withdrawn",
-                "tile": str(t),
-                "message": f"{t} fits now: {', '.join(map(str, needed))} lay there unread",
-            }
-            for t in fits
+            {"type": "flag_withdrawn", "tile": str(t), "message": message}
+            for t, message in withdrawn.items()
             if t in self.tiles
         ]
         out += [r for r in plays if Tile.parse(r["tile"]) not in played]
-        out += self._score_changes(
-            before,
-            winner,
-            rec,
-            f"plays taken again in their order once {', '.join(map(str, needed))} was read",
-        )
+        out += self._score_changes(before, winner, rec, reason)
         rest = {t: v for t, v in new.items() if t not in self.tiles}
         return out + (self._plays(rest) if rest and self.winner is None else [])
 
@@ -1093,30 +1109,16 @@ class _TableauxFollow(_GameFollow):
             self._restore(snap)
             self.log, self._pending = log, pending
             return None
-        plays = [r for r in rec if r["type"] == "play" and r.get("tile")]
-        out: list[dict] = [
-            {
-                "type": "note",
-                "message": f"{', '.join(map(str, early))} read where it lies before the "
-                f"{item[1]} tap: played before it; the plays since taken again in the order "
-                + ", ".join(f"{r['tile']} (seat {r['player']})" for r in plays),
-            }
-        ]
-        out += [
-            {
-                "type": "flag_withdrawn",
-                "tile": str(t),
-                "message": f"{t} fits where it lies now: read off its cells, or put right",
-            }
-            for t in flagged
-            if t in self.tiles
-        ]
-        out += [r for r in plays if Tile.parse(r["tile"]) not in played]
-        out += self._score_changes(
-            before, winner, rec, f"{', '.join(map(str, early))} played before the tap"
+        tiles = ", ".join(map(str, early))
+        return self._taken_again(
+            new,
+            rec,
+            (before, winner, played),
+            f"{tiles} read where it lies before the {item[1]} tap: played before it; the "
+            "plays since taken again in the order",
+            {t: f"{t} fits where it lies now: read off its cells, or put right" for t in flagged},
+            f"{tiles} played before the tap",
         )
-        rest = {t: v for t, v in new.items() if t not in self.tiles}
-        return out + (self._plays(rest) if rest and self.winner is None else [])
 
     def _plays(self, new: dict[Tile, tuple]) -> list[dict]:
         self._depth += 1
