@@ -308,6 +308,14 @@ def _quad(rng: np.random.Generator, centre, length: float, wid: float, tilt: flo
     )
 
 
+def _inside(h: int, w: int, quad: np.ndarray) -> np.ndarray:
+    """``(h, w) float32`` coverage of the convex polygon ``quad`` (``(k, 2)`` px, rounded to
+    whole pixels): 1 inside, anti-aliased edges, 0 outside."""
+    m = np.zeros((h, w), np.float32)
+    cv2.fillConvexPoly(m, np.round(quad).astype(np.int32), 1.0, cv2.LINE_AA)
+    return m
+
+
 def add_dark_objects(
     img: np.ndarray,
     rng: np.random.Generator,
@@ -355,21 +363,18 @@ def add_dark_objects(
             cv2.polylines(img, [np.round(curve).astype(np.int32)], True, loop, thick, cv2.LINE_AA)
             out.append(quad)
             continue
-        shadow = np.zeros((h, w), np.float32)
         off = rng.uniform(-0.08, 0.08, 2).astype(np.float32) * base
-        cv2.fillConvexPoly(shadow, np.round(quad + off).astype(np.int32), 1.0, cv2.LINE_AA)
-        soft = cv2.GaussianBlur(shadow, (0, 0), max(1.0, 0.06 * base))
+        soft = cv2.GaussianBlur(_inside(h, w, quad + off), (0, 0), max(1.0, 0.06 * base))
         img *= (1 - rng.uniform(0.2, 0.5) * soft)[..., None]
-        fill = np.zeros((h, w), np.float32)
-        cv2.fillConvexPoly(fill, np.round(quad).astype(np.int32), 1.0, cv2.LINE_AA)
+        fill = _inside(h, w, quad)
         # a seat's padded edges are rounded
         m = cv2.GaussianBlur(fill, (0, 0), max(1.0, 0.08 * base)) if kind == "seat" else fill
         col = _colour(rng, 8, 70) if kind != "tin" else _colour(rng, 90, 200)
         body = np.empty_like(img)
         body[:] = col
-        d = quad[1] - quad[0]
-        g = ((xx - quad[0, 0]) * d[0] + (yy - quad[0, 1]) * d[1]) / max(float(d @ d), 1.0)
         if kind in ("screen", "phone", "tin"):  # glossy: a sheen across the face
+            d = quad[1] - quad[0]  # g: 0..1 along the long side
+            g = ((xx - quad[0, 0]) * d[0] + (yy - quad[0, 1]) * d[1]) / max(float(d @ d), 1.0)
             band = np.exp(-(((g - rng.uniform(0, 1)) / rng.uniform(0.08, 0.4)) ** 2))
             body += (rng.uniform(15, 90) * band)[..., None]
         if kind == "seat":
@@ -381,13 +386,10 @@ def add_dark_objects(
         c = quad.mean(axis=0)
         if kind in ("screen", "phone"):  # a bezel: the glass inset, a shade apart
             inner = c + (quad - c) * rng.uniform(0.8, 0.94)
-            glass = np.zeros((h, w), np.float32)
-            cv2.fillConvexPoly(glass, np.round(inner).astype(np.int32), 1.0, cv2.LINE_AA)
-            body *= (1 + rng.uniform(-0.4, 0.3) * glass)[..., None]
+            body *= (1 + rng.uniform(-0.4, 0.3) * _inside(h, w, inner))[..., None]
         elif kind == "tin":  # a printed label on a metal lid
             inner = c + (quad - c) * rng.uniform(0.5, 0.85)
-            label = np.zeros((h, w), np.float32)
-            cv2.fillConvexPoly(label, np.round(inner).astype(np.int32), 1.0, cv2.LINE_AA)
+            label = _inside(h, w, inner)
             body = body * (1 - label[..., None]) + _colour(rng, 0, 255) * label[..., None]
             txt = "".join(rng.choice(list("ABDEGIMNORSTW"), size=int(rng.integers(4, 9))))
             a = _ink(h, w, txt, (int(c[0] - base / 2), int(c[1])), base / 140, base / 50)
