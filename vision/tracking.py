@@ -11,7 +11,9 @@ frames is fitted on all tiles and taken out first, so camera shake and a driftin
 count as moves). A tile's stable box keeps its geometry: readings are put in one corner order
 before they are averaged, only readings along the best reading's axis are averaged (a double's
 orientation is the best frame's), and a place whose reading flips between two values counts
-once, with the value most frames give.
+once, with the value most frames give. A place read as one value in most of the voting frames
+counts with that value even when the pip reader doubts each reading (pip confidence under
+``min_pip_confidence``): the frames vote on the value as on the tile.
 
 Public API:
 
@@ -31,7 +33,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from engine.tiles import Tile
-from vision.types import TileDetection
+from vision.types import TileDetection, TileFlag
 
 #: Frames a new reading must hold before it becomes the stable state (at a few readings a second,
 #: about one second of stillness).
@@ -322,6 +324,7 @@ class Tracker:
         self._frames: list[_Frame] = []
         self._stable: _Frame | None = None
         self.stable: list[TileDetection] | None = None
+        self._doubt_cache: tuple = (None, {})
 
     @property
     def settled(self) -> bool:
@@ -389,9 +392,117 @@ class Tracker:
         k = self.steady_frames
         voted = {t for t, n in counts.items() if n >= k}
         weak = [t for t, n in counts.items() if n < k]
-        if len(weak) < 2 or len(self._frames) < k:
+        if len(self._frames) < k:
             return voted
-        return voted | self._flips(weak, voted, counts)
+        if len(weak) >= 2:
+            voted = voted | self._flips(weak, voted, counts)
+        doubted = self._doubtful_votes(voted)
+        return voted | set(doubted) if doubted else voted
+
+    def _doubtful_votes(
+        self, voted: set[Tile]
+    ) -> dict[Tile, list[tuple[TileDetection, np.ndarray]]]:
+        """Places whose readings, doubtful ones (pip confidence under ``min_pip_confidence``)
+        counted too, give one value in ``steady_frames`` of the voting frames: ``{value: its
+        readings there as (detection, (4, 2) corners in the latest frame's pixels)}``, the
+        readings of the other values at that place included (:meth:`_smoothed` takes the box
+        from them).
+
+        A tile whose pips the reader doubts in each frame (a tile shown at a picture's edge,
+        its reading flipping between 3-3 at 0.34-0.49 and 2-3) is taken when most voting frames
+        read the same value at its place: the frames are independent readings, and a place
+        read as one value in most of them is that value more surely than any one reading. Left
+        out: a value voted elsewhere (a set holds one of each), a place where a voted tile lies
+        or inside the box of another value of the stable state (a tile once laid keeps its
+        value),
+        a box lying mostly on other boxes (:data:`ACROSS_TILES`: a box across two tiles), a
+        face-down box, a box with a :class:`TileFlag` (a blank read without a divider may be a
+        plain back), and a frame's reading of a value read on another box of the same frame.
+        """
+        import cv2
+
+        if self._doubt_cache[0] == self.frame:  # one answer per window (:meth:`_smoothed`)
+            return self._doubt_cache[1]
+        out: dict[Tile, list[tuple[TileDetection, np.ndarray]]] = {}
+        self._doubt_cache = (self.frame, out)
+        doubtful = [
+            [
+                d
+                for d in f.others
+                if not d.face_down
+                and d.pips is not None
+                and not _usable(d, self.min_pip_confidence)
+                and d.flag is TileFlag.NONE
+            ]
+            for f in self._frames
+        ]
+        if not any(doubtful):
+            return out
+        last = self._frames[-1]
+        maps = [_align(f, last) for f in self._frames]
+        limit = self.move_tolerance * last.width
+        # a tile of the stable state keeps its place and value: a doubtful reading where it
+        # lies is that tile misread (a line's tile at the picture's edge read 1-2 for 1-5)
+        stable = self._stable.values if self._stable is not None else {}
+        to_last = _align(self._stable, last) if self._stable is not None else None
+        held = {t: apply_motion(to_last, d.corners).astype(np.float32) for t, d in stable.items()}
+        taken = []
+        for t in voted:
+            pts = [
+                apply_motion(m, f.values[t].centre)[0]
+                for f, m in zip(self._frames, maps)
+                if t in f.values
+            ]
+            if pts:
+                taken.append(np.median(np.array(pts), axis=0))
+        # every reading of a value not voted: (frame, detection, corners in the latest frame)
+        reads: list[tuple[int, TileDetection, np.ndarray]] = []
+        for i, (f, m, ds) in enumerate(zip(self._frames, maps, doubtful)):
+            seen = [
+                Tile(int(d.pips[0]), int(d.pips[1])) for d in f.detections if d.pips is not None
+            ]
+            for d in [d for t, d in f.values.items() if t not in voted] + ds:
+                t = Tile(int(d.pips[0]), int(d.pips[1]))
+                if t in voted or seen.count(t) > 1:
+                    continue
+                c = apply_motion(m, d.corners)
+                if all(np.hypot(*(c.mean(0) - q)) > limit for q in taken):
+                    reads.append((i, d, c))
+        places: list[list[tuple[int, TileDetection, np.ndarray]]] = []
+        for r in reads:
+            home = next(
+                (p for p in places if np.hypot(*(p[0][2].mean(0) - r[2].mean(0))) <= limit), None
+            )
+            if home is None:
+                places.append([r])
+            else:
+                home.append(r)
+        for p in places:
+            # one reading per frame (the most trusted), none drawn across tiles
+            best: dict[int, tuple[int, TileDetection, np.ndarray]] = {}
+            for r in p:
+                if r[0] not in best or _score(r[1]) > _score(best[r[0]][1]):
+                    best[r[0]] = r
+            kept = [
+                r
+                for r in best.values()
+                if _covered(r[1], self._frames[r[0]].detections) < ACROSS_TILES
+            ]
+            counts: dict[Tile, int] = {}
+            for _, d, _c in kept:
+                t = Tile(int(d.pips[0]), int(d.pips[1]))
+                counts[t] = counts.get(t, 0) + 1
+            won = [t for t, n in counts.items() if n >= self.steady_frames and t not in out]
+            here = np.mean([c.mean(0) for _, _, c in kept], axis=0) if kept else None
+            if won and any(
+                u != won[0]
+                and cv2.pointPolygonTest(box, (float(here[0]), float(here[1])), False) >= 0
+                for u, box in held.items()
+            ):
+                continue  # inside a tile of the stable state (cut by the picture's edge too)
+            if won:
+                out[won[0]] = [(d, c) for _, d, c in kept]
+        return out
 
     def _flips(self, weak: list[Tile], voted: set[Tile], counts: dict[Tile, int]) -> set[Tile]:
         """Values chosen by :meth:`_voted` for places whose readings flip (see there)."""
@@ -546,7 +657,33 @@ class Tracker:
 
         maps = [_align(f, last) for f in self._frames]
         limit = self.move_tolerance * last.width
+        by_votes = self._doubtful_votes(voted)  # as :meth:`_voted` found them for this window
+        for t, place in by_votes.items():
+            d, ref = max(
+                ((d, c) for d, c in place if Tile(int(d.pips[0]), int(d.pips[1])) == t),
+                key=lambda r: _score(r[0]),
+            )
+            near = [
+                _in_order(c, ref)
+                for _, c in place
+                if _axis_gap(_axis_deg(c), _axis_deg(ref)) <= AXIS_TOLERANCE_DEG
+            ]
+            # trusted by votes: the share of the voting frames that read this value here
+            share = sum(Tile(int(o.pips[0]), int(o.pips[1])) == t for o, _ in place) / len(
+                self._frames
+            )
+            out.append(
+                replace(
+                    d,
+                    corners=np.mean(near, axis=0).astype(np.float32),
+                    pip_confidence=share,
+                    alt_pips=None,
+                    note="",
+                )
+            )
         for t in voted:
+            if t in by_votes:
+                continue
             reads = [
                 (f.values[t], apply_motion(m, f.values[t].corners))
                 for f, m in zip(self._frames, maps)
@@ -568,7 +705,10 @@ class Tracker:
                 and _axis_gap(_axis_deg(o), axis) <= AXIS_TOLERANCE_DEG
             ]
             out.append(replace(d, corners=np.mean(near, axis=0).astype(np.float32)))
+        held = [c.mean(0) for place in by_votes.values() for _, c in place]
         for d in last.others:
+            if any(np.hypot(*(d.centre - q)) <= limit for q in held):
+                continue  # a reading of a place taken by votes above
             votes = sum(
                 any(
                     float(np.hypot(*(apply_motion(m, o.centre)[0] - d.centre))) <= limit

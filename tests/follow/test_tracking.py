@@ -223,3 +223,24 @@ def test_a_box_without_a_value_taken_away_changes_the_stable_state():
     assert tr.update(_others()).changed  # the third of the five voting frames without it
     assert len(tr.stable) == 3 and not any(d.face_down for d in tr.stable)
     assert not any(tr.update(_others()).changed for _ in range(3))
+
+
+def test_a_place_read_as_one_value_in_most_frames_is_taken_though_each_reading_is_doubtful():
+    # a tile shown at the picture's edge: its pips read under the 0.5 bar in every frame,
+    # flipping between 3-3 and 2-3 (draw100-s11-4 hand 16)
+    reads = [((3, 3), 0.34), ((2, 3), 0.45), ((3, 3), 0.49), ((2, 3), 0.70), ((3, 3), 0.40)]
+    tr = Tracker(steady_frames=3)
+    for pips, conf in reads:
+        tr.update([TileDetection(BOX, 0.9, pips=pips, pip_confidence=conf)] + _others())
+    d = _tile_of(tr.stable, Tile(3, 3))
+    assert d.pip_confidence >= 0.5  # trusted by its votes: read 3-3 in 3 of the 5 frames
+    assert not any(o.pips is not None and Tile(*o.pips) == Tile(2, 3) for o in tr.stable)
+    assert len(tr.stable) == 4  # the place counts once: no doubtful box left beside it
+    # two readings of each value in the window are not enough: no value there
+    tr = Tracker(steady_frames=3)
+    for pips, conf in reads[:4] + [(None, None)]:
+        tile = [] if pips is None else [TileDetection(BOX, 0.9, pips=pips, pip_confidence=conf)]
+        tr.update(tile + _others())
+    assert {Tile(*o.pips) for o in tr.stable if o.pip_confidence >= 0.5} == {
+        Tile(*d.pips) for d in _others()
+    }
