@@ -27,7 +27,10 @@ Parts:
 1b. (``--kinds``) the hard views of ``vision.render.views`` (coloured bodies, low angles,
    close-ups, glare, crosswise doubles, hands, small web images, coloured backs), ``--n-kinds``
    (default ``--n``) scenes per kind, seeds ``seed0 + 60_000_000 + 100_000 * kind index + k``:
-   measured as part 1, plus the recall of face-down tiles. ``--scale 2`` renders them at
+   measured as part 1, plus the recall of face-down tiles and where each missed tile went
+   (``missed_dropped_on_tile``: a box on it, IoU >= 0.7, that a filter such as the verifier
+   dropped; ``missed_dropped_loose``: a dropped box at IoU 0.5-0.7, e.g. across two tiles of
+   a row; ``missed_not_boxed``: no box). ``--scale 2`` renders them at
    1280 px too, but for ``small`` (400-640 px web images).
 2. Real photos with labelled boxes (``--photos``, default ``../shared/real_photos`` beside the
    repository, else sample_images): face-up tiles
@@ -140,8 +143,17 @@ def score_scene(scene, model: str | None, conf: float, c: Counter) -> None:
     visible and wholly in frame; the pip counter alone on the true boxes)."""
     h, w = scene.image.shape[:2]
     gts = [(g, v) for g, v in zip(scene.labels, scene.visible) if v >= 0.6]
-    tiles = detect(scene.image, model=model, conf_threshold=conf)
+    gone: list[TileDetection] = []
+    tiles = detect(scene.image, model=model, conf_threshold=conf, dropped=gone)
     m = match([g.corners for g, _ in gts], [t.corners for t in tiles])
+    # where each missed tile went: a box a filter dropped (on the tile, IoU >= 0.7, or loose,
+    # IoU 0.5-0.7: e.g. across two tiles of a row), or no box at all
+    missed = [i for i in range(len(gts)) if i not in m]
+    md = match([gts[i][0].corners for i in missed], [t.corners for t in gone])
+    for a, j in md.items():
+        tight = poly_iou(gts[missed[a]][0].corners, gone[j].corners) >= 0.7
+        c["miss_dropped_tight" if tight else "miss_dropped_loose"] += 1
+    c["miss_not_boxed"] += len(missed) - len(md)
     c["gt"] += len(gts)
     c["gt_down"] += sum(1 for g, _ in gts if g.face_down)
     c["found"] += len(m)
@@ -187,6 +199,9 @@ def rendered_figures(c: Counter, n: int) -> dict:
         "pips_on_true_boxes": f"{c['gtbox_ok']}/{c['gtbox_n']}",
         "pips_on_true_boxes_accuracy": round(c["gtbox_ok"] / max(c["gtbox_n"], 1), 4),
         "pips_on_true_boxes_30px": f"{c['gtbox30_ok']}/{c['gtbox30_n']}",
+        "missed_dropped_on_tile": c["miss_dropped_tight"],
+        "missed_dropped_loose": c["miss_dropped_loose"],
+        "missed_not_boxed": c["miss_not_boxed"],
     }
 
 

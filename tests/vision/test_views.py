@@ -116,6 +116,31 @@ def test_bench_views_scores_a_kind_and_refuses_an_unknown_one():
     assert 0 < fig["recall"] <= 1 and fig["face_down_tiles"] == 0
     with pytest.raises(ValueError, match="unknown view kind"):
         bench_vision.bench_views(["sideways"], 1, None, 0.25)
+    missed = round(fig["gt_tiles"] * (1 - fig["recall"]))
+    where = ("missed_dropped_on_tile", "missed_dropped_loose", "missed_not_boxed")
+    assert sum(fig[k] for k in where) == missed
+
+
+def test_bench_views_says_where_a_tile_the_verifier_drops_went(monkeypatch):
+    """With the verifier made to drop every box, each tile the detector boxed is counted as
+    missed with a dropped box on it (or a loose one), not as never boxed."""
+    import sys
+    from pathlib import Path
+
+    import vision.verifier
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    import bench_vision
+
+    found = bench_vision.bench_views(["crosswise"], 1, None, 0.25)["crosswise"]
+    boxed = round(found["gt_tiles"] * found["recall"])
+    monkeypatch.setattr(vision.verifier, "NOT_TILE_THRESHOLD", 0.0)
+    monkeypatch.setattr(vision.verifier, "SURE_BOX_NOT_TILE", 0.0)
+    fig = bench_vision.bench_views(["crosswise"], 1, None, 0.25)["crosswise"]
+    assert fig["recall"] == 0
+    dropped = fig["missed_dropped_on_tile"] + fig["missed_dropped_loose"]
+    assert dropped >= boxed > 0
+    assert dropped + fig["missed_not_boxed"] == fig["gt_tiles"]
 
 
 def test_verifier_shard_of_hard_views(tmp_path):
