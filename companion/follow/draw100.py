@@ -113,7 +113,9 @@ class _Draw100Follow(_GameFollow):
         self.last_view = (reading, stable, frame)
         # a value outside the double-six set (a 7 read on a half) is a misread: the box is
         # taken as unread, never as a tile of the game
-        dets = _one_box_a_value(stable)
+        twins = _value_boxes(stable)
+        dets = {t: ds[-1] for t, ds in twins.items()}
+        twins = {t: ds for t, ds in twins.items() if len(ds) > 1}
         # boxes without a value (face down, unread, outside the set): on a table during a hand
         # a face-up tile does not turn face down, so such a box where a followed tile lies is
         # that tile (the blank double 0-0 without divider bars reads as a plain back)
@@ -199,9 +201,9 @@ class _Draw100Follow(_GameFollow):
             return out  # who is to move is not known yet: the view waits for the answer
         length = float(np.median([d.size[0] for d in stable]))
         if self.phase == "play":
-            out += self._plays(lay, dets, length, backs)
+            out += self._plays(lay, dets, length, backs, twins)
         if self.phase == "reveal":
-            out += self._shown(dets, length, backs)
+            out += self._shown(dets, length, backs, twins)
         return out
 
     def _begin(self, lay, dets, line_tiles) -> list[dict]:
@@ -263,18 +265,20 @@ class _Draw100Follow(_GameFollow):
             out.setdefault(b, []).append(a)
         return out
 
-    def _plays(self, lay, dets, length: float | None, backs=()) -> list[dict]:
+    def _plays(self, lay, dets, length: float | None, backs=(), twins=None) -> list[dict]:
         """New tiles of the view joined to the followed line (each an open end of a tile it
         touches, in an order that works); the rest flagged (near the line) or kept apart
         (farther: maybe a hand shown), but for those within 1.1 tile lengths of a followed
         tile not seen, which wait. Followed tiles not seen are a question, not a stall.
         ``backs``: the view's boxes without a value (:meth:`_backs`): a followed tile read as a
         back where it lies stays seen there, and when new tiles join nothing, a back they touch
-        may be where a followed tile not read lies (:meth:`_doubt`)."""
+        may be where a followed tile not read lies (:meth:`_doubt`). ``twins``: the values read
+        on several boxes of the view (:meth:`_twin_apart`)."""
         out: list[dict] = []
         if length is None:
             length = float(np.median([d.size[0] for d in dets.values()]))
         self._track_camera(dets)
+        self._twin_apart(dets, twins or {})
         read = set(dets)
         free = self._backs(dets, list(backs))
         missing = [t for t in self.node if t not in dets]
@@ -535,6 +539,25 @@ class _Draw100Follow(_GameFollow):
             "(read as a back, its place lost as the camera moved)",
         }
 
+    def _twin_apart(self, dets, twins: dict[Tile, list[TileDetection]]) -> None:
+        """A value not followed read on several boxes of the view (``twins``, none lying on
+        another box: :func:`_value_boxes`): a box where a followed tile not read in this view
+        lies (:meth:`_under`, :attr:`seen_at` already in this view's pixels) is that tile
+        misread (tiles lie still once laid), so the value is the box that lies at no such
+        place, the last of them, a set holding one of each tile (a tile shown apart from the
+        line while a line tile at the frame's edge reads as it). Sets ``dets`` to that box; left
+        as it is (the last box) when every box or none lies at such a place."""
+        unread = [u for u in self.node if u not in dets]
+        for t, ds in twins.items():
+            if t in self.node:
+                continue
+            clear = []
+            for d in ds:
+                dets[t] = d
+                if self._under(t, dets, unread) is None:
+                    clear.append(d)
+            dets[t] = clear[-1] if clear else ds[-1]
+
     def _under(self, t: Tile, dets, missing: list[Tile]) -> Tile | None:
         """The followed tile not seen in this view that lies where ``t`` is read (its centre,
         :attr:`seen_at`, within half a tile width of ``t``'s), or one seen now away from where
@@ -718,17 +741,20 @@ class _Draw100Follow(_GameFollow):
             }
         ]
 
-    def _shown(self, dets, length: float, backs=()) -> list[dict]:
+    def _shown(self, dets, length: float, backs=(), twins=None) -> list[dict]:
         """A view of the reveal: the tiles apart from the line (``NEAR_LINE`` tile lengths or
         more from every tile of the line, ``length`` pixels a tile; a tile hidden now where
         :attr:`seen_at` puts it) are the current group, and a lone box without a value there
         (``backs``) is 0-0 read as a plain back (:meth:`_back_shown`); a new value nearer the
         line, or where a hidden tile of the line lies, is a tile of the line misread, not a tile
-        shown. A view without them closes the group (the player took them back)."""
+        shown; of a value read on several boxes (``twins``), the box where no hidden tile of the
+        line lies is taken (:meth:`_twin_apart`). A view without them closes the group (the
+        player took them back)."""
         out: list[dict] = []
         earlier = {t for g in self.groups for t in g}
         missing = [t for t in self.node if t not in dets]
         self._track_camera(dets)
+        self._twin_apart(dets, twins or {})
         # the line where it lies in this view's pixels, its tiles hidden now included
         centres = [self.seen_at[t] for t in self.node if t in self.seen_at]
         shown = {
@@ -978,22 +1004,23 @@ class _Draw100Follow(_GameFollow):
         }
 
 
-def _one_box_a_value(stable: list[TileDetection]) -> dict[Tile, TileDetection]:
+def _value_boxes(stable: list[TileDetection]) -> dict[Tile, list[TileDetection]]:
     """The view's boxes with a value of the double-six set (a value outside it, such as a 7 read
-    on a half, is a misread: no tile), one box a value: a set holds one of each tile. Of several
-    boxes read with one value, those lying on another box of the view (:func:`_lies_on`: a
-    second box drawn over a tile, which tiles laid on a table never are) are no tile; the last
-    of the others is taken (the last of all when every one lies on another)."""
+    on a half, is a misread: no tile), per value; one box a value is the tile, a set holding one
+    of each tile. Of several boxes read with one value, those lying on another box of the view
+    (:func:`_lies_on`: a second box drawn over a tile, which tiles laid on a table never are)
+    are no tile (all are kept when every one lies on another). The caller takes the last box
+    of a value, or the one at no followed tile's place (:meth:`_Draw100Follow._twin_apart`)."""
     boxes: dict[Tile, list[TileDetection]] = {}
     for d in stable:
         if not d.face_down and d.pips is not None and max(int(v) for v in d.pips) <= TOP_PIP:
             boxes.setdefault(Tile(*(int(v) for v in d.pips)), []).append(d)
-    out: dict[Tile, TileDetection] = {}
+    out: dict[Tile, list[TileDetection]] = {}
     for t, ds in boxes.items():
         if len(ds) > 1:
             others = [o for o in stable if all(o is not d for d in ds)]
             ds = [d for d in ds if _lies_on(d, others) is None] or ds
-        out[t] = ds[-1]
+        out[t] = ds
     return out
 
 

@@ -430,6 +430,19 @@ def test_a_tile_shown_then_read_only_on_the_line_as_a_misread_was_taken_back():
     ]
 
 
+def _then_2_3_shown_a_domino_of_7(f: Follower) -> None:
+    """Three players, 1-1 shown and taken back: 2-3 shown next, then the table cleared, are
+    the two hands shown (seats 2 and 0) and seat 1's domino of 7."""
+    recs = _view(f, ORDER, SHOWN[:1]) + _view(f, ORDER) + f.feed([], still=True)
+    assert [(s["player"], s["tiles"]) for s in _kinds(recs, "hand_shown")] == [
+        (2, ["1-1"]),
+        (0, ["2-3"]),
+    ]
+    assert [(s["kind"], s["winner"], s["points"]) for s in _kinds(recs, "hand_scored")] == [
+        ("domino", 1, 7)
+    ]
+
+
 def test_a_tile_shown_again_after_a_misread_is_one_hand_shown():
     # three players: 1-1 shown, then its value read only where 0-4 lies (taken back), then 1-1
     # shown again and taken back, then 2-3 shown: 1-1 was one hand shown, not two
@@ -439,14 +452,18 @@ def test_a_tile_shown_again_after_a_misread_is_one_hand_shown():
     f.feed([BY_TILE[t] for t in ORDER[:7]] + [misread], still=True)
     _view(f, ORDER, SHOWN[1:])
     _view(f, ORDER)
-    recs = _view(f, ORDER, SHOWN[:1]) + _view(f, ORDER) + f.feed([], still=True)
-    assert [(s["player"], s["tiles"]) for s in _kinds(recs, "hand_shown")] == [
-        (2, ["1-1"]),
-        (0, ["2-3"]),
-    ]
-    assert [(s["kind"], s["winner"], s["points"]) for s in _kinds(recs, "hand_scored")] == [
-        ("domino", 1, 7)
-    ]
+    _then_2_3_shown_a_domino_of_7(f)
+
+
+def test_a_value_read_apart_and_where_a_hidden_line_tile_lies_is_the_tile_apart():
+    # three players: 1-1 shown far below the line while 0-4, at the line's end, is not read and
+    # its place reads 1-1 too (a tile at the frame's edge): that box is 0-4 misread, the one
+    # apart is the 1-1 shown; taken back, then 2-3 shown: two hands shown, a domino
+    f = _followed(8, players=3)
+    misread = _moved(BY_TILE[Tile(0, 4)], (0, 0), (1, 1))
+    f.feed([BY_TILE[t] for t in ORDER[:7]] + SHOWN[1:] + [misread], still=True)
+    _view(f, ORDER)
+    _then_2_3_shown_a_domino_of_7(f)
 
 
 #: A box without a value far below the line, where hands are shown (0-0 without divider bars
