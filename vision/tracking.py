@@ -414,10 +414,10 @@ class Tracker:
         read as one value in most of them is that value more surely than any one reading. Left
         out: a value voted elsewhere (a set holds one of each), a place where a voted tile lies
         or inside the box of another value of the stable state (a tile once laid keeps its
-        value),
-        a box lying mostly on other boxes (:data:`ACROSS_TILES`: a box across two tiles), a
-        face-down box, a box with a :class:`TileFlag` (a blank read without a divider may be a
-        plain back), and a frame's reading of a value read on another box of the same frame.
+        value), a box lying mostly on other boxes (:data:`ACROSS_TILES`: a box across two
+        tiles), a face-down box, a box with a :class:`TileFlag` (a blank read without a divider
+        may be a plain back), and a frame's reading of a value read on another box of the same
+        frame.
         """
         import cv2
 
