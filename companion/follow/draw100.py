@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from companion.follow.base import _check_sync, _GameFollow, _order_note, _read_line
@@ -23,6 +24,10 @@ TOP_PIP = 6
 #: which the new value is taken as the tile's (the first reading was the misread), when they
 #: are more than the views that read the tile.
 REREAD_VIEWS = 2
+#: Share of the smaller box's area two boxes of a view cover together from which one lies on
+#: the other (a box drawn across two tiles covers about half of each); boxes of tiles lying
+#: side by side overlap by a fifth at most (box noise).
+OVERLAP = 0.4
 
 
 class _Draw100Follow(_GameFollow):
@@ -480,10 +485,15 @@ class _Draw100Follow(_GameFollow):
         shows no mark on it, the reason the layout reader takes a lone bare box of a face-up
         layout as 0-0): a box of ``free`` (without a value, not a followed tile) that joins an
         open end of 0 of the followed line (:meth:`_host`, as 0-0), while 0-0 is neither
-        followed, read nor shown, and no other such box does. Attaches it, adds it to ``dets``
-        and removes it from ``free``. Returns ``(0-0, action text)``, or None."""
+        followed, read nor shown, no other such box does, and no tile read face up lies apart
+        from the line (:attr:`apart_now`, :attr:`apart_groups`: a hand may be being shown, and
+        a shown tile read as a back may lie at the line as well as a played 0-0). Attaches it,
+        adds it to ``dets`` and removes it from ``free``. Returns ``(0-0, action text)``, or
+        None."""
         blank = Tile(0, 0)
         if blank in self.node or blank in dets or blank in shown or not free:
+            return None
+        if (self.apart_now | {t for g in self.apart_groups for t in g}) - {blank}:
             return None
         if 0 not in self.line.open_numbers():
             return None
@@ -1026,12 +1036,24 @@ def _value_boxes(stable: list[TileDetection]) -> dict[Tile, list[TileDetection]]
 
 def _lies_on(d: TileDetection, boxes: list[TileDetection]) -> int | None:
     """The index of the first of ``boxes`` that ``d`` lies on (its centre within half ``d``'s
-    width of that box's centre, pixels), None when none: tiles laid on a table lie side by side,
-    their centres a tile width apart or more, so such a box is a second box drawn on a tile."""
+    width of that box's centre, pixels, or the two covering :data:`OVERLAP` of the smaller
+    one's area together), None when none: tiles laid on a table lie side by side, their
+    centres a tile width apart or more, so such a box is a second box drawn on a tile, or
+    one drawn across two tiles."""
     for k, o in enumerate(boxes):
-        if o is not d and _within(o.centre, d):
+        if o is not d and (_within(o.centre, d) or _overlap(o, d) >= OVERLAP):
             return k
     return None
+
+
+def _overlap(a: TileDetection, b: TileDetection) -> float:
+    """The area two boxes cover together over the smaller box's area (0 to 1)."""
+    pa, pb = (np.asarray(x.corners, np.float32) for x in (a, b))
+    area = min(abs(cv2.contourArea(pa)), abs(cv2.contourArea(pb)))
+    if area <= 0.0:
+        return 0.0
+    common, _ = cv2.intersectConvexConvex(pa, pb)
+    return float(common) / area
 
 
 def _within(point, box: TileDetection) -> bool:

@@ -397,6 +397,21 @@ def test_a_value_read_on_a_box_over_a_tile_of_the_line_is_no_play():
     assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "3-3")]
 
 
+def test_a_box_across_two_tiles_of_the_line_is_no_play():
+    # a box drawn across the line's 4-5 and 4-4 (half on each, its centre at their join, more
+    # than a tile's half width from either centre), read 4-6, a legal play on the 4-4 had it
+    # lain beside it: tiles of a line never lie on one another, so it is a misread (a
+    # question), neither a play nor a flag
+    f = _followed(5)
+    rest = [BY_TILE[t] for t in ORDER[:5]]
+    across = _box(183, 180, 273, 226, (4, 6))
+    recs = f.feed(rest + [across], still=True)
+    assert not _kinds(recs, "play") and not _kinds(recs, "flag")
+    assert any("4-6 read where" in r["message"] for r in _kinds(recs, "question"))
+    recs = f.feed(rest + [BY_TILE[Tile(3, 3)]], still=True)
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "3-3")]
+
+
 def test_a_value_read_on_several_boxes_is_the_one_not_over_another_tile():
     # 3-3 played, and 1-1 shown apart from the line and also read on boxes over the line's 4-5
     # and 3-5 (the tracker keeps boxes of a value read twice): a set holds one 1-1, and tiles do
@@ -502,6 +517,22 @@ def test_a_back_taken_as_the_blank_double_shown_is_asked_about_once():
     recs = _view(f, ORDER[:5]) + f.feed([], still=True)
     assert [(s["kind"], s["winner"], s["points"]) for s in _kinds(recs, "hand_scored")] == [
         ("domino", 0, 0)
+    ]
+
+
+def test_a_back_on_an_open_blank_end_while_a_tile_lies_apart_is_no_play():
+    # after the last play (0-4, an open 0) 2-3 is shown apart from the line, then a back lies
+    # crosswise on the 0 of 0-4: while a hand may be being shown, a box without a value is no
+    # evidence of a play (a shown tile read as a back lies there as well as a played 0-0)
+    f = _followed(8)
+    recs = _view(f, ORDER, SHOWN[:1])
+    assert any("2-3 lies apart" in r["message"] for r in _kinds(recs, "note"))
+    blank = _back(_box(373, 158, 419, 248, None))
+    recs = _view(f, ORDER, [SHOWN[0], blank])
+    assert not _kinds(recs, "play") and f.summary()["plays"] == 8
+    recs = _view(f, ORDER) + f.feed([], still=True)
+    assert [(s["kind"], s["winner"], s["points"]) for s in _kinds(recs, "hand_scored")] == [
+        ("domino", 1, 5)
     ]
 
 
