@@ -102,6 +102,9 @@ class _Draw100Follow(_GameFollow):
         self.apart_now: set[Tile] = set()
         self.apart_groups: list[list[Tile]] = []
         self.asked_apart: set[Tile] = set()
+        #: the frame of the first view that read each new value still read or lying apart
+        #: (:meth:`_note_first_seen`)
+        self.first_seen: dict[Tile, int] = {}
         #: the last view showed an empty table while a line was followed (kept, not ended)
         self.emptied = False
         #: a view sharing no tile with a line too short to end was asked about (once a run)
@@ -302,6 +305,7 @@ class _Draw100Follow(_GameFollow):
         shown = {t for g in self.groups for t in g}
         partners = self._partners(lay, dets)
         new = [t for t in dets if t not in self.node and t not in shown]
+        self._note_first_seen(new)
         # a new value read where a followed tile not read lies (not seen, or seen as a back):
         # that tile misread, not a play
         unread = [t for t in self.node if t not in read]
@@ -353,9 +357,12 @@ class _Draw100Follow(_GameFollow):
                 placed += self._join(new, partners, dets)
         self.seen_at.update({t: dets[t].centre for t, _ in placed})
         self.seen_views.update({t: 1 for t, _ in placed})  # the view that took it read it
-        if placed:  # tiles seen apart earlier were no hand shown
-            self.apart_groups = []
-            self.apart_now = set()
+        if placed:  # tiles seen apart before the plays lay down were no hand shown
+            since = min(self.first_seen.get(t, self.last_view[2]) for t, _ in placed)
+            self.apart_groups = [
+                g for g in self.apart_groups if all(self.first_seen.get(t, -1) > since for t in g)
+            ]
+            self.apart_now = {t for t in self.apart_now if self.first_seen.get(t, -1) > since}
         out += _order_note("tiles", [str(t) for t, _ in placed])
         for t, text in placed:
             if t in self.flagged:
@@ -404,6 +411,17 @@ class _Draw100Follow(_GameFollow):
             out += self._blank_note()
         out += self._apart(apart, dets, length, set(misread))
         return out
+
+    def _note_first_seen(self, new: list[Tile]) -> None:
+        """Keep in :attr:`first_seen` the frame of the first view that read each value of
+        ``new`` (values of the view not followed nor shown), while it is read or lies apart
+        (a tile of :attr:`apart_groups`, taken back): a play that waited for a view reading
+        the tile it joins was on the table since then, before tiles shown apart later."""
+        frame = self.last_view[2]
+        kept = set(new) | self.apart_now | {t for g in self.apart_groups for t in g}
+        self.first_seen = {t: v for t, v in self.first_seen.items() if t in kept}
+        for t in new:
+            self.first_seen.setdefault(t, frame)
 
     def _back_shown(self, backs, dets, line, length: float, taken, played: bool):
         """The blank double 0-0 shown at a hand's end but read as a plain back (a set without

@@ -154,6 +154,25 @@ def test_a_tile_set_apart_then_played_is_no_hand_shown():
     assert "cleared before the hands were shown" in _kinds(recs, "question")[0]["message"]
 
 
+def test_a_tile_shown_after_a_play_that_waited_for_its_neighbour_stays_shown():
+    # the last play 0-4 lies against 4-4 while a hand hides 4-4, so it waits; 2-3 is shown
+    # apart after it and taken back; then 4-4 is read and 0-4 taken: it lay on the table
+    # before 2-3 was shown, so 2-3 is still a hand shown, and the table cleared scores the
+    # domino with it
+    f = _followed(7)
+    hidden = [t for t in ORDER if t != Tile(4, 4)]
+    recs = _view(f, hidden)
+    assert not _kinds(recs, "play") and not _kinds(recs, "flag")
+    recs = _view(f, hidden, SHOWN[:1])
+    assert any("2-3 lies apart" in r["message"] for r in _kinds(recs, "note"))
+    recs = _view(f, ORDER)
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "0-4")]
+    recs = f.feed([], still=True)
+    assert [(s["kind"], s["winner"], s["points"]) for s in _kinds(recs, "hand_scored")] == [
+        ("domino", 1, 5)
+    ]
+
+
 def test_an_empty_view_keeps_the_line_until_a_new_lead_shows():
     f = _followed(1, players=3)
     # the lead under a hand long enough to look like an empty table: asked, kept
