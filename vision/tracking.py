@@ -381,7 +381,7 @@ class Tracker:
 
     def _voted(self) -> set[Tile]:
         """The tiles on the table by vote: a value read in ``steady_frames`` of the voting
-        frames; and, where readings of one place flip between values none of which has the
+        frames (a value the stable state does not hold: at one place, :meth:`_one_place`); and, where readings of one place flip between values none of which has the
         votes alone (a tile read 5-3 in some frames and 5-2 in others, never both in one
         frame), the place counts once with the value most of its readings give (a tie: the
         value of the stable state, else the latest reading)."""
@@ -391,6 +391,8 @@ class Tracker:
                 counts[t] = counts.get(t, 0) + 1
         k = self.steady_frames
         voted = {t for t, n in counts.items() if n >= k}
+        held = set(self._stable.values) if self._stable is not None else set()
+        voted -= {t for t in voted - held if not self._one_place(t)}
         weak = [t for t, n in counts.items() if n < k]
         if len(self._frames) < k:
             return voted
@@ -398,6 +400,22 @@ class Tracker:
             voted = voted | self._flips(weak, voted, counts)
         doubted = self._doubtful_votes(voted)
         return voted | set(doubted) if doubted else voted
+
+    def _one_place(self, t: Tile) -> bool:
+        """Whether ``steady_frames`` of the voting frames read value ``t`` at one place (within
+        ``move_tolerance`` tile widths of each other, each frame mapped onto the latest one,
+        :func:`_align`): a tile put down is read where it lies, so a value read in enough frames
+        but at scattered places is a misread of several tiles, not a tile."""
+        last = self._frames[-1]
+        limit = self.move_tolerance * last.width
+        pts = np.array(
+            [
+                apply_motion(_align(f, last), f.values[t].centre)[0]
+                for f in self._frames
+                if t in f.values
+            ]
+        ).reshape(-1, 2)
+        return any(int(np.sum(np.hypot(*(pts - p).T) <= limit)) >= self.steady_frames for p in pts)
 
     def _doubtful_votes(
         self, voted: set[Tile]

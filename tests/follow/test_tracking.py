@@ -244,3 +244,28 @@ def test_a_place_read_as_one_value_in_most_frames_is_taken_though_each_reading_i
     assert {Tile(*o.pips) for o in tr.stable if o.pip_confidence >= 0.5} == {
         Tile(*d.pips) for d in _others()
     }
+
+
+def test_one_value_misread_on_three_tiles_in_turn_is_no_tile_put_down():
+    # 1-1 read once on each of three tiles of the table (0-1, then 2-4, then 5-3), in three of
+    # the five voting frames: a tile put down is read at its place, so readings of a new value
+    # scattered over three places are misreads, and the stable state holds no 1-1; a 1-1 laid
+    # at one place and read there in three frames is taken
+    tr = Tracker(steady_frames=3)
+    five = TileDetection(BOX, 0.9, pips=(5, 3), pip_confidence=0.95)
+    for _ in range(3):
+        tr.update([five] + _others())
+
+    def misread(dets: list[TileDetection], k: int) -> list[TileDetection]:
+        out = list(dets)
+        out[k] = TileDetection(out[k].corners, 0.9, pips=(1, 1), pip_confidence=0.95)
+        return out
+
+    table = [five] + _others()  # 5-3, 0-1, 2-4, 6-6
+    for frame in (misread(table, 1), table, misread(table, 2), table, misread(table, 0)):
+        up = tr.update(frame)
+        assert Tile(1, 1) not in {Tile(*d.pips) for d in up.stable if d.pips is not None}
+    one = TileDetection(BOX + np.float32([0, 400]), 0.9, pips=(1, 1), pip_confidence=0.95)
+    for _ in range(3):
+        up = tr.update(table + [one])
+    assert Tile(1, 1) in {Tile(*d.pips) for d in up.stable if d.pips is not None}
