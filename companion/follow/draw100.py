@@ -83,7 +83,8 @@ class _Draw100Follow(_GameFollow):
         self.group: set[Tile] = set()
         #: flags standing: tile -> message (withdrawn when a later view explains the tile)
         self.flagged: dict[Tile, str] = {}
-        #: followed tiles not seen in the last view that were asked about
+        #: followed tiles asked about as not seen in a view of this hand (once a hand: a tile
+        #: under a hand comes and goes; it stays in the line meanwhile)
         self.asked_missing: set[Tile] = set()
         #: where each followed tile lies in the last view's pixels (centre ``(2,)``; a tile
         #: hidden then: where it was last seen, moved as the camera moved since)
@@ -301,7 +302,6 @@ class _Draw100Follow(_GameFollow):
                     "(kept in it; a hand over it?)",
                 }
             )
-        self.asked_missing &= set(missing)
         shown = {t for g in self.groups for t in g}
         partners = self._partners(lay, dets)
         new = [t for t in dets if t not in self.node and t not in shown]

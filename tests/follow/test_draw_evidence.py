@@ -130,6 +130,21 @@ def test_to_move_takes_a_seat_or_a_name():
         seat_of("Dan", "Ana,Ben,Cleo", 3)
 
 
+def test_a_followed_tile_not_seen_is_asked_about_once_a_hand():
+    # 4-4 hidden (a hand over it), seen again, hidden again: one question in the hand, the tile
+    # kept in the line throughout; the next play on it is taken
+    f = _followed(5)
+    hidden = [t for t in ORDER[:5] if t != Tile(4, 4)]
+    asked = []
+    for tiles in (hidden, ORDER[:5], hidden, ORDER[:5], hidden):
+        asked += [
+            r for r in _kinds(_view(f, tiles), "question") if "no longer seen" in r["message"]
+        ]
+    assert [r["tile"] for r in asked] == ["4-4"]
+    recs = _view(f, ORDER[:6])
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "3-3")]
+
+
 def test_a_double_re_read_in_line_moves_nothing():
     f = _followed(5)
     # 4-4 (crosswise on 5-4) read turned 90 degrees, in line, while 3-3 is played
