@@ -252,6 +252,7 @@ def _detections_and_index(
                 note,
                 _pair(alt),
                 flag=flag,
+                at_edge=bool(t.get("at_edge", False)),
             )
         )
         index.append(i)

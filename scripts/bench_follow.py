@@ -30,6 +30,7 @@ import pickle
 import random
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +39,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.follow import Follower  # noqa: E402
 from engine.catalog import GAMES  # noqa: E402
-from vision.render.games import GAME_KINDS, Unlayable, frames, play_game, play_key  # noqa: E402
+from vision.render.games import (  # noqa: E402
+    FRAME_SIZE,
+    GAME_KINDS,
+    Unlayable,
+    frames,
+    play_game,
+    play_key,
+)
+from vision.types import at_picture_edge  # noqa: E402
 
 #: The solitaires among the kinds, benchmarked together as "solitaires".
 SOLITAIRES = [g for g in GAME_KINDS if GAMES[g].solitaire]
@@ -159,6 +168,11 @@ def _items(script, rng: np.random.Generator, render: bool, detect):
         yield ("frame", fr.index, None, None, dets, fr.plays, fr.shown, time.perf_counter() - t0)
 
 
+def _edges(d):
+    """``d`` (a saved ``TileDetection``) with ``at_edge`` set for a :data:`FRAME_SIZE` photo."""
+    return replace(d, at_edge=at_picture_edge(d.corners, *FRAME_SIZE))
+
+
 def replay(paths: list[str], steady_frames: int) -> dict[str, list[dict]]:
     """Follow again the games saved with ``--save-detections`` (the follower alone, on the
     detector's readings of the same photos); results grouped per kind as :func:`report` takes
@@ -168,9 +182,13 @@ def replay(paths: list[str], steady_frames: int) -> dict[str, list[dict]]:
         with gzip.open(path, "rb") as fh:
             saved = pickle.load(fh)
         script = saved["script"]
-        r = follow_game(
-            script, np.random.default_rng(0), False, steady_frames, stream=saved["stream"]
-        )
+        # the photos were drawn at FRAME_SIZE: boxes reaching their border (``at_edge``, which
+        # streams saved before that field existed do not hold)
+        stream = [
+            it[:4] + ([_edges(d) for d in it[4]] if it[4] is not None else None,) + it[5:]
+            for it in saved["stream"]
+        ]
+        r = follow_game(script, np.random.default_rng(0), False, steady_frames, stream=stream)
         r["saved"] = Path(path).name
         group = "solitaires" if script.game in SOLITAIRES else script.game
         results.setdefault(group, []).append(r)

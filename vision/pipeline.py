@@ -23,7 +23,7 @@ from vision.detector import load_detector, obb_corners
 from vision.detector.onnx_model import FACE_DOWN, FACE_UP
 from vision.filters import MAX_COVERED
 from vision.pips import read_pips
-from vision.types import TileDetection
+from vision.types import TileDetection, at_picture_edge
 from vision.verifier import NOT_TILE, verify
 
 #: Largest accepted file (bytes) and image (pixels); larger input is refused, not downscaled,
@@ -133,7 +133,8 @@ def detect(
     Returns:
         list of :class:`TileDetection` (best confidence first): ``corners`` (4, 2) float32 pixels,
         ``face_down``, ``pips`` (a, b) with ``pips[i]`` on ``halves[i]`` or None (face down or
-        unreadable; ``note`` says why), ``pip_confidence``. An empty list when no tile is seen.
+        unreadable; ``note`` says why), ``pip_confidence``, ``at_edge`` (the box reaches the
+        photo's border). An empty list when no tile is seen.
     Raises:
         ValueError: not an image array.
         FileNotFoundError: no detector model.
@@ -164,6 +165,7 @@ def detect(
             face_down=bool(cls[i] == FACE_DOWN),
             scores=(float(sc[i, FACE_UP]), float(sc[i, FACE_DOWN])) if sc.shape[1] > 1 else None,
             not_tile=None if not_tile is None else float(not_tile[i]),
+            at_edge=at_picture_edge(corners[i], w, h),
         )
         for i in range(len(corners))
     ]

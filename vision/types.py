@@ -89,6 +89,8 @@ class TileDetection:
         scores: the detector's class scores ``(face up, face down)`` in [0, 1], or None (a box
             not from the detector).
         not_tile: the tile verifier's "not a tile" probability in [0, 1], or None (not run).
+        at_edge: the box reaches the picture's border (:func:`at_picture_edge`): part of the
+            tile, or a tile beside it, may lie outside the picture.
     """
 
     corners: np.ndarray
@@ -101,6 +103,7 @@ class TileDetection:
     flag: TileFlag = TileFlag.NONE
     scores: tuple[float, float] | None = None
     not_tile: float | None = None
+    at_edge: bool = False
     halves: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
@@ -177,7 +180,27 @@ class TileDetection:
             "flag": self.flag.value,
             "scores": None if self.scores is None else [round(float(x), 4) for x in self.scores],
             "not_tile": None if self.not_tile is None else round(float(self.not_tile), 4),
+            "at_edge": bool(self.at_edge),
         }
+
+
+#: A box whose corner lies this share of the picture's longer side from its border, or
+#: nearer, or outside it, reaches the border (:func:`at_picture_edge`).
+EDGE_SHARE = 0.005
+
+
+def at_picture_edge(corners: np.ndarray, width: int, height: int) -> bool:
+    """Whether a box (``(4, 2)`` pixel corners) reaches the border of a ``width`` x ``height``
+    px picture: a corner within :data:`EDGE_SHARE` of the longer side (2 px at least) of it, or
+    outside it."""
+    c = np.asarray(corners, np.float64).reshape(4, 2)
+    m = max(2.0, EDGE_SHARE * max(width, height))
+    return bool(
+        (c[:, 0] < m).any()
+        or (c[:, 1] < m).any()
+        or (c[:, 0] > width - 1 - m).any()
+        or (c[:, 1] > height - 1 - m).any()
+    )
 
 
 def _out_of_reach(

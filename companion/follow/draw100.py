@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
 from companion.follow.base import _check_sync, _GameFollow, _order_note, _read_line
@@ -103,6 +102,9 @@ class _Draw100Follow(_GameFollow):
         self.apart_now: set[Tile] = set()
         self.apart_groups: list[list[Tile]] = []
         self.asked_apart: set[Tile] = set()
+        #: tiles seen apart from the line or shown with their box at the picture's border
+        #: (``TileDetection.at_edge``): their hand may hold a tile beyond the picture
+        self.cut_shown: set[Tile] = set()
         #: the frame of the first view that read each new value still read or lying apart
         #: (:meth:`_note_first_seen`)
         self.first_seen: dict[Tile, int] = {}
@@ -707,6 +709,7 @@ class _Draw100Follow(_GameFollow):
         (a hand hid it, a view misread it): that group is dropped, a set holding one of each
         tile."""
         out: list[dict] = []
+        self.cut_shown |= {t for t in apart if dets[t].at_edge}
         again = set(apart)
         self.apart_groups = [g for g in self.apart_groups if not again & set(g)]
         groups = _clusters(apart, dets, 1.5 * length)
@@ -793,12 +796,16 @@ class _Draw100Follow(_GameFollow):
             and _nearest(dets[t].centre, centres) >= NEAR_LINE * length
             and self._under(t, dets, missing) is None
         }
-        if self._back_shown(
+        blank = self._back_shown(
             list(backs), dets, centres, length, earlier | self.group | shown, False
-        ):
+        )
+        if blank is not None:
             shown.add(Tile(0, 0))
             out += self._blank_note()
         if shown:
+            self.cut_shown |= {t for t in shown if t in dets and dets[t].at_edge}
+            if blank is not None and blank.at_edge:
+                self.cut_shown.add(Tile(0, 0))
             self.group |= shown
         elif self.group:
             out += self._close_group()
@@ -924,6 +931,17 @@ class _Draw100Follow(_GameFollow):
                 "hand_pips": pips,
             }
         ]
+        cut = sorted(t for g in self.groups for t in g if t in self.cut_shown)
+        if cut:
+            out.append(
+                {
+                    "type": "question",
+                    "tile": " ".join(map(str, cut)),
+                    "message": f"{', '.join(map(str, cut))} shown at the picture's edge: a tile "
+                    "of that hand lying beyond the picture is not counted; if one was, correct "
+                    "the score",
+                }
+            )
         if winner is not None:
             self.scores[winner] += points
             out.append(
@@ -1054,24 +1072,14 @@ def _value_boxes(stable: list[TileDetection]) -> dict[Tile, list[TileDetection]]
 
 def _lies_on(d: TileDetection, boxes: list[TileDetection]) -> int | None:
     """The index of the first of ``boxes`` that ``d`` lies on (its centre within half ``d``'s
-    width of that box's centre, pixels, or the two covering :data:`OVERLAP` of the smaller
-    one's area together), None when none: tiles laid on a table lie side by side, their
+    width of that box's centre, pixels, or sharing :data:`OVERLAP` of the smaller box's area,
+    :meth:`TileDetection.overlap`), None when none: tiles laid on a table lie side by side, their
     centres a tile width apart or more, so such a box is a second box drawn on a tile, or
     one drawn across two tiles."""
     for k, o in enumerate(boxes):
-        if o is not d and (_within(o.centre, d) or _overlap(o, d) >= OVERLAP):
+        if o is not d and (_within(o.centre, d) or o.overlap(d) >= OVERLAP):
             return k
     return None
-
-
-def _overlap(a: TileDetection, b: TileDetection) -> float:
-    """The area two boxes cover together over the smaller box's area (0 to 1)."""
-    pa, pb = (np.asarray(x.corners, np.float32) for x in (a, b))
-    area = min(abs(cv2.contourArea(pa)), abs(cv2.contourArea(pb)))
-    if area <= 0.0:
-        return 0.0
-    common, _ = cv2.intersectConvexConvex(pa, pb)
-    return float(common) / area
 
 
 def _within(point, box: TileDetection) -> bool:

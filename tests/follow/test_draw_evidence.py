@@ -3,6 +3,8 @@ joining a hand in progress asks who is to move. Views built from the real vintag
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from companion.follow import Follower
@@ -568,6 +570,23 @@ def test_a_back_on_an_open_blank_end_while_a_tile_lies_apart_is_no_play():
     assert [(s["kind"], s["winner"], s["points"]) for s in _kinds(recs, "hand_scored")] == [
         ("domino", 1, 5)
     ]
+
+
+def test_a_hand_shown_at_the_picture_edge_is_scored_with_a_question():
+    # after the last play 2-3 is shown alone at the picture's border (its box reaches it: a
+    # tile of that hand may lie beyond the picture), then the table is cleared: the domino is
+    # scored with what was seen, and the players are asked to correct the score if a tile lay
+    # beyond the picture; a hand shown inside the picture asks nothing
+    for at_edge in (True, False):
+        f = _followed(5)
+        _view(f, ORDER[:5], [replace(SHOWN[0], at_edge=at_edge)])
+        recs = _view(f, ORDER[:5]) + f.feed([], still=True)
+        assert [(s["kind"], s["winner"], s["points"]) for s in _kinds(recs, "hand_scored")] == [
+            ("domino", 0, 5)
+        ]
+        asked = [r for r in _kinds(recs, "question") if "edge" in r["message"]]
+        assert len(asked) == (1 if at_edge else 0)
+        assert not asked or "2-3" in asked[0]["message"]
 
 
 def test_a_back_shown_in_the_reveal_is_the_blank_double_shown():

@@ -11,6 +11,7 @@ import pytest
 
 import vision.pipeline as pipeline
 from companion.cli import main
+from engine.tiles import Tile
 from vision import detect, filters
 from vision.pipeline import annotate, load_image
 from vision.types import TileDetection
@@ -71,6 +72,17 @@ def test_detect_returns_consistent_tiles():
             assert t.note  # unreadable halves say why
     # a plain table has no tiles
     assert detect(np.full((480, 640, 3), (60, 90, 120), np.uint8)) == []
+
+
+def test_a_tile_cut_by_the_photo_border_is_marked_at_edge():
+    # the vintage photo cut through its 6-1 (right) and, in another crop, its 1-4 (top): the
+    # cut tile's box reaches the border, the tiles inside the picture do not
+    img = load_image(ROOT / "sample_images" / "vintage-games-game-night.jpg")
+    for crop, cut in ((img[:, :590], Tile(1, 6)), (img[60:, :], Tile(1, 4))):
+        tiles = [t for t in detect(crop) if t.pips is not None]
+        edge = {Tile(*t.pips) for t in tiles if t.at_edge}
+        assert edge == {cut} and len(tiles) >= 9
+        assert all(t.to_json()["at_edge"] == t.at_edge for t in tiles)
 
 
 def test_annotate_draws_outlines():

@@ -503,11 +503,15 @@ def _hand_polygon(centre_px: np.ndarray, size: float, angle: float) -> np.ndarra
     return np.array(palm, np.float32)
 
 
+#: ``(W, H)`` pixels of the frames :func:`frames` draws unless told otherwise.
+FRAME_SIZE = (1024, 768)
+
+
 def frames(
     script: TableScript,
     rng: np.random.Generator,
     render: bool = False,
-    image_size: tuple[int, int] = (1024, 768),
+    image_size: tuple[int, int] = FRAME_SIZE,
     steady_frames: int = 4,
     p_hand: float = 0.6,
     p_shaken: float = 0.15,
