@@ -85,6 +85,8 @@ class _Draw100Follow(_GameFollow):
         #: followed tiles asked about as not seen in a view of this hand (once a hand: a tile
         #: under a hand comes and goes; it stays in the line meanwhile)
         self.asked_missing: set[Tile] = set()
+        #: ``(value read, followed tile it was read on)`` asked about as a misread this hand
+        self.asked_misread: set[tuple[Tile, Tile | None]] = set()
         #: where each followed tile lies in the last view's pixels (centre ``(2,)``; a tile
         #: hidden then: where it was last seen, moved as the camera moved since)
         self.seen_at: dict[Tile, np.ndarray] = {}
@@ -338,12 +340,15 @@ class _Draw100Follow(_GameFollow):
         misread = [t for t in misread if t not in reread]
         lies = {t: under[t] or over.get(t) for t in under}
         misread += [t for t in new if under[t] is None and over.get(t) is not None]
-        if misread:
+        # each misread asked about once a hand (a second box over a tile stays view after view)
+        ask = [t for t in misread if (t, lies[t]) not in self.asked_misread]
+        self.asked_misread |= {(t, lies[t]) for t in ask}
+        if ask:
             out.append(
                 {
                     "type": "question",
-                    "message": f"{', '.join(map(str, misread))} read where "
-                    f"{', '.join(str(lies[t]) for t in misread)} lies: a misread? (not taken)",
+                    "message": f"{', '.join(map(str, ask))} read where "
+                    f"{', '.join(str(lies[t]) for t in ask)} lies: a misread? (not taken)",
                 }
             )
         new = [t for t in new if under[t] is None and over.get(t) is None]

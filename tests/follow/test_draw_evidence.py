@@ -448,6 +448,21 @@ def test_a_box_across_two_tiles_of_the_line_is_no_play():
     assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "3-3")]
 
 
+def test_a_misread_over_a_tile_of_the_line_is_asked_about_once_a_hand():
+    # the same second box over 4-4, read 4-6, in three views (the lead 5-5 hidden in the second):
+    # one question; the real next play is then taken
+    f = _followed(5)
+    rest = [BY_TILE[t] for t in ORDER[:5]]
+    over = _moved(BY_TILE[Tile(4, 4)], (3, -4), (4, 6))
+    asked = []
+    for view in (rest, rest[1:], rest):
+        recs = f.feed(view + [over], still=True)
+        asked += [r for r in _kinds(recs, "question") if "4-6 read where 4-4" in r["message"]]
+    assert len(asked) == 1 and not f.summary()["flags"]
+    recs = f.feed(rest + [BY_TILE[Tile(3, 3)]], still=True)
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "3-3")]
+
+
 def test_a_value_read_on_several_boxes_is_the_one_not_over_another_tile():
     # 3-3 played, and 1-1 shown apart from the line and also read on boxes over the line's 4-5
     # and 3-5 (the tracker keeps boxes of a value read twice): a set holds one 1-1, and tiles do
