@@ -380,7 +380,13 @@ class _Draw100Follow(_GameFollow):
         for t in list(self.flagged):
             if t not in dets and t not in self.node:
                 out.append(self._withdraw(t, "taken back"))
-        centres = [dets[t].centre for t in self.node if t in dets]
+        # the line where it lies in this view's pixels, its tiles hidden now where they were
+        # kept (as in the reveal, :meth:`_shown`): a tile near a hidden tile lies at the line
+        centres = [
+            dets[t].centre if t in dets else self.seen_at[t]
+            for t in self.node
+            if t in dets or t in self.seen_at
+        ]
         apart: list[Tile] = []
         # tiles laid off a standing flag (a chain of illegal tiles) are plays too, flagged in
         # turn, however far from the line they reach
@@ -541,8 +547,10 @@ class _Draw100Follow(_GameFollow):
         """New tiles of the view that join nothing, while a followed tile is not read and a
         box without a value lies on the table: before the players, the follower doubts its own
         place of that tile (a camera moved while it was hidden or read as a back, so its kept
-        place is stale). The followed tile not read and the back that, taken as it, make the
-        most new tiles join it (at least one, no other pair as many) are taken: the back is
+        place is stale). A second box of a value the view reads elsewhere does not count
+        (:func:`_read_elsewhere`: a misread, maybe across two tiles, not a tile read as a back).
+        The followed tile not read and the back that, taken as it, make the most new tiles join
+        it (at least one, no other pair as many) are taken: the back is
         that tile (added to ``dets``, its place kept). Returns a note saying so, or None."""
         opens = {e.node_id for e in self.line.open_ends()}
         best: list[tuple[int, Tile, int]] = []
@@ -550,6 +558,8 @@ class _Draw100Follow(_GameFollow):
             if u in dets or self.node[u] not in opens:
                 continue
             for k, b in enumerate(free):
+                if _read_elsewhere(b, dets):
+                    continue  # a second box of a value read elsewhere: a misread, no back
                 trial = dict(dets)
                 trial[u] = b
                 n = 0
@@ -1085,6 +1095,15 @@ def _lies_on(d: TileDetection, boxes: list[TileDetection]) -> int | None:
         if o is not d and (_within(o.centre, d) or o.overlap(d) >= OVERLAP):
             return k
     return None
+
+
+def _read_elsewhere(b: TileDetection, dets: dict[Tile, TileDetection]) -> bool:
+    """Whether ``b`` is a face-up box read as a value of the set that ``dets`` (the view's
+    tiles) holds on another box: a second box of that value (a set holds one of each)."""
+    if b.face_down or b.pips is None or max(int(v) for v in b.pips) > TOP_PIP:
+        return False
+    t = Tile(*(int(v) for v in b.pips))
+    return t in dets and dets[t] is not b
 
 
 def _within(point, box: TileDetection) -> bool:

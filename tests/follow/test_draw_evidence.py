@@ -3,6 +3,7 @@ joining a hand in progress asks who is to move. Views built from the real vintag
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 
 import numpy as np
@@ -80,6 +81,17 @@ def test_a_hand_ends_only_on_a_group_shown_the_table_cleared_or_a_tap():
     recs = _view(f, ORDER[:5]) + f.feed([], still=True)
     scored = _kinds(recs, "hand_scored")
     assert [(s["kind"], s["winner"], s["points"]) for s in scored] == [("domino", 0, 5 + 2)]
+
+
+def test_tiles_near_a_hidden_tile_of_the_line_are_no_hand_shown():
+    # 0-4, the line's right end, hidden (a hand over it) while two tiles lie together past it,
+    # a tile length or more from it but more than 1.6 from every tile of the line read in the
+    # view: they lie at the line (its hidden tile where it was kept), so they are no hand shown
+    f = _followed(8)
+    hidden = [t for t in ORDER if t != Tile(0, 4)]
+    pair = [_box(398, 180, 488, 226, (6, 6)), _box(398, 237, 488, 283, (1, 2))]
+    recs = _view(f, hidden, pair)
+    assert not _kinds(recs, "hand_end") and f._rules.phase == "play"
 
 
 def test_a_single_tile_shown_then_the_table_cleared_scores_the_domino():
@@ -390,6 +402,25 @@ def test_a_lead_read_as_a_back_after_the_camera_moved_holds_the_tiles_laid_on_it
     recs = f.feed([back, six, five, three], still=True)
     assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "0-3")]
     assert not _kinds(recs, "flag") and f.summary()["plays"] == 4
+
+
+def test_a_second_box_of_a_followed_value_is_no_place_for_an_unread_tile():
+    # lead 2-2 crosswise, 2-3 on its left; in a close view 2-3 is not read, a second box read
+    # 2-2 lies across the join of 2-3 and 2-2 (half a tile from 2-3's place) and a box read 3-3
+    # across the join of 2-3 and the next tile: the 2-2 box has a value, so it is no back to
+    # take as 2-3 moved, and 3-3 is no play on it
+    f = Follower("draw100", players=2)
+    lead = _box(305, 100, 355, 200, (2, 2))
+    three = _box(200, 125, 300, 175, (3, 2))
+    f.feed([lead], still=True)
+    recs = f.feed([lead, three], still=True)
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "2-3")]
+    twin = _box(240, 125, 340, 175, (2, 2))
+    across = _box(140, 125, 240, 175, (3, 3))
+    for view in ([twin, lead, across], [lead, twin, across]):  # either box listed first
+        g = copy.deepcopy(f)
+        recs = g.feed(view, still=True)
+        assert not _kinds(recs, "play") and g.summary()["plays"] == 2
 
 
 def test_a_back_laid_on_an_open_blank_end_is_the_blank_double():
