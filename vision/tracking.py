@@ -381,10 +381,11 @@ class Tracker:
 
     def _voted(self) -> set[Tile]:
         """The tiles on the table by vote: a value read in ``steady_frames`` of the voting
-        frames (a value the stable state does not hold: at one place, :meth:`_one_place`); and, where readings of one place flip between values none of which has the
-        votes alone (a tile read 5-3 in some frames and 5-2 in others, never both in one
-        frame), the place counts once with the value most of its readings give (a tie: the
-        value of the stable state, else the latest reading)."""
+        frames (a value the stable state does not hold: at one place, :meth:`_one_place`);
+        and, where readings of one place flip between values none of which has the votes alone
+        (a tile read 5-3 in some frames and 5-2 in others, never both in one frame), the place
+        counts once with the value most of its readings give (a tie: the value of the stable
+        state, else the latest reading)."""
         counts: dict[Tile, int] = {}
         for f in self._frames:
             for t in f.values:
@@ -668,8 +669,8 @@ class Tracker:
         """One detection per voted tile: the most trusted reading (:func:`_score`) near the
         median place of its readings, its corners averaged with the other readings of the window
         at that place along the same axis, each first put in its corner order (:func:`_in_order`;
-        each frame mapped onto the latest one, :func:`_align`), plus the latest frame's boxes without a value that most voting frames also show
-        there."""
+        each frame mapped onto the latest one, :func:`_align`), plus the latest frame's boxes
+        without a value that most voting frames also show there."""
         last = self._frames[-1]
         out: list[TileDetection] = []
 

@@ -621,8 +621,9 @@ class _Draw100Follow(_GameFollow):
     def _reread(self, u: Tile, t: Tile, dets) -> list[dict]:
         """Take ``t`` as the value of the followed tile ``u``: ``t`` has been read where ``u``
         lies, ``u`` not seen, for ``REREAD_VIEWS`` views in a row and in more views than ever
-        read ``u``, so the reading that made ``u`` a play was the misread. Done only when ``t`` joins the line where ``u`` does
-        (the number ``u`` joins its tile with, and the numbers of the tiles joined to ``u``);
+        read ``u``, so the reading that made ``u`` a play was the misread. Done only when ``t``
+        joins the line where ``u`` does (the number ``u`` joins its tile with, and the numbers
+        of the tiles joined to ``u``);
         the play stays its seat's, the turn does not move. Returns the ``play_withdrawn`` and
         ``play`` records, or none when ``t`` cannot stand there."""
         from engine.draw100.line import LineOfPlay
@@ -819,7 +820,7 @@ class _Draw100Follow(_GameFollow):
             out += self._blank_note()
         if shown:
             self.cut_shown |= {t for t in shown if t in dets and dets[t].at_edge}
-            if blank is not None and blank.at_edge:
+            if blank is not None and blank.at_edge:  # 0-0 read as a back at the border
                 self.cut_shown.add(Tile(0, 0))
             self.group |= shown
         elif self.group:
