@@ -393,7 +393,10 @@ class Tracker:
         k = self.steady_frames
         voted = {t for t, n in counts.items() if n >= k}
         held = set(self._stable.values) if self._stable is not None else set()
-        voted -= {t for t in voted - held if not self._one_place(t)}
+        fresh = voted - held
+        if fresh:
+            maps = [_align(f, self._frames[-1]) for f in self._frames]
+            voted -= {t for t in fresh if not self._one_place(t, maps)}
         weak = [t for t, n in counts.items() if n < k]
         if len(self._frames) < k:
             return voted
@@ -402,17 +405,17 @@ class Tracker:
         doubted = self._doubtful_votes(voted)
         return voted | set(doubted) if doubted else voted
 
-    def _one_place(self, t: Tile) -> bool:
+    def _one_place(self, t: Tile, maps: list[np.ndarray]) -> bool:
         """Whether ``steady_frames`` of the voting frames read value ``t`` at one place (within
-        ``move_tolerance`` tile widths of each other, each frame mapped onto the latest one,
-        :func:`_align`): a tile put down is read where it lies, so a value read in enough frames
-        but at scattered places is a misread of several tiles, not a tile."""
-        last = self._frames[-1]
-        limit = self.move_tolerance * last.width
+        ``move_tolerance`` tile widths of each other, each frame mapped onto the latest one by
+        its entry of ``maps``, :func:`_align`): a tile put down is read where it lies, so a
+        value read in enough frames but at scattered places is a misread of several tiles, not
+        a tile."""
+        limit = self.move_tolerance * self._frames[-1].width
         pts = np.array(
             [
-                apply_motion(_align(f, last), f.values[t].centre)[0]
-                for f in self._frames
+                apply_motion(m, f.values[t].centre)[0]
+                for f, m in zip(self._frames, maps)
                 if t in f.values
             ]
         ).reshape(-1, 2)

@@ -416,7 +416,7 @@ class _Draw100Follow(_GameFollow):
                 apart.append(t)
         apart = [t for t in apart if t not in chained]
         kept = [self.seen_at[u] for u in self.node if u in self.seen_at]
-        taken = shown | {t for g in self.apart_groups for t in g}
+        taken = shown | self._apart_taken()
         blank = self._back_shown(free, dets, kept, length, taken, bool(placed))
         if blank is not None:
             dets[Tile(0, 0)] = blank
@@ -425,13 +425,17 @@ class _Draw100Follow(_GameFollow):
         out += self._apart(apart, dets, length, set(misread))
         return out
 
+    def _apart_taken(self) -> set[Tile]:
+        """The tiles of :attr:`apart_groups` (seen apart from the line, taken back since)."""
+        return {t for g in self.apart_groups for t in g}
+
     def _note_first_seen(self, new: list[Tile]) -> None:
         """Keep in :attr:`first_seen` the frame of the first view that read each value of
         ``new`` (values of the view not followed nor shown), while it is read or lies apart
         (a tile of :attr:`apart_groups`, taken back): a play that waited for a view reading
         the tile it joins was on the table since then, before tiles shown apart later."""
         frame = self.last_view[2]
-        kept = set(new) | self.apart_now | {t for g in self.apart_groups for t in g}
+        kept = set(new) | self.apart_now | self._apart_taken()
         self.first_seen = {t: v for t, v in self.first_seen.items() if t in kept}
         for t in new:
             self.first_seen.setdefault(t, frame)
@@ -524,7 +528,7 @@ class _Draw100Follow(_GameFollow):
         blank = Tile(0, 0)
         if blank in self.node or blank in dets or blank in shown or not free:
             return None
-        if (self.apart_now | {t for g in self.apart_groups for t in g}) - {blank}:
+        if (self.apart_now | self._apart_taken()) - {blank}:
             return None
         if 0 not in self.line.open_numbers():
             return None
@@ -1075,8 +1079,9 @@ def _value_boxes(stable: list[TileDetection]) -> dict[Tile, list[TileDetection]]
     of a value, or the one at no followed tile's place (:meth:`_Draw100Follow._twin_apart`)."""
     boxes: dict[Tile, list[TileDetection]] = {}
     for d in stable:
-        if not d.face_down and d.pips is not None and max(int(v) for v in d.pips) <= TOP_PIP:
-            boxes.setdefault(Tile(*(int(v) for v in d.pips)), []).append(d)
+        t = _set_value(d)
+        if t is not None:
+            boxes.setdefault(t, []).append(d)
     out: dict[Tile, list[TileDetection]] = {}
     for t, ds in boxes.items():
         if len(ds) > 1:
@@ -1098,13 +1103,19 @@ def _lies_on(d: TileDetection, boxes: list[TileDetection]) -> int | None:
     return None
 
 
+def _set_value(d: TileDetection) -> Tile | None:
+    """The tile of the double-six set a face-up box reads, or None (face down, unread, or a
+    value outside the set such as a 7 read on a half: a misread)."""
+    if d.face_down or d.pips is None or max(int(v) for v in d.pips) > TOP_PIP:
+        return None
+    return Tile(*(int(v) for v in d.pips))
+
+
 def _read_elsewhere(b: TileDetection, dets: dict[Tile, TileDetection]) -> bool:
     """Whether ``b`` is a face-up box read as a value of the set that ``dets`` (the view's
     tiles) holds on another box: a second box of that value (a set holds one of each)."""
-    if b.face_down or b.pips is None or max(int(v) for v in b.pips) > TOP_PIP:
-        return False
-    t = Tile(*(int(v) for v in b.pips))
-    return t in dets and dets[t] is not b
+    t = _set_value(b)
+    return t is not None and t in dets and dets[t] is not b
 
 
 def _within(point, box: TileDetection) -> bool:
