@@ -384,8 +384,10 @@ class Tracker:
         frames (a value the stable state does not hold: at one place, :meth:`_one_place`);
         and, where readings of one place flip between values none of which has the votes alone
         (a tile read 5-3 in some frames and 5-2 in others, never both in one frame), the place
-        counts once with the value most of its readings give (a tie: the value of the stable
-        state, else the latest reading)."""
+        counts once with the value most of its readings give (readings on a box cut by the
+        picture's border, ``TileDetection.at_edge``, count only after those of the whole tile:
+        a tile's half cut away reads as another value; a tie: the value of the stable state,
+        else the latest reading)."""
         counts: dict[Tile, int] = {}
         for f in self._frames:
             for t in f.values:
@@ -547,6 +549,9 @@ class Tracker:
         out: set[Tile] = set()
         left = [t for t in weak if all(np.hypot(*(places[t] - q)) > limit for q in taken)]
         frames_of = {t: {i for i, f in enumerate(self._frames) if t in f.values} for t in weak}
+        # a box cut by the picture's border shows part of a tile: its readings count after
+        # those of the whole tile
+        whole = {t: sum(not self._frames[i].values[t].at_edge for i in frames_of[t]) for t in weak}
         while left:
             t0 = left.pop(0)
             group = [t0]
@@ -559,7 +564,7 @@ class Tracker:
             left = [u for u in left if u not in group]
             if len(group) < 2 or sum(counts[u] for u in group) < self.steady_frames:
                 continue
-            out.add(max(group, key=lambda u: (counts[u], u in stable, latest[u])))
+            out.add(max(group, key=lambda u: (whole[u], counts[u], u in stable, latest[u])))
         return out
 
     def _change(self) -> bool:

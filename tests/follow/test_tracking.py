@@ -60,6 +60,34 @@ def test_a_reading_that_flips_between_two_values_keeps_the_tile_on_the_table():
     assert len(values) == 4
 
 
+def test_a_tile_read_whole_outweighs_readings_of_its_box_cut_by_the_picture_border():
+    # draw100-s16-1 hand 10: 1-5 lay at the picture's bottom edge, its box cut to 40 of 69 px
+    # and read 0-1 in two frames (here 1-3: the other tiles hold 0-1); the camera moved, the next frame read the whole tile 1-5
+    cut = BOX.copy()
+    cut[1:3, 0] = 160  # the right 40 px beyond the picture
+    frames: list[list[TileDetection]] = [
+        [],
+        [TileDetection(cut, 0.85, pips=(1, 3), pip_confidence=0.7, at_edge=True)],
+        [],
+        [TileDetection(cut, 0.8, pips=(1, 3), pip_confidence=0.8, at_edge=True)],
+        [TileDetection(BOX, 0.93, pips=(1, 5), pip_confidence=0.98)],
+    ]
+    tr = Tracker(steady_frames=3)
+    for dets in frames:
+        tr.update(dets + _others())
+    values = {Tile(*d.pips) for d in tr.stable}
+    assert Tile(1, 5) in values and Tile(1, 3) not in values
+    # the same readings, none of them cut: the value read in more frames has the place
+    tr = Tracker(steady_frames=3)
+    for dets in frames:
+        tr.update(
+            [TileDetection(d.corners, 0.9, pips=d.pips, pip_confidence=0.9) for d in dets]
+            + _others()
+        )
+    values = {Tile(*d.pips) for d in tr.stable}
+    assert Tile(1, 3) in values and Tile(1, 5) not in values
+
+
 def test_a_double_keeps_the_orientation_of_its_best_reading():
     tr = Tracker(steady_frames=3)
     centre = BOX.mean(0)
