@@ -927,6 +927,13 @@ class _Draw100Follow(_GameFollow):
         opens = set(self.line.open_numbers())
         return not unseen or any(t.low in opens or t.high in opens for t in unseen)
 
+    def _blank_unseen(self) -> bool:
+        """Whether 0-0 is neither in the line, nor shown this hand, nor seen apart from the line
+        (:meth:`_apart_taken`): a shown 0-0 of a set without divider bars may have been missed."""
+        blank = Tile(0, 0)
+        shown = {t for g in self.groups for t in g}
+        return blank not in self.node and blank not in shown and blank not in self._apart_taken()
+
     def _score_hand(self, kind: str) -> list[dict]:
         n = self.n
         seat_of = [
@@ -989,6 +996,19 @@ class _Draw100Follow(_GameFollow):
                 out += self._close_group()
             if self.phase == "reveal":
                 if len(self.groups) == self.n - 1:
+                    out += self._score_hand("domino")
+                elif self.groups and len(self.groups) == self.n - 2 and self._blank_unseen():
+                    out.append(
+                        {
+                            "type": "question",
+                            "tile": "0-0",
+                            "message": f"the table was cleared after {len(self.groups)} hand(s) "
+                            f"shown; {self.n - 1} were expected: the hand not seen is taken as "
+                            "0-0 alone, 0 pips (a blank double without divider bars may not be "
+                            "seen at all; 0-0 is neither in the line nor shown); if it held "
+                            "other tiles, correct the score",
+                        }
+                    )
                     out += self._score_hand("domino")
                 else:
                     out.append(

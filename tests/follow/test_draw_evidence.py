@@ -104,6 +104,26 @@ def test_a_single_tile_shown_then_the_table_cleared_scores_the_domino():
     ]
 
 
+def test_a_hand_missing_when_the_table_clears_is_the_blank_double_when_it_is_nowhere_seen():
+    # draw100-s12-5 hand 11 and s16-1 hand 10: 0-0 of a set without divider bars shown alone
+    # and never detected; the other hands shown, then the table cleared
+    f = _followed(5, players=3)
+    _view(f, ORDER[:5], SHOWN)  # one hand shown: 2-3, 1-1
+    _view(f, ORDER[:5])
+    recs = f.feed([], still=True)
+    assert [(s["kind"], s["winner"], s["points"]) for s in _kinds(recs, "hand_scored")] == [
+        ("domino", 1, 5 + 2)
+    ]
+    assert [q["tile"] for q in _kinds(recs, "question")] == ["0-0"]
+    # 0-0 among the tiles shown: the hand missing is some other hand, asked and not scored
+    f = _followed(5, players=3)
+    _view(f, ORDER[:5], [SHOWN[0], _box(392, 560, 482, 606, (0, 0))])
+    _view(f, ORDER[:5])
+    recs = f.feed([], still=True)
+    assert not _kinds(recs, "hand_scored")
+    assert "cleared after 1 hand(s) shown" in _kinds(recs, "question")[0]["message"]
+
+
 def test_the_hand_over_tap_ends_the_hand():
     f = _followed(3, players=3)
     recs = f.tap("done")
@@ -657,7 +677,10 @@ def test_a_back_lying_apart_before_a_play_is_the_boneyard_not_a_tile_shown():
     recs = _view(f, ORDER[:6], [FAR_BACK, SHOWN[1]]) + _view(f, ORDER[:6], [FAR_BACK])
     recs += f.feed([], still=True)
     assert [s["tiles"] for s in _kinds(recs, "hand_shown")] == [["1-1"]]
-    assert not any("0-0" in str(r) for r in recs)
+    assert not any("box without a value" in str(r) for r in recs)
+    # the third hand not seen at all: asked about as a 0-0 missed, the back not taken for it
+    assert [q.get("tile") for q in _kinds(recs, "question")] == ["0-0"]
+    assert [s["points"] for s in _kinds(recs, "hand_scored")] == [2]
 
 
 def test_a_back_apart_while_the_line_is_read_in_part_is_no_tile_shown():
