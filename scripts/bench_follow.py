@@ -12,7 +12,9 @@ the draw game: every seat's total; solitaires: won or lost and the tiles removed
 home), plays missed and invented per game (a play the follower withdrew later, `play_withdrawn`,
 is not counted), the delay from a play's first steady frame to its event (frames, the
 first steady frame counting 1; 0 or less when the change was read through the frames with a
-hand over the table), flags and questions per game, and frames per second.
+hand over the table), flags and questions per game, frames per second, and, for the draw game,
+the games whose score is wrong without a question on a wrong hand ("wrong unasked": the players
+were not told to check it).
 
 Usage::
 
@@ -80,6 +82,7 @@ def follow_game(
     truth: list[tuple[str, int, int]] = []  # (key, first steady frame, first frame on the table)
     start: dict[str, int] = {}
     got: list[tuple[str, int]] = []
+    hand_recs: list[dict] = []
     n_frames, busy = 0, 0.0
     items = (
         (it + (0.0,) for it in stream)
@@ -99,6 +102,7 @@ def follow_game(
         recs = f.feed(dets)
         busy += time.perf_counter() - t0
         n_frames += 1
+        hand_recs += recs
         for r in recs:
             key = play_key(script.game, r) if r["type"] in ("play", "play_withdrawn") else None
             if key is None:
@@ -146,6 +150,7 @@ def follow_game(
         "invented": used.count(False),
         "delays": delays,
         "right": bool(right),
+        "unasked": None if right else _unasked(script.final, hand_recs),
         "flags": s["flags"],
         "questions": s["questions"],
         "final": script.final,
@@ -153,6 +158,33 @@ def follow_game(
         "frames": n_frames,
         "seconds": busy,
     }
+
+
+def _unasked(final: dict, recs: list[dict]) -> bool | None:
+    """For a game whose final score is wrong: whether the players were left unwarned, that is
+    some hand the follower scored otherwise than the truth (``final["hands"]``: ``[kind, winner,
+    points]`` per hand, the draw game) got no ``question`` between its ``hand_end`` and the next
+    play, or the hands agree and the totals still differ. None for games without hands."""
+    if "hands" not in final:
+        return None
+    scored: dict[int, tuple] = {}
+    asked: set[int] = set()
+    hand, reveal = 0, False
+    for r in recs:
+        if r["type"] == "hand_end":
+            hand, reveal = int(r["hand"]), True
+        elif r["type"] == "play":
+            reveal = False
+        elif r["type"] == "question" and reveal:
+            asked.add(hand)
+        elif r["type"] == "hand_scored":
+            scored[hand] = (r["winner"], r["points"])
+    wrong = [
+        n
+        for n, (_, winner, points) in enumerate(final["hands"], 1)
+        if scored.get(n, (None, 0)) != (winner, points)
+    ]
+    return not wrong or any(n not in asked for n in wrong)
 
 
 def _items(script, rng: np.random.Generator, render: bool, detect):
@@ -194,7 +226,8 @@ def replay(paths: list[str], steady_frames: int) -> dict[str, list[dict]]:
         results.setdefault(group, []).append(r)
         print(
             f"{Path(path).name}: plays {r['plays']} missed {r['missed']} invented "
-            f"{r['invented']} right {r['right']} flags {r['flags']} questions {r['questions']}",
+            f"{r['invented']} right {r['right']} flags {r['flags']} questions {r['questions']}"
+            + (" (wrong, not asked)" if r["unasked"] else ""),
             flush=True,
         )
     return results
@@ -281,7 +314,7 @@ def report(results: dict[str, list[dict]]) -> None:
     print(
         f"{'kind':<12} {'games':>5} {'score right':>12} {'plays':>6} {'missed/game':>11} "
         f"{'invented/game':>13} {'median delay':>12} {'p90 delay':>9} {'flags/game':>10} "
-        f"{'questions/game':>14} {'frames/s':>8}"
+        f"{'questions/game':>14} {'frames/s':>8} {'wrong unasked':>13}"
     )
     for group, rs_ in results.items():
         n = len(rs_)
@@ -294,8 +327,17 @@ def report(results: dict[str, list[dict]]) -> None:
             f"{(np.median(delays) if delays else float('nan')):>12.1f} "
             f"{(np.percentile(delays, 90) if delays else float('nan')):>9.1f} "
             f"{sum(r['flags'] for r in rs_) / n:>10.3f} {sum(r['questions'] for r in rs_) / n:>14.3f} "
-            f"{fps:>8.1f}"
+            f"{fps:>8.1f} {_count_unasked(rs_):>13}"
         )
+
+
+def _count_unasked(rs_: list[dict]) -> str:
+    """Games of ``rs_`` whose wrong score came with no question on a wrong hand (``-`` for
+    kinds without hands)."""
+    flags = [r.get("unasked") for r in rs_ if not r["right"]]
+    if any(u is None for u in flags) or "hands" not in (rs_[0].get("final") or {}):
+        return "-"
+    return str(sum(bool(u) for u in flags))
 
 
 def main(argv=None) -> int:
