@@ -386,6 +386,12 @@ def main(argv=None) -> int:
         "games saved with --out (solitaire games count as 'solitaires')",
     )
     ap.add_argument(
+        "--doubles-in-line",
+        action="store_true",
+        help="draw game: lay the doubles lengthwise in the line (a house habit) instead of "
+        "crosswise (RULES.md section 4)",
+    )
+    ap.add_argument(
         "--real",
         action="store_true",
         help="the draw-game sequences rebuilt from real photos, through the detector, as "
@@ -455,7 +461,7 @@ def main(argv=None) -> int:
             rs = random.Random(f"{args.seed}-{game}-{tries}")
             tries += 1
             try:
-                script = play_game(game, rs)
+                script = play_game(game, rs, doubles_in_line=args.doubles_in_line)
             except Unlayable as e:  # counted and reported; another deal is played
                 unlayable[game] = unlayable.get(game, 0) + 1
                 print(f"{game}: skipped a deal: {e}", flush=True)

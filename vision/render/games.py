@@ -207,12 +207,14 @@ def _play_tableaux(rs: random.Random, g: GameType, max_pip: int) -> TableScript:
 # --- the draw game ---------------------------------------------------------------------------
 
 
-def _line_layout(line, seed: int) -> list[Placement]:
+def _line_layout(line, seed: int, doubles_in_line: bool = False) -> list[Placement]:
     """The line laid as ``vision.render.layouts`` lays it; another seed when tiles would overlap."""
     from .layouts import _line_placements
 
     for k in range(300):
-        pl = _line_placements(line, random.Random(seed + k), bend=0.1 + 0.5 * k / 300)
+        pl = _line_placements(
+            line, random.Random(seed + k), bend=0.1 + 0.5 * k / 300, doubles_in_line=doubles_in_line
+        )
         if pl is not None:
             return pl
     raise Unlayable(f"could not lay the line of play ({len(line)} tiles) without overlaps")
@@ -230,7 +232,9 @@ def _row_apart(line_pl: list[Placement], tiles: list[Tile], rs: random.Random) -
     ]
 
 
-def _play_draw100(rs: random.Random, g: GameType, players: int) -> TableScript:
+def _play_draw100(
+    rs: random.Random, g: GameType, players: int, doubles_in_line: bool = False
+) -> TableScript:
     from engine.draw100 import Draw100Game
     from engine.draw100.game import Draw, Play
 
@@ -259,7 +263,7 @@ def _play_draw100(rs: random.Random, g: GameType, players: int) -> TableScript:
             hands[p].remove(a.tile)
             last_play = p
             plays.append(str(a.tile))
-            pl = _line_layout(line, seed + rnd * 1000)
+            pl = _line_layout(line, seed + rnd * 1000, doubles_in_line)
             new = next(q for q in pl if q.tile == a.tile)
             steps.append(Step("show", pl, [str(a.tile)], new.centre))
         elif isinstance(a, Draw):
@@ -267,7 +271,7 @@ def _play_draw100(rs: random.Random, g: GameType, players: int) -> TableScript:
         else:
             steps.append(Step("tap", tap="pass"))
         if st.round_no != rnd or st.is_terminal():
-            pl = _line_layout(line, seed + rnd * 1000)
+            pl = _line_layout(line, seed + rnd * 1000, doubles_in_line)
             for k in range(1, players + 1):
                 seat = (last_play + k) % players
                 if hands[seat]:
@@ -408,7 +412,11 @@ def _play_big_clock(rs: random.Random, g: GameType, max_pip: int) -> TableScript
 
 
 def play_game(
-    game: str, rng: random.Random, players: int | None = None, max_pip: int | None = None
+    game: str,
+    rng: random.Random,
+    players: int | None = None,
+    max_pip: int | None = None,
+    doubles_in_line: bool = False,
 ) -> TableScript:
     """Play one whole game with the engine and write what the table shows.
 
@@ -417,6 +425,8 @@ def play_game(
         rng: seeds the deal and the player's choices.
         players: the draw game's seats (None: 2-4 at random).
         max_pip: Tableaux 6 (default) or 9; Good Neighbors 6, 9 or 12 (None: at random).
+        doubles_in_line: the draw game's doubles laid lengthwise in the line (a house habit)
+            instead of crosswise (RULES.md section 4).
     Returns:
         :class:`TableScript`.
     Raises:
@@ -428,7 +438,8 @@ def play_game(
     if g.shape is Shape.TABLEAU:
         return _play_tableaux(rng, g, max_pip or g.default_set)
     if g.shape is Shape.LINE:
-        return _play_draw100(rng, g, players or rng.choice(range(g.min_players, g.max_players + 1)))
+        n = players or rng.choice(range(g.min_players, g.max_players + 1))
+        return _play_draw100(rng, g, n, doubles_in_line)
     if g.shape is Shape.RING:
         return _play_big_clock(rng, g, max_pip or rng.choice(sorted(g.sets)))
     if len(g.sets) > 1:

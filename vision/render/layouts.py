@@ -175,15 +175,20 @@ def layout_luzon(rng: random.Random) -> LayoutSample:
     return LayoutSample(GAME_OF[Shape.COLUMNS], 6, pl, truth)
 
 
-def _line_placements(line, rng: random.Random, bend: float = 0.15) -> list[Placement] | None:
+def _line_placements(
+    line, rng: random.Random, bend: float = 0.15, doubles_in_line: bool = False
+) -> list[Placement] | None:
     """Lay a draw100 LineOfPlay along its arms; a non-double following a non-double turns a
-    corner with probability ``bend`` (as lines do at the table's edge). None when two tiles
-    would overlap."""
+    corner with probability ``bend`` (as lines do at the table's edge). Doubles lie crosswise
+    (RULES.md section 4), or with ``doubles_in_line`` lengthwise in the line (a house habit; the
+    tiles laid off their sides then start half a tile from the double's axis). None when two
+    tiles would overlap."""
     from vision.layout.common import _overlap
 
     gap = 0.04
     d0 = np.array(rng.choice(((1.0, 0.0), (0.0, 1.0))))
     info: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # node -> (centre, line direction)
+    crosswise = not doubles_in_line
     pl: list[Placement] = []
     polys: list[np.ndarray] = []
     for node in line.nodes:
@@ -196,12 +201,13 @@ def _line_placements(line, rng: random.Random, bend: float = 0.15) -> list[Place
             n = np.array([-pd[1], pd[0]])
             if parent.tile.is_double:
                 out = {"end_a": -pd, "end_b": pd, "side_a": n, "side_b": -n}[node.parent_direction]
-                half = 0.5 if node.parent_direction.startswith("end") else 1.0
+                along = node.parent_direction.startswith("end")
+                half = 0.5 if along == crosswise else 1.0
             else:
                 out, half = pd, 1.0
             port = pc + out * (half + gap)
             d = out
-            c = port + d * (0.5 if t.is_double else 1.0)
+            c = port + d * (0.5 if t.is_double and crosswise else 1.0)
             if not t.is_double and not parent.tile.is_double and rng.random() < bend:
                 # the line turns a corner: the tile's inner half sits beyond the parent's end,
                 # its outer half runs off at right angles (an L)
@@ -209,7 +215,7 @@ def _line_placements(line, rng: random.Random, bend: float = 0.15) -> list[Place
                 c = port + out * 0.5 + d * 0.5
         info[node.id] = (c, d)
         if t.is_double:
-            ang = math.degrees(math.atan2(d[0], -d[1]))  # crosswise
+            ang = math.degrees(math.atan2(d[0], -d[1]) if crosswise else math.atan2(d[1], d[0]))
             first = t.low
         else:
             ang = math.degrees(math.atan2(d[1], d[0]))
