@@ -320,7 +320,13 @@ class _Draw100Follow(_GameFollow):
         on = {t: _lies_on(dets[t], [dets[u] for u in seen]) for t in new}
         over = {t: seen[k] for t, k in on.items() if k is not None}
         misread = [t for t in new if under[t] is not None]
-        votes = {(under[t], t): self.reread_votes.get((under[t], t), 0) + 1 for t in misread}
+        # only a reading of the whole tile can overturn a followed value: a box cut by the
+        # picture's border shows part of a tile (its missing half reads as another number)
+        votes = {
+            (under[t], t): self.reread_votes.get((under[t], t), 0) + 1
+            for t in misread
+            if not dets[t].at_edge
+        }
         self.reread_votes = votes
         reread = []
         for (u, t), n in votes.items():

@@ -323,6 +323,26 @@ def test_a_play_misread_in_its_first_views_is_re_read_when_the_right_value_stays
     assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "3-3")]
 
 
+def test_a_box_cut_by_the_picture_border_never_re_reads_a_followed_tile():
+    # draw100-s17-6 hand 14: 0-4, read once when played, lay at the picture's border after the
+    # camera moved; its cut box read 0-3 in two views, which re-read 0-4 as 0-3, and 0-4 read
+    # whole later was taken as a new play. A cut box's value is part of a tile: asked, no more
+    f = _followed(5)
+    cut = replace(BY_TILE[Tile(4, 4)], pips=(4, 2), at_edge=True)
+    for k in (5, 6):
+        recs = f.feed([BY_TILE[t] for t in ORDER[:k] if t != Tile(4, 4)] + [cut], still=True)
+        assert not _kinds(recs, "play_withdrawn")
+    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "3-3")]
+    assert Tile(4, 4) in f._rules.node and Tile(2, 4) not in f._rules.node
+    # read whole there (two views: 3-3 hidden by a hand, then seen), the same reading
+    # overturns the play as before
+    whole = replace(cut, at_edge=False)
+    for hidden in (Tile(3, 3), None):
+        view = [BY_TILE[t] for t in ORDER[:6] if t not in (Tile(4, 4), hidden)]
+        recs = f.feed(view + [whole], still=True)
+    assert [r["tile"] for r in _kinds(recs, "play_withdrawn")] == ["4-4"]
+
+
 def test_a_misread_where_a_hidden_tile_of_the_line_lies_is_no_tile_shown():
     # the hand over: two tiles shown far below the line while a hand hides the line's right
     # arm and 0-4, at its end, is read 0-1 where it lies: 0-1 is no tile of the hand shown
