@@ -44,6 +44,7 @@ from engine.catalog import GAMES  # noqa: E402
 from vision.render.games import (  # noqa: E402
     FRAME_SIZE,
     GAME_KINDS,
+    KEEP_IN_FRAME,
     Unlayable,
     frames,
     play_game,
@@ -63,12 +64,15 @@ def follow_game(
     model=None,
     save: Path | None = None,
     stream: list[tuple] | None = None,
+    keep_in_frame: float | None = KEEP_IN_FRAME,
 ) -> dict:
     """Feed one script's stream to a Follower; return the game's measures.
 
     ``save`` (with ``render``): write the stream as read by the detector to this file (gzipped
     pickle of ``{"script", "stream"}``), so :func:`replay` follows the game again without
     drawing or detecting. ``stream``: such a saved stream, fed instead of drawing frames.
+    ``keep_in_frame``: the camera's margin (``vision.render.games.frames``; None: tiles may be
+    cut by the picture's border).
     """
     detect = None
     kept: list[tuple] = []
@@ -87,7 +91,7 @@ def follow_game(
     items = (
         (it + (0.0,) for it in stream)
         if stream is not None
-        else _items(script, rng, render, detect)
+        else _items(script, rng, render, detect, keep_in_frame)
     )
     for kind, index, tap, player, dets, plays, shown, secs in items:
         busy += secs
@@ -187,11 +191,11 @@ def _unasked(final: dict, recs: list[dict]) -> bool | None:
     return not wrong or any(n not in asked for n in wrong)
 
 
-def _items(script, rng: np.random.Generator, render: bool, detect):
+def _items(script, rng: np.random.Generator, render: bool, detect, keep_in_frame: float | None):
     """The camera stream of ``script`` as ``(kind, index, tap, player, detections, plays,
     shown, seconds)`` tuples: the detector's reading of each photo with ``render`` (seconds:
     the time it took), else the labels."""
-    for fr in frames(script, rng, render=render):
+    for fr in frames(script, rng, render=render, keep_in_frame=keep_in_frame):
         if fr.kind == "tap":
             yield ("tap", fr.index, fr.tap, fr.player, None, fr.plays, fr.shown, 0.0)
             continue
@@ -392,6 +396,12 @@ def main(argv=None) -> int:
         "crosswise (RULES.md section 4)",
     )
     ap.add_argument(
+        "--loose-camera",
+        action="store_true",
+        help="rendered games: the camera's perspective may cut tiles at the layout's edge "
+        "(shown hands included) instead of keeping every tile of a position inside the picture",
+    )
+    ap.add_argument(
         "--real",
         action="store_true",
         help="the draw-game sequences rebuilt from real photos, through the detector, as "
@@ -480,6 +490,7 @@ def main(argv=None) -> int:
                 args.steady_frames,
                 args.model,
                 save=save,
+                keep_in_frame=None if args.loose_camera else KEEP_IN_FRAME,
             )
             r["seed"], r["index"] = args.seed, g - 1
             results.setdefault(group, []).append(r)
@@ -498,6 +509,7 @@ def main(argv=None) -> int:
     print(
         f"\nmode: {'photos through vision.pipeline.detect' if args.render else 'renderer labels'}, "
         f"steady frames {args.steady_frames}, seed {args.seed}"
+        + (", loose camera" if args.render and args.loose_camera else "")
     )
     return 0
 

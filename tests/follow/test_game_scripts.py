@@ -51,3 +51,57 @@ def test_a_double_laid_in_line_has_its_ends_on_the_line_and_its_sides_branching(
             assert abs(_axis_gap(double.angle_deg, end.angle_deg) - 90) < 4
             assert abs(dist(end) - 1.54) < 0.1 and abs(dist(side) - 2.04) < 0.1
         assert abs(_axis_gap(end.angle_deg, side.angle_deg) - 90) < 4
+
+
+def _outside(cam, placements, margin: float) -> int:
+    """Corners (visible side included) of ``placements`` that ``cam`` puts less than
+    ``margin`` (fraction of each side) inside its picture."""
+    import numpy as np
+
+    W, H = cam.image_size
+    q = cam.project(np.concatenate([p.plane_corners() for p in placements]))
+    q = np.concatenate([q, q + cam.side_dir])
+    lo, hi = np.array([W, H]) * margin - 1e-6, np.array([W, H]) * (1 - margin) + 1e-6
+    return int(((q < lo) | (q > hi)).any(axis=1).sum())
+
+
+def test_a_camera_kept_in_frame_holds_every_tile_and_makes_the_same_random_draws():
+    import numpy as np
+
+    from vision.render.scene import make_camera
+
+    script = play_game("draw100", random.Random("17-draw100-9"))
+    positions = [st.placements for st in script.steps if st.kind == "show" and st.placements]
+    cut = 0
+    for k, placements in enumerate(positions):
+        kw = dict(fill=0.8, rotation_deg=30.0 * k, tilt=0.1)
+        loose_rng, kept_rng = np.random.default_rng(k), np.random.default_rng(k)
+        loose = make_camera(loose_rng, placements, (1024, 768), **kw)
+        kept = make_camera(kept_rng, placements, (1024, 768), keep_in_frame=0.03, **kw)
+        assert _outside(kept, placements, 0.03) == 0
+        cut += _outside(loose, placements, 0.0) > 0
+        # the same draws: what the stream draws next does not depend on the margin
+        assert loose_rng.random() == kept_rng.random()
+        if _outside(loose, placements, 0.03) == 0:  # nothing to fit: the very same camera
+            assert np.array_equal(loose.homography, kept.homography)
+    assert cut >= 5, cut  # the perspective alone cuts tiles of these positions
+
+
+def test_the_rendered_game_frames_keep_every_tile_inside_the_picture():
+    import numpy as np
+
+    from vision.render.games import FRAME_SIZE, frames
+
+    # draw-game frames as labels: every tile of every steady frame lies inside the picture
+    # (the margin leaves room for the few pixels of camera shake)
+    script = play_game("draw100", random.Random("17-draw100-9"))
+    W, H = FRAME_SIZE
+    n = 0
+    for fr in frames(script, np.random.default_rng(1), p_hand=0.0, p_shaken=0.0):
+        if fr.kind != "frame":
+            continue
+        for d in fr.labels:
+            assert (d.corners >= 0).all() and (d.corners[:, 0] <= W).all(), fr.index
+            assert (d.corners[:, 1] <= H).all(), fr.index
+        n += 1
+    assert n > 500

@@ -517,6 +517,11 @@ def _hand_polygon(centre_px: np.ndarray, size: float, angle: float) -> np.ndarra
 #: ``(W, H)`` pixels of the frames :func:`frames` draws unless told otherwise.
 FRAME_SIZE = (1024, 768)
 
+#: Margin (fraction of each image side) that every tile of a position keeps from the picture's
+#: border in :func:`frames`: the players aim the camera at the whole table, shown hands included
+#: (a camera shake of a few pixels stays inside it).
+KEEP_IN_FRAME = 0.03
+
 
 def frames(
     script: TableScript,
@@ -528,6 +533,7 @@ def frames(
     p_shaken: float = 0.15,
     p_miss: float = 0.005,
     p_misread: float = 0.003,
+    keep_in_frame: float | None = KEEP_IN_FRAME,
 ) -> Iterator[Frame]:
     """The camera stream of a whole game.
 
@@ -541,6 +547,9 @@ def frames(
         render: True: photos through ``render_scene``; False: labels (see the module docstring;
             ``p_miss``/``p_misread`` per tile and clean frame).
         image_size: ``(W, H)`` pixels.
+        keep_in_frame: margin every tile of a position keeps from the picture's border
+            (fraction of each side; ``make_camera``'s argument); None: the camera's perspective
+            may cut tiles at the layout's edge, shown hands included.
     Yields:
         :class:`Frame`.
     """
@@ -562,7 +571,13 @@ def frames(
             yield Frame(index - 1, "tap", tap=step.tap, player=step.player)
             continue
         cam = make_camera(
-            rng, step.placements, image_size, fill=fill, rotation_deg=rotation, tilt=tilt
+            rng,
+            step.placements,
+            image_size,
+            fill=fill,
+            rotation_deg=rotation,
+            tilt=tilt,
+            keep_in_frame=keep_in_frame,
         )
         if render:
             scene = render_scene(

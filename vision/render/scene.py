@@ -95,6 +95,7 @@ def make_camera(
     tile_px: float | None = None,
     rotation_deg: float | None = None,
     tilt: float | None = None,
+    keep_in_frame: float | None = None,
 ) -> Camera:
     """A random camera that frames the placements.
 
@@ -107,6 +108,11 @@ def make_camera(
         tile_px: tile width in pixels; overrides ``fill``.
         rotation_deg: camera roll (None: random).
         tilt: perspective strength as a fraction of the image size (None: random 0..0.15).
+        keep_in_frame: None: the perspective warp may carry tiles near the layout's edge out of
+            the picture. A margin (fraction of each image side, e.g. 0.03): every tile, its
+            visible side included, ends at least that far inside the picture; the view is
+            shrunk and shifted about the image centre only where the warp would cut a tile,
+            and the random draws are the same either way (a camera aimed at the whole table).
     Returns:
         :class:`Camera`.
     """
@@ -139,7 +145,35 @@ def make_camera(
     P = cv2.getPerspectiveTransform(src, dst.astype(np.float32)).astype(np.float64)
     ang = rng.normal(np.pi / 2, 0.5)  # visible edge mostly towards the image bottom
     side = np.array([np.cos(ang), np.sin(ang)]) * s * rng.uniform(0.05, 0.7)
-    return Camera(homography=P @ A, image_size=(W, H), side_dir=side)
+    Hm = P @ A
+    if keep_in_frame is not None and placements:
+        Hm, side = _fit_in_frame(Hm, side, pts, (W, H), keep_in_frame)
+    return Camera(homography=Hm, image_size=(W, H), side_dir=side)
+
+
+def _fit_in_frame(
+    Hm: np.ndarray, side: np.ndarray, pts: np.ndarray, size: tuple[int, int], margin: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """``Hm`` (plane -> image, ``(3, 3)``) followed by the least shrink about the image centre
+    and shift that brings the plane points ``pts`` ``(N, 2)``, with a tile side of up to
+    ``side`` ``(2,)`` px beyond them, inside ``[margin, 1 - margin]`` of each image side;
+    returns the new homography and the side offset scaled alike."""
+    W, H = size
+    q = np.c_[pts, np.ones(len(pts))] @ Hm.T
+    q = q[:, :2] / q[:, 2:3]
+    q = np.concatenate([q, q + side])
+    lo = np.array([W, H], np.float64) * margin
+    hi = np.array([W, H], np.float64) * (1 - margin)
+    if (q.min(0) >= lo).all() and (q.max(0) <= hi).all():
+        return Hm, side
+    centre = np.array([W / 2, H / 2])
+    k = float(min(1.0, *((hi - lo) / np.maximum(q.max(0) - q.min(0), 1e-9))))
+    q2 = (q - centre) * k + centre
+    shift = np.maximum(lo - q2.min(0), 0) - np.maximum(q2.max(0) - hi, 0)
+    S = np.array(
+        [[k, 0, (1 - k) * centre[0] + shift[0]], [0, k, (1 - k) * centre[1] + shift[1]], [0, 0, 1]]
+    )
+    return S @ Hm, side * k
 
 
 @dataclass
