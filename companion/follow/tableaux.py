@@ -178,6 +178,15 @@ class _TableauxFollow(_GameFollow):
         first_player = 0 if first_player is None else first_player
         self.asking = False
         self.last_view: tuple | None = None
+        #: plays the seat to move has made this turn (0 when the seat changes or a hand starts;
+        #: None: not known, the turn began before the follower saw the table)
+        self.turn_plays: int | None = None if self.ask_on_join else 0
+        #: a "done" tap came before any play of this turn was seen (RULES.md Tableaux, Turns:
+        #: a turn plays at least one tile): the next play is that seat's, then the turn ends
+        self.done_waiting = False
+        #: a side play ended the turn in the view being taken: a "done" applied with that view
+        #: (tapped while the play was read) says nothing more
+        self.side_ended = False
         if first_player not in (0, 1):
             raise ValueError(f"Tableaux first player must be 0 or 1, got {first_player!r}")
         g = TableauxGame(max_pip)
@@ -288,6 +297,7 @@ class _TableauxFollow(_GameFollow):
         a, b = self.hand_scores
         winner = 0 if a > b else 1 if b > a else 1 - self.hand_starter
         self.player = self.hand_starter = winner
+        self.turn_plays, self.done_waiting = 0, False
         self.board = self._Board()
         self.tiles = {}
         self.flagged = set()
@@ -479,6 +489,7 @@ class _TableauxFollow(_GameFollow):
     def on_stable(self, reading, stable, frame):
         self.last_view = (reading, stable, frame)
         self.holding = False
+        self.side_ended = False
         if reading is None or not reading.layout.get("placed"):
             if not self.tiles:
                 self.watched_empty = True
@@ -868,15 +879,19 @@ class _TableauxFollow(_GameFollow):
             set(self.flagged),
             dict(self.flag_entry),
             self.winner,
+            self.turn_plays,
+            self.done_waiting,
+            self.side_ended,
         )
 
     def _restore(self, snap: tuple) -> None:
-        board, tiles, scores, hand_scores, player, flagged, flag_entry, winner = snap
+        board, tiles, scores, hand_scores, player, flagged, flag_entry, winner, *turn = snap
         self.board = board.copy()
         self.tiles = dict(tiles)
         self.scores, self.hand_scores = list(scores), list(hand_scores)
         self.player, self.winner = player, winner
         self.flagged, self.flag_entry = set(flagged), dict(flag_entry)
+        self.turn_plays, self.done_waiting, self.side_ended = turn
 
     def _late(self, new: dict[Tile, tuple]):
         """Flagged tiles of ``new`` that fit once the view's other new tiles are down: ``(log
@@ -1202,8 +1217,14 @@ class _TableauxFollow(_GameFollow):
                 out += self._score(p, m.points, f"{m.kind} play {t}")
             if self.winner is not None:
                 break
-            if not m.continues:
-                self.player = 1 - p
+            if self.turn_plays is not None:
+                self.turn_plays += 1
+            self.side_ended = not m.continues
+            if not m.continues or self.done_waiting:  # the turn ends: a side play, or the
+                # "done" tapped before this play was seen
+                if m.continues:
+                    out.append({"type": "turn", "player": 1 - p})
+                self.player, self.turn_plays, self.done_waiting = 1 - p, 0, False
         return out
 
     def followed(self):
@@ -1234,6 +1255,8 @@ class _TableauxFollow(_GameFollow):
             self.clear_taps.append((kind, player))
         if kind == "player":
             self.player = player
+            # who is to move: mid-hand the seat may have played already this turn
+            self.turn_plays, self.done_waiting = (None if self.tiles else 0), False
             if not self.tiles or self.asking:
                 self.hand_starter = player
             out = [{"type": "turn", "player": player}]
@@ -1243,12 +1266,26 @@ class _TableauxFollow(_GameFollow):
                     out += self.on_stable(*self.last_view)
             return out
         if kind == "done":
-            self.player = 1 - self.player
+            if self.side_ended:  # the side play just taken ended the turn already
+                self.side_ended = False
+                return []
+            if self.turn_plays == 0 and self.tiles and not self.done_waiting:
+                self.done_waiting = True
+                return [
+                    {
+                        "type": "question",
+                        "message": f"'done' tapped before a play of seat {self.player}'s turn "
+                        "was seen (a turn plays at least one tile): the next tile laid is "
+                        f"taken as seat {self.player}'s, then the turn ends; if seat "
+                        f"{self.player} passed, tap 'pass'",
+                    }
+                ]
+            self.player, self.turn_plays, self.done_waiting = 1 - self.player, 0, False
             return [{"type": "turn", "player": self.player}]
         p = self.player
         out = [{"type": "play", "player": p, "action": "pass", "tile": None, "points": -3}]
         out += self._score(p, -3, "pass")
-        self.player = 1 - p
+        self.player, self.turn_plays, self.done_waiting = 1 - p, 0, False
         return out
 
     def summary(self):

@@ -813,8 +813,8 @@ def test_tap_made_while_a_tile_is_read_but_not_yet_voted_comes_after_its_play():
     f = Follower("tableaux", first_player=0)
     _feed(f, _labels([starter]))
     f.feed(both)
-    assert [r["type"] for r in f.tap("done")] == ["turn"]  # one frame: taken at once
-    f.tap("done")  # the turn back to seat 0
+    assert [r["type"] for r in f.tap("pass")][:1] == ["play"]  # one frame: taken at once
+    f.tap("pass")  # seat 1 passes too: seat 0 to move
     f.feed(both)
     assert f.tap("done") == []  # waits for the tile read in two of the last three frames
     recs = _feed(f, both)
@@ -822,6 +822,33 @@ def test_tap_made_while_a_tile_is_read_but_not_yet_voted_comes_after_its_play():
         ("play", 0),
         ("turn", 1),
     ]
+
+
+def test_done_tapped_before_the_turns_play_is_seen_waits_for_that_play():
+    # the camera read nothing while seat 0 laid a double (glare, a blown-out picture) and the
+    # "done" came first: a turn plays at least one tile (RULES.md Tableaux, Turns), so the
+    # double seen next is seat 0's and the turn passes after it; a "done" after a seen play
+    # ends the turn at once
+    from engine.tableaux.board import Board
+
+    b = Board()
+    b.place((0, 0), 2, (1, 0), 3)
+    dbl = next(m for t in _all_tiles() if t.is_double for m in b.placements([t]))
+    starter = _cell_place(Tile(2, 3), (0, 0), (1, 0))
+    both = _labels([starter, _cell_place(dbl.tile, dbl.low_cell, dbl.high_cell)])
+    f = Follower("tableaux", first_player=0)
+    _feed(f, _labels([starter]))
+    recs = f.tap("done")
+    assert [r["type"] for r in recs] == ["question"] and "seat 0" in recs[0]["message"]
+    assert f.summary()["player"] == 0
+    recs = _feed(f, both)
+    assert [(r["type"], r.get("player")) for r in recs if r["type"] in ("play", "turn")] == [
+        ("play", 0),
+        ("turn", 1),
+    ]
+    assert f.summary()["player"] == 1
+    assert [r["type"] for r in f.tap("pass")][:1] == ["play"]  # seat 1 passes: seat 0
+    assert f.summary()["player"] == 0
 
 
 def test_tableaux_flagged_tile_put_right_alone_is_a_play():
@@ -993,7 +1020,8 @@ def test_tableaux_tap_waits_for_a_view_with_a_doubtful_reading_to_be_taken():
     # seat 1 plays 3-5 while another box is misread as the starter's 2-3 (a value seen twice:
     # the view is not taken), then a done tap comes; once the misread goes and the view is
     # taken, the play is seat 1's and the tap comes after it (not before, giving the play to
-    # seat 0)
+    # seat 0), where it changes nothing: the side play ended the turn (RULES.md Tableaux,
+    # Turns), seat 0 is to move
     starter, play = _starter_and_side_play()
     ghost = _cell_place(Tile(2, 3), (0, 3), (1, 3))  # another tile read as 2-3
     f = Follower("tableaux", first_player=1)
@@ -1005,7 +1033,8 @@ def test_tableaux_tap_waits_for_a_view_with_a_doubtful_reading_to_be_taken():
     assert not [r for r in recs if r["type"] in ("play", "turn")]
     recs = _feed(f, _labels([starter, play]), 4)
     got = [(r["type"], r["player"]) for r in recs if r["type"] in ("play", "turn")]
-    assert got == [("play", 1), ("turn", 1)]
+    assert got == [("play", 1)]
+    assert f.summary()["player"] == 0
 
 
 def test_tableaux_tile_read_when_a_waiting_tap_was_made_is_played_before_it():
@@ -1449,7 +1478,8 @@ def test_tableaux_new_value_read_over_a_followed_tile_before_a_tap_is_played_bef
     seat = f.summary()["player"]
     recs = _feed(f, _labels(pl + [_cell_place(m.tile, *over)]))
     assert not [r for r in recs if r["type"] in ("play", "flag")]
-    assert [r["type"] for r in f.tap("done")] == ["turn"]
+    # no play of this turn taken yet: the "done" waits for it (asked)
+    assert [r["type"] for r in f.tap("done")] == ["question"]
     recs = _feed(f, _labels(pl + [_cell_place(m.tile, m.low_cell, m.high_cell)]))
     assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(seat, str(m.tile))]
     assert f.summary()["player"] == 1 - seat
