@@ -799,10 +799,9 @@ def test_tableaux_tile_read_late_puts_the_plays_after_it_back_in_order():
     assert not f._rules.flagged
 
 
-def test_tap_made_while_a_tile_is_read_but_not_yet_voted_comes_after_its_play():
-    # a double played (the turn goes on) and the "done" tapped while the camera has read it in
-    # two frames, one short of the vote: the double is still the tapping player's, the turn
-    # passes after it; a tile read in one frame only (more often a misread) does not hold a tap
+def _starter_and_double_views():
+    """Tableaux followed from seat 0 with the starter 2-3 down, and the labels of the starter
+    with a double laid on it (a play that lets the turn go on)."""
     from engine.tableaux.board import Board
 
     b = Board()
@@ -812,6 +811,14 @@ def test_tap_made_while_a_tile_is_read_but_not_yet_voted_comes_after_its_play():
     both = _labels([starter, _cell_place(dbl.tile, dbl.low_cell, dbl.high_cell)])
     f = Follower("tableaux", first_player=0)
     _feed(f, _labels([starter]))
+    return f, both
+
+
+def test_tap_made_while_a_tile_is_read_but_not_yet_voted_comes_after_its_play():
+    # a double played (the turn goes on) and the "done" tapped while the camera has read it in
+    # two frames, one short of the vote: the double is still the tapping player's, the turn
+    # passes after it; a tile read in one frame only (more often a misread) does not hold a tap
+    f, both = _starter_and_double_views()
     f.feed(both)
     assert [r["type"] for r in f.tap("pass")][:1] == ["play"]  # one frame: taken at once
     f.tap("pass")  # seat 1 passes too: seat 0 to move
@@ -829,15 +836,7 @@ def test_done_tapped_before_the_turns_play_is_seen_waits_for_that_play():
     # "done" came first: a turn plays at least one tile (RULES.md Tableaux, Turns), so the
     # double seen next is seat 0's and the turn passes after it; a "done" after a seen play
     # ends the turn at once
-    from engine.tableaux.board import Board
-
-    b = Board()
-    b.place((0, 0), 2, (1, 0), 3)
-    dbl = next(m for t in _all_tiles() if t.is_double for m in b.placements([t]))
-    starter = _cell_place(Tile(2, 3), (0, 0), (1, 0))
-    both = _labels([starter, _cell_place(dbl.tile, dbl.low_cell, dbl.high_cell)])
-    f = Follower("tableaux", first_player=0)
-    _feed(f, _labels([starter]))
+    f, both = _starter_and_double_views()
     recs = f.tap("done")
     assert [r["type"] for r in recs] == ["question"] and "seat 0" in recs[0]["message"]
     assert f.summary()["player"] == 0
