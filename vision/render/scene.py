@@ -159,8 +159,7 @@ def _fit_in_frame(
     ``side`` ``(2,)`` px beyond them, inside ``[margin, 1 - margin]`` of each image side;
     returns the new homography and the side offset scaled alike."""
     W, H = size
-    q = np.c_[pts, np.ones(len(pts))] @ Hm.T
-    q = q[:, :2] / q[:, 2:3]
+    q = Camera(homography=Hm, image_size=size).project(pts)
     q = np.concatenate([q, q + side])
     lo = np.array([W, H], np.float64) * margin
     hi = np.array([W, H], np.float64) * (1 - margin)
