@@ -208,7 +208,11 @@ def _play_tableaux(rs: random.Random, g: GameType, max_pip: int) -> TableScript:
 
 
 def _line_layout(line, seed: int, doubles_in_line: bool = False) -> list[Placement]:
-    """The line laid as ``vision.render.layouts`` lays it; another seed when tiles would overlap."""
+    """The line laid as ``vision.render.layouts`` lays it, in the line's node order (the order
+    of play); another seed when tiles would overlap. The layout of a line's first ``n`` tiles
+    is the first ``n`` placements of the line's layout with the same seed, so a hand laid once
+    for its last line shows every earlier position with each tile where it lay. Raises
+    :class:`Unlayable` after 300 seeds."""
     from .layouts import _line_placements
 
     for k in range(300):
@@ -243,6 +247,8 @@ def _play_draw100(
     plays: list[str] = []
     seed = rs.randrange(10**6)
     last_play = None
+    # the hand's plays, laid when the hand ends: (their step, tiles on the line then)
+    pending: list[tuple[Step, int]] = []
     while not st.is_terminal():
         acts = st.legal_actions()
         a = (
@@ -263,15 +269,20 @@ def _play_draw100(
             hands[p].remove(a.tile)
             last_play = p
             plays.append(str(a.tile))
-            pl = _line_layout(line, seed + rnd * 1000, doubles_in_line)
-            new = next(q for q in pl if q.tile == a.tile)
-            steps.append(Step("show", pl, [str(a.tile)], new.centre))
+            steps.append(Step("show", [], [str(a.tile)]))
+            pending.append((steps[-1], len(line)))
         elif isinstance(a, Draw):
             hands[p].append(drawn)
         else:
             steps.append(Step("tap", tap="pass"))
         if st.round_no != rnd or st.is_terminal():
+            # the hand's line laid once, as it lies at the end: each play shows the line up
+            # to it, every tile where it lay (tiles lie still once laid)
             pl = _line_layout(line, seed + rnd * 1000, doubles_in_line)
+            for step, n in pending:
+                step.placements = pl[:n]
+                step.changed = pl[n - 1].centre
+            pending = []
             for k in range(1, players + 1):
                 seat = (last_play + k) % players
                 if hands[seat]:
