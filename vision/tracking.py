@@ -140,8 +140,11 @@ def _frame(detections: Sequence[TileDetection], min_pip_confidence: float) -> _F
 
 def _align(a: _Frame, b: _Frame) -> np.ndarray:
     """``(2, 3) float64`` similarity transform taking frame ``a``'s pixels to frame ``b``'s:
-    :func:`camera_motion` on the centres of the tiles both read."""
+    :func:`camera_motion` on the centres of the tiles both read, or where only one or two are,
+    :func:`box_motion` on their corners (a zoom or turn a few centres cannot show)."""
     common = [t for t in a.values if t in b.values]
+    if 0 < len(common) < 3:
+        return box_motion({t: a.values[t].corners for t in common}, b.values, common)
     src = np.array([a.values[t].centre for t in common], np.float64).reshape(-1, 2)
     dst = np.array([b.values[t].centre for t in common], np.float64).reshape(-1, 2)
     return camera_motion(src, dst, b.width)
@@ -193,6 +196,32 @@ def motion_since(
     return camera_motion(
         np.array([kept[t] for t in tiles]),
         np.array([boxes[t].centre for t in tiles]),
+        float(np.median([min(boxes[t].size) for t in tiles])),
+    )
+
+
+def box_motion(
+    kept: Mapping[Tile, np.ndarray], boxes: Mapping[Tile, TileDetection], tiles: Sequence[Tile]
+) -> np.ndarray:
+    """:func:`camera_motion` from an earlier view to this one, fitted on the corners of
+    ``tiles`` (each in both): ``kept[t]`` its ``(4, 2)`` corners in the earlier view,
+    ``boxes[t]`` its box in this view. ``(2, 3) float64``.
+
+    Where one or two tiles are all that both views hold (a hand's first plays), their centres
+    give a shift only, while a phone lifted or turned between two plays zooms and turns the
+    picture: each box's own length and axis carry that. Its corners are put in the order of
+    its earlier corners about its centre (the ordering nearest them, :func:`_in_order`: of the
+    turns a rectangle allows, the smallest), so the fit takes no turn over
+    :data:`MAX_TURN_DEG`."""
+    src, dst = [], []
+    for t in tiles:
+        a = np.asarray(kept[t], np.float64).reshape(4, 2)
+        b = np.asarray(boxes[t].corners, np.float64).reshape(4, 2)
+        src.append(a)
+        dst.append(_in_order(b - b.mean(0), a - a.mean(0)) + b.mean(0))
+    return camera_motion(
+        np.concatenate(src),
+        np.concatenate(dst),
         float(np.median([min(boxes[t].size) for t in tiles])),
     )
 

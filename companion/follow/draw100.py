@@ -90,6 +90,9 @@ class _Draw100Follow(_GameFollow):
         #: where each followed tile lies in the last view's pixels (centre ``(2,)``; a tile
         #: hidden then: where it was last seen, moved as the camera moved since)
         self.seen_at: dict[Tile, np.ndarray] = {}
+        #: each followed tile's box corners ``(4, 2)`` as :attr:`seen_at` keeps its centre
+        #: (tiles seen in a view that tracked the camera)
+        self.box_at: dict[Tile, np.ndarray] = {}
         #: followed tiles seen in the last view more than a tile length away from where they
         #: were seen before: that place (this view's pixels)
         self.left_at: dict[Tile, np.ndarray] = {}
@@ -188,6 +191,7 @@ class _Draw100Follow(_GameFollow):
             self.player = self.last_player
             self.emptied = False
             self.seen_at.pop(old, None)
+            self.box_at.pop(old, None)
             _, before = self.played.pop(old, (0, f"lead {old}"))
             return [
                 {
@@ -648,6 +652,7 @@ class _Draw100Follow(_GameFollow):
         self.line = line
         self.node = {n.tile: n.id for n in line.nodes}
         self.seen_at.pop(u, None)
+        self.box_at.pop(u, None)
         self.seen_at[t] = dets[t].centre
         self.seen_views[t] = self.reread_votes.get((u, t), 0)
         self.asked_missing.discard(u)
@@ -670,12 +675,19 @@ class _Draw100Follow(_GameFollow):
         now) moves every position kept, so a followed tile hidden now is looked for where it
         lies in this view; the tiles seen now take their positions from it, those seen more
         than a tile length away from where they lay keeping that place in :attr:`left_at`."""
-        from vision.tracking import apply_motion, motion_since
+        from vision.tracking import apply_motion, box_motion, motion_since
 
         both = [t for t in self.node if t in dets and t in self.seen_at]
         if both:
-            m = motion_since(self.seen_at, dets, both)
+            boxed = [t for t in both if t in self.box_at]
+            # one or two tiles: their boxes carry the camera's zoom and turn
+            m = (
+                box_motion(self.box_at, dets, boxed)
+                if len(both) < 3 and boxed
+                else motion_since(self.seen_at, dets, both)
+            )
             self.seen_at = {t: apply_motion(m, c)[0] for t, c in self.seen_at.items()}
+            self.box_at = {t: apply_motion(m, c) for t, c in self.box_at.items()}
         self.left_at = {
             t: self.seen_at[t]
             for t in both
@@ -686,6 +698,7 @@ class _Draw100Follow(_GameFollow):
             # tile is taken as seen away from its place
             self.left_at = {}
         self.seen_at.update({t: dets[t].centre for t in self.node if t in dets})
+        self.box_at.update({t: dets[t].corners for t in self.node if t in dets})
         for t in self.node:
             if t in dets:
                 self.seen_views[t] = self.seen_views.get(t, 0) + 1

@@ -659,6 +659,36 @@ def test_draw_game_misreads_of_the_lead_and_of_a_line_tile_are_no_plays():
     assert any("read where 1-5 lies" in r.get("message", "") for r in recs)
 
 
+def test_draw_game_misread_play_is_read_again_after_the_camera_zooms_out():
+    # 1-5 laid on the lead 5-5, its first view misread as 3-5 (taken: a legal play); then the
+    # phone is lifted (the picture zooms out to about half and shifts): 1-5 is read where 3-5
+    # lies in that view and the next (5-6 laid on the other end). With only the lead in both
+    # views, the lead's box carries the zoom, so 1-5 is that tile read again, the same seat's
+    # play, not a second play on the other 5
+    line = LineOfPlay()
+    line.place_first(Tile(5, 5))
+    line.attach(Tile(5, 1), "0.end_a")
+    line.attach(Tile(5, 6), "0.end_b")
+    lead, one, six = _line_placements(line, random.Random(3), bend=0.0)
+    misread = Placement(Tile(3, 5), False, one.centre, one.angle_deg, one.flip)
+    f = Follower("draw100", players=2, first_player=0)
+    assert [r["tile"] for r in _feed(f, _labels([lead])) if r["type"] == "play"] == ["5-5"]
+    recs = _feed(f, _labels([lead, misread]))
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(1, "3-5")]
+    cam = make_camera(
+        np.random.default_rng(7), [lead, one, six], (1024, 768), fill=0.5, rotation_deg=10.0
+    )
+    far = camera_labels(cam, [lead, one])
+    assert 0.4 < far[0].size[0] / _labels([lead, one])[0].size[0] < 0.7
+    recs = _feed(f, far, 4) + _feed(f, camera_labels(cam, [lead, one, six]), 4)
+    assert [
+        (r["type"], r.get("player"), r["tile"])
+        for r in recs
+        if r["type"] in ("play", "play_withdrawn")
+    ] == [("play_withdrawn", None, "3-5"), ("play", 1, "1-5"), ("play", 0, "5-6")]
+    assert f.summary()["plays"] == 3
+
+
 def _cell_place(tile: Tile, c_low, c_high, shift: float = 0.0) -> Placement:
     """``tile`` on the table plane with ``tile.low`` on grid cell ``c_low`` and ``tile.high`` on
     ``c_high`` (a Tableaux grid cell is about one tile width)."""
