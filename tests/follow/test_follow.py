@@ -659,17 +659,28 @@ def test_draw_game_misreads_of_the_lead_and_of_a_line_tile_are_no_plays():
     assert any("read where 1-5 lies" in r.get("message", "") for r in recs)
 
 
+def _five_line_of_play(*ends: Tile) -> tuple[LineOfPlay, list[Placement]]:
+    """The line of the lead 5-5 with ``ends`` on its ends (end_a, then end_b) and its
+    placements (seed 3, no corner turned)."""
+    line = LineOfPlay()
+    line.place_first(Tile(5, 5))
+    for t, end in zip(ends, ("0.end_a", "0.end_b"), strict=False):
+        line.attach(t, end)
+    return line, _line_placements(line, random.Random(3), bend=0.0)
+
+
+def _five_line(*ends: Tile) -> list[Placement]:
+    """:func:`_five_line_of_play`'s placements."""
+    return _five_line_of_play(*ends)[1]
+
+
 def test_draw_game_misread_play_is_read_again_after_the_camera_zooms_out():
     # 1-5 laid on the lead 5-5, its first view misread as 3-5 (taken: a legal play); then the
     # phone is lifted (the picture zooms out to about half and shifts): 1-5 is read where 3-5
     # lies in that view and the next (5-6 laid on the other end). With only the lead in both
     # views, the lead's box carries the zoom, so 1-5 is that tile read again, the same seat's
     # play, not a second play on the other 5
-    line = LineOfPlay()
-    line.place_first(Tile(5, 5))
-    line.attach(Tile(5, 1), "0.end_a")
-    line.attach(Tile(5, 6), "0.end_b")
-    lead, one, six = _line_placements(line, random.Random(3), bend=0.0)
+    lead, one, six = _five_line(Tile(5, 1), Tile(5, 6))
     misread = Placement(Tile(3, 5), False, one.centre, one.angle_deg, one.flip)
     f = Follower("draw100", players=2, first_player=0)
     assert [r["tile"] for r in _feed(f, _labels([lead])) if r["type"] == "play"] == ["5-5"]
@@ -1144,11 +1155,7 @@ def test_draw_game_line_tile_misread_in_the_reveal_is_no_tile_shown():
     # the hand is over and 3-4 is shown apart; 5-2 of the line is misread as 6-6 where it lies
     # (as replays of rendered games showed, a zoomed-out view misreading line tiles): the
     # 6-6 lies within NEAR_LINE of the line's tiles, so it is no tile shown
-    line = LineOfPlay()
-    line.place_first(Tile(5, 5))
-    line.attach(Tile(5, 1), "0.end_a")
-    line.attach(Tile(5, 2), "0.end_b")
-    lead, one, two = _line_placements(line, random.Random(3), bend=0.0)
+    line, (lead, one, two) = _five_line_of_play(Tile(5, 1), Tile(5, 2))
     misread = Placement(Tile(6, 6), False, two.centre, two.angle_deg, two.flip)
     shown = Placement(Tile(3, 4), False, (0.0, -4.0), 0.0, False)
     f = Follower("draw100", players=2, first_player=0)
