@@ -1088,19 +1088,29 @@ class _TableauxFollow(_GameFollow):
         return out + (self._plays(rest) if rest and self.winner is None else [])
 
     def _before_tap(self, new: dict[Tile, tuple]) -> list[dict] | None:
-        """New tiles of this view read on a cell they lie on now (:attr:`read_cells`) in a
-        view taken before a "done" or "pass" tap applied at once since (not taken then: read
-        across a followed tile's cells, flagged where it was read a cell off): a tile lies still
-        once laid (RULES.md section 5), so they were played before that tap, by the seat to
-        move then. The hand is followed again from that tap with those tiles played just
-        before it, where this view reads them, and the views and taps since in their order.
-        Records as :meth:`_retake` gives them, then the view's other new tiles as plays; None
-        (nothing changed) when no such tap was made, or a tile is no legal play there."""
+        """New tiles of this view that lay on the table, read in a view taken before a "done"
+        or "pass" tap applied at once since: read on a cell they lie on now (:attr:`read_cells`;
+        not taken then: read across a followed tile's cells, flagged where it was read a cell
+        off), or another value not followed read on both their cells (the tile misread, and
+        flagged as that value). A tile lies still once laid (RULES.md section 5), so they were
+        played before that tap, by the seat to move then. The hand is followed again from that
+        tap with those tiles played just before it, where this view reads them, and the views
+        and taps since in their order. Records as :meth:`_retake` gives them, then the view's
+        other new tiles as plays; None (nothing changed) when no such tap was made, or a tile
+        is no legal play there."""
+
+        def lay_there(t: Tile, at: int) -> bool:
+            if any(self.read_cells.get((t, c), at + 1) <= at for c, _ in new[t]):
+                return True
+            mine = {c for c, _ in new[t]}
+            by: dict[Tile, set] = {}
+            for (u, c), k in self.read_cells.items():
+                if k <= at and c in mine and u != t and u not in self.tiles:
+                    by.setdefault(u, set()).add(c)
+            return mine in by.values()
 
         def read_by(at: int) -> list[Tile]:
-            return [
-                t for t in new if any(self.read_cells.get((t, c), at + 1) <= at for c, _ in new[t])
-            ]
+            return [t for t in new if lay_there(t, at)]
 
         found = next(
             (

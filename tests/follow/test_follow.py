@@ -1495,6 +1495,51 @@ def test_tableaux_tile_read_off_its_cells_before_a_tap_is_played_before_it():
     assert f.summary()["player"] == 1 - seat and not f._rules.flagged
 
 
+def test_tableaux_tile_misread_and_flagged_before_a_tap_is_played_before_it():
+    # seat 0 plays a tile that lets the turn go on, then lays a second one that the views read
+    # as another value, no legal play there (flagged), and taps done (the turn passes at once);
+    # the next views read the second tile right on the same cells: a tile lies still once
+    # laid, so it was seat 0's play before the tap, and seat 1 is to move (as in the rendered
+    # game tableaux-s21-1, frames 331-343: 2-5 read as 0-5)
+    f, pl, _ = _followed_tableau(4)
+    board, seat = f._rules.board, f.summary()["player"]
+
+    def after(m1):
+        b = board.copy()
+        b.place(m1.low_cell, m1.tile.low, m1.high_cell, m1.tile.high)
+        return b
+
+    m1, m2, u = next(
+        (m1, m2, u)
+        for t in _all_tiles()
+        if t not in f._rules.tiles
+        for m1 in board.placements([t])
+        if m1.continues
+        for t2 in _all_tiles()
+        if t2 not in f._rules.tiles and t2 != t
+        for m2 in after(m1).placements([t2])
+        if m2.continues
+        for u in _all_tiles()
+        if u not in f._rules.tiles and u not in (t, t2)
+        if not any(
+            {m.low_cell, m.high_cell} == {m2.low_cell, m2.high_cell}
+            for m in after(m1).placements([u])
+        )
+    )
+    one = _cell_place(m1.tile, m1.low_cell, m1.high_cell)
+    recs = _feed(f, _labels(pl + [one]))
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(seat, str(m1.tile))]
+    recs = _feed(f, _labels(pl + [one, _cell_place(u, m2.low_cell, m2.high_cell)]))
+    assert [r["tile"] for r in recs if r["type"] == "flag"] == [str(u)]
+    scores = list(f.summary()["scores"])
+    assert [r["type"] for r in f.tap("done")] == ["turn"]
+    recs = _feed(f, _labels(pl + [one, _cell_place(m2.tile, m2.low_cell, m2.high_cell)]))
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(seat, str(m2.tile))]
+    scores[seat] += m2.points
+    assert f.summary()["scores"] == scores
+    assert f.summary()["player"] == 1 - seat
+
+
 def test_tableaux_new_value_read_over_a_followed_tile_before_a_tap_is_played_before_it():
     # seat 0 lays a tile that lets the turn go on; the reader puts its box a cell over a
     # followed tile (a misread? not taken) until after seat 0 taps done, then reads it on its
