@@ -1032,7 +1032,7 @@ class _TableauxFollow(_GameFollow):
         changes (the points re-credited), then the view's other new tiles as plays."""
         before = list(self.scores)
         winner = self.winner
-        played = set(self.tiles)
+        played, flagged = set(self.tiles), set(self.flagged)
 
         def view_of(k: int, view: dict) -> dict:
             # a tile this view shows lies where this view puts it (an earlier view may have
@@ -1047,7 +1047,7 @@ class _TableauxFollow(_GameFollow):
         return self._taken_again(
             new,
             rec,
-            (before, winner, played),
+            (before, winner, played, flagged),
             f"{late} read late: the plays since {', '.join(map(str, fits))} came taken again "
             "in the order",
             {t: f"{t} fits now: {late} lay there unread" for t in fits},
@@ -1064,11 +1064,12 @@ class _TableauxFollow(_GameFollow):
         reason: str,
     ) -> list[dict]:
         """The records of a hand followed again (:meth:`_follow_again` gave ``rec``; ``was``:
-        the scores, winner and followed tiles before it): a note (``note`` and the plays in
-        their new order), a withdrawn flag for each tile of ``withdrawn`` now followed (its
-        message), the plays not recorded before, a ``score`` per seat whose total changed
-        (``reason``), then this view's other new tiles of ``new`` as plays."""
-        before, winner, played = was
+        the scores, winner, followed tiles and flagged tiles before it): a note (``note`` and
+        the plays in their new order), a withdrawn flag for each tile of ``withdrawn`` now
+        followed (its message) and for each other tile flagged before and not now (the
+        message ``rec`` gave it), the plays not recorded before, a ``score`` per seat whose
+        total changed (``reason``), then this view's other new tiles of ``new`` as plays."""
+        before, winner, played, flagged = was
         plays = [r for r in rec if r["type"] == "play" and r.get("tile")]
         out: list[dict] = [
             {
@@ -1081,6 +1082,13 @@ class _TableauxFollow(_GameFollow):
             {"type": "flag_withdrawn", "tile": str(t), "message": message}
             for t, message in withdrawn.items()
             if t in self.tiles
+        ]
+        gone = {t for t in flagged if t not in self.flagged and t not in self.tiles}
+        out += [
+            r
+            for r in rec
+            if r["type"] == "flag_withdrawn" and Tile.parse(r["tile"]) in gone
+            if not gone.discard(Tile.parse(r["tile"]))  # once each
         ]
         out += [r for r in plays if Tile.parse(r["tile"]) not in played]
         out += self._score_changes(before, winner, rec, reason)
@@ -1138,7 +1146,7 @@ class _TableauxFollow(_GameFollow):
         return self._taken_again(
             new,
             rec,
-            (before, winner, played),
+            (before, winner, played, flagged),
             f"{tiles} read where it lies before the {item[1]} tap: played before it; the "
             "plays since taken again in the order",
             {t: f"{t} fits where it lies now: read off its cells, or put right" for t in flagged},
@@ -1227,6 +1235,7 @@ class _TableauxFollow(_GameFollow):
                 out += self._score(p, m.points, f"{m.kind} play {t}")
             if self.winner is not None:
                 break
+            out += self._read_wrong(t, new)
             if self.turn_plays is not None:
                 self.turn_plays += 1
             self.side_ended = not m.continues
@@ -1235,6 +1244,29 @@ class _TableauxFollow(_GameFollow):
                 if m.continues:
                     out.append({"type": "turn", "player": 1 - p})
                 self.player, self.turn_plays, self.done_waiting = 1 - p, 0, False
+        return out
+
+    def _read_wrong(self, t: Tile, new: dict[Tile, tuple]) -> list[dict]:
+        """Withdraw the flag of each flagged value that this view does not read and that was
+        read, when it was flagged, on exactly the cells the play of ``t`` now lies on: a tile
+        lies still once laid (RULES.md section 5), so it was ``t`` read wrong. The
+        ``flag_withdrawn`` records."""
+        mine = {c for c, _ in new[t]}
+        out = []
+        for u in sorted(self.flagged, key=str):
+            entry = self.flag_entry.get(u)
+            item = self.log[entry] if entry is not None and entry < len(self.log) else None
+            was = item[1].get(u) if item is not None and item[0] == "view" else None
+            if u in new or was is None or {c for c, _ in was} != mine:
+                continue
+            self.flagged.discard(u)
+            out.append(
+                {
+                    "type": "flag_withdrawn",
+                    "tile": str(u),
+                    "message": f"{u} was {t} read wrong: {t} lies where {u} was read",
+                }
+            )
         return out
 
     def followed(self):

@@ -1496,11 +1496,12 @@ def test_tableaux_tile_read_off_its_cells_before_a_tap_is_played_before_it():
 
 
 def test_tableaux_tile_misread_and_flagged_before_a_tap_is_played_before_it():
-    # seat 0 plays a tile that lets the turn go on, then lays a second one that the views read
-    # as another value, no legal play there (flagged), and taps done (the turn passes at once);
-    # the next views read the second tile right on the same cells: a tile lies still once
-    # laid, so it was seat 0's play before the tap, and seat 1 is to move (as in the rendered
-    # game tableaux-s21-1, frames 331-343: 2-5 read as 0-5)
+    # the seat to move plays a tile that lets the turn go on, then lays a second one that the
+    # views read as another value, no legal play there (flagged), and taps done (the turn
+    # passes at once); the next views read the second tile right on the same cells: a tile
+    # lies still once laid, so it was that seat's play before the tap, and the other seat is
+    # to move (as in the rendered game tableaux-s21-1, frames 331-343: 2-5 read as 0-5); the
+    # flag on the misread value is withdrawn
     f, pl, _ = _followed_tableau(4)
     board, seat = f._rules.board, f.summary()["player"]
 
@@ -1538,6 +1539,9 @@ def test_tableaux_tile_misread_and_flagged_before_a_tap_is_played_before_it():
     scores[seat] += m2.points
     assert f.summary()["scores"] == scores
     assert f.summary()["player"] == 1 - seat
+    # the flag on the misread value is withdrawn: it was that tile read wrong
+    assert [r["tile"] for r in recs if r["type"] == "flag_withdrawn"] == [str(u)]
+    assert not f._rules.flagged
 
 
 def test_tableaux_new_value_read_over_a_followed_tile_before_a_tap_is_played_before_it():
