@@ -31,7 +31,7 @@ WORKERS=${WORKERS:-14}
 LR0=${LR0:-0.0003}
 PY=${PY:-python3}
 read -r SEED_V SEED_R SEED_P <<<"${SEEDS:-36 37 38}"
-VIEW_KINDS=${VIEW_KINDS:-low-angle,low-angle,low-angle,close-up,close-up,small,small,backs,backs,hand,coloured,glare,crosswise}
+VIEW_KINDS=${VIEW_KINDS:-low-angle,low-angle,low-angle,close-up,close-up,small,small,backs,backs,hand,coloured,glare,crosswise,touching}
 START=${START:-models/tiles-obb.onnx}
 mkdir -p "$OUT" data
 LOG="$OUT/round.log"

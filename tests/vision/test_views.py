@@ -35,6 +35,30 @@ def test_every_kind_renders_labelled_tiles_the_same_for_a_seed():
         view_scene(0, "upside-down")
 
 
+def test_touching_kind_lays_a_dark_tableau_edge_to_edge():
+    # a Tableaux tableau: every tile of a scene touches a neighbour (box centres at most about a
+    # tile length apart, the tile width in pixels from the labels), and the faces are dark (the
+    # body's grey level under the boxes, pips included; an ivory set reads 180 and more)
+    import cv2
+
+    for seed in range(700, 708):
+        sc = view_scene(seed, "touching")
+        grey = cv2.cvtColor(sc.image, cv2.COLOR_BGR2GRAY)
+        faces = []
+        for d in sc.labels:
+            mask = np.zeros(grey.shape, np.uint8)
+            cv2.fillPoly(mask, [d.corners.astype(np.int32)], 1)
+            faces.append(float(np.median(grey[mask > 0])))
+        assert np.median(faces) < 130
+        if len(sc.labels) < 2:
+            continue
+        width = np.median([min(d.size) for d in sc.labels])
+        centres = np.array([np.asarray(d.corners, np.float64).mean(0) for d in sc.labels])
+        gaps = np.hypot(*(centres[:, None] - centres[None]).transpose(2, 0, 1))
+        np.fill_diagonal(gaps, np.inf)
+        assert np.all(gaps.min(1) <= 2.05 * width)
+
+
 def test_owned_style_has_the_body_colour_and_contrasting_pips():
     for name, (body, _pip) in BODY_COLOURS.items():
         st = owned_style(np.random.default_rng(1), 6, body=name)

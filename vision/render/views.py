@@ -13,7 +13,11 @@ Each kind is drawn by :func:`view_scene` ``(rng, kind) -> RenderedScene`` with e
   glare half of the time;
 - ``hand``: a hand placing or holding a tile, its fingers over the tile (:func:`add_hand`);
 - ``small``: 400-640 px images, tiles 9-24 px wide, heavy JPEG (web images);
-- ``backs``: face-down tiles of coloured sets (boneyard piles, rows, scattered hands).
+- ``backs``: face-down tiles of coloured sets (boneyard piles, rows, scattered hands);
+- ``touching``: a Tableaux tableau (tiles edge to edge, staggered, on a grid of pitch 1.03 tile
+  widths, ``vision.render.layouts.layout_tableaux``) of a dark set (black most often, dark
+  green, blue, red), its pips dimmed to grey 40% of the time, on a cloth, felt, wood or leather
+  table: where two touching halves of neighbouring tiles look like one more tile.
 
 Labels follow :func:`vision.render.render_scene`; a tile covered by a drawn hand or a held tile
 has its ``visible`` fraction lowered by the covered share of its face. The top faces are the
@@ -45,7 +49,11 @@ VIEW_KINDS = (
     "hand",
     "small",
     "backs",
+    "touching",
 )
+
+#: Body colours of the ``touching`` kind and their chances.
+TOUCHING_BODIES = {"black": 0.6, "dark-green": 0.15, "blue": 0.15, "red": 0.1}
 
 #: Body colours of sets people own (BGR) and the pip colour that contrasts with each.
 BODY_COLOURS: dict[str, tuple[tuple[int, int, int], tuple[int, int, int]]] = {
@@ -448,9 +456,10 @@ def view_scene(
         rng: numpy Generator or int seed (the same seed gives the same scene).
         kind: one of :data:`VIEW_KINDS`.
         max_pip: the set (None: 0.5 / 0.25 / 0.25 for double-6 / 9 / 12).
-        scale: image size multiple of the kind's base size (640x480, 480x640 or 640x640; the
-            same scene, camera and tiles at ``scale`` times the pixels). ``small`` keeps its
-            400-640 px size whatever ``scale`` is: it stands for small web images.
+        scale: image size multiple of the kind's base size (640x480, 480x640 or 640x640).
+            The table's texture takes draws from ``rng`` by its size, so one seed at two
+            scales gives two scenes of the kind. ``small`` keeps its 400-640 px size whatever
+            ``scale`` is: it stands for small web images.
     Returns:
         :class:`RenderedScene` with ``kind`` set.
     Raises:
@@ -483,6 +492,8 @@ def view_scene(
             **cam,
         )
 
+    if kind == "touching":
+        return _touching(rng, (W, H), style.max_pip)
     if kind == "coloured":
         layout = str(rng.choice(["line", "scatter", "rows", "cross", "grid", "single"]))
         placements, _ = random_placements(rng, layout, style.max_pip)
@@ -542,3 +553,30 @@ def view_scene(
         cam_kw = {"fill": rng.uniform(0.5, 0.95)}
     sc = draw(placements, style, **cam_kw)
     return _finish(sc, rng, kind)
+
+
+def _touching(rng: np.random.Generator, size: tuple[int, int], max_pip: int) -> RenderedScene:
+    """The ``touching`` kind: a Tableaux tableau of 2-13 tiles of a dark set on a table
+    (``size``: ``(W, H)`` pixels; ``max_pip`` 12 is drawn as 9: Tableaux uses double-6 or 9)."""
+    import random
+
+    from .layouts import layout_tableaux
+
+    W, H = size
+    sample = layout_tableaux(random.Random(int(rng.integers(2**31))), 6 if max_pip == 6 else 9)
+    names = list(TOUCHING_BODIES)
+    body = str(rng.choice(names, p=list(TOUCHING_BODIES.values())))
+    style = owned_style(rng, sample.max_pip, body=body)
+    if rng.random() < 0.4:
+        grey = int(rng.integers(110, 171))
+        style = replace(style, pip_colour=(grey, grey, grey), pip_colours={})
+    table = table_surface(rng, H, W, str(rng.choice(["cloth", "felt", "wood", "leather"])))
+    placements = sample.placements
+    cam_kw: dict[str, Any] = {"fill": rng.uniform(0.45, 0.9)}
+    if rng.random() < 0.35:
+        cam, depth = tilted_camera(rng, placements, (W, H), rng.uniform(35, 60))
+        placements, cam_kw = _far_first(placements, depth), {"camera": cam}
+    sc = render_scene(
+        placements, rng, style=style, image_size=(W, H), background=table, effects=0.0, **cam_kw
+    )
+    return _finish(sc, rng, "touching", glare=rng.random() < 0.25)
