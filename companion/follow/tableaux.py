@@ -1084,12 +1084,10 @@ class _TableauxFollow(_GameFollow):
             if t in self.tiles
         ]
         gone = {t for t in flagged if t not in self.flagged and t not in self.tiles}
-        out += [
-            r
-            for r in rec
-            if r["type"] == "flag_withdrawn" and Tile.parse(r["tile"]) in gone
-            if not gone.discard(Tile.parse(r["tile"]))  # once each
-        ]
+        for r in rec:
+            if r["type"] == "flag_withdrawn" and (u := Tile.parse(r["tile"])) in gone:
+                gone.discard(u)  # once each
+                out.append(r)
         out += [r for r in plays if Tile.parse(r["tile"]) not in played]
         out += self._score_changes(before, winner, rec, reason)
         rest = {t: v for t, v in new.items() if t not in self.tiles}
@@ -1260,6 +1258,7 @@ class _TableauxFollow(_GameFollow):
             if u in new or was is None or {c for c, _ in was} != mine:
                 continue
             self.flagged.discard(u)
+            del self.flag_entry[u]  # flagged again elsewhere: from that view
             out.append(
                 {
                     "type": "flag_withdrawn",
