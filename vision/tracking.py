@@ -226,6 +226,22 @@ def box_motion(
     )
 
 
+def _bare_if_read_bare(d: TileDetection, reads: Sequence[TileDetection]) -> TileDetection:
+    """``d``, a face-down box of the latest frame, flagged a bare face
+    (``TileFlag.BLANK_OR_BACK``: no pips, no divider, no marks) when some of ``reads`` (the
+    boxes the voting frames show at its place) were and none was a printed back: a face that
+    shows nothing is read bare in some frames and left undecided (grain, a glint taken for a
+    mark) in others, and only a bare face lets the layout reader take a lone one as the blank
+    double 0-0 (``vision.layout.common.assume_blank_double``)."""
+    if not d.face_down or d.flag is not TileFlag.NONE:
+        return d
+    flags = {o.flag for o in reads}
+    if TileFlag.BLANK_OR_BACK not in flags or TileFlag.PRINTED_BACK in flags:
+        return d
+    bare = next(o for o in reads if o.flag is TileFlag.BLANK_OR_BACK)
+    return replace(d, flag=TileFlag.BLANK_OR_BACK, note=bare.note)
+
+
 def apply_motion(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """Points ``(N, 2)`` mapped by the ``(2, 3)`` transform ``m``."""
     pts = np.asarray(pts, np.float64).reshape(-1, 2)
@@ -765,15 +781,16 @@ class Tracker:
         for d in last.others:
             if any(np.hypot(*(d.centre - q)) <= limit for q in held):
                 continue  # a reading of a place taken by votes above
-            votes = sum(
-                any(
-                    float(np.hypot(*(apply_motion(m, o.centre)[0] - d.centre))) <= limit
+            there = [
+                [
+                    o
                     for o in f.others
-                )
+                    if float(np.hypot(*(apply_motion(m, o.centre)[0] - d.centre))) <= limit
+                ]
                 for f, m in zip(self._frames, maps)
-            )
-            if votes >= self.steady_frames:
-                out.append(d)
+            ]
+            if sum(bool(os) for os in there) >= self.steady_frames:
+                out.append(_bare_if_read_bare(d, [o for os in there for o in os]))
         return out
 
     def _tracks(self, cur: _Frame) -> list[dict]:

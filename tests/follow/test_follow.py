@@ -927,6 +927,28 @@ def test_tableaux_blank_double_read_as_a_plain_back_is_still_a_play():
     assert f.summary()["player"] == 0  # a double: the turn goes on
 
 
+def test_tableaux_blank_double_read_bare_only_now_and_then_is_still_a_play():
+    # the same 0-0, its face read bare in one frame and undecided (no value, no flag) in the
+    # frames after it, as a pip reader does on a dark set's grain (tableaux-s21-22, frames
+    # 251-283): the stable box keeps the bare reading, so the 0-0 is a play when it comes
+    from vision.types import TileFlag
+
+    starter, play = _starter_and_side_play(Tile(0, 3), Tile(0, 0))
+    f = Follower("tableaux", first_player=0)
+    _feed(f, _labels([starter]))
+
+    def view(flag: TileFlag) -> list[TileDetection]:
+        return [
+            TileDetection(d.corners, 0.9, face_down=True, flag=flag)
+            if d.pips is not None and tuple(d.pips) == (0, 0)
+            else d
+            for d in _labels([starter, play])
+        ]
+
+    recs = _feed(f, view(TileFlag.BLANK_OR_BACK), 1) + _feed(f, view(TileFlag.NONE), 4)
+    assert [(r["player"], r["tile"]) for r in recs if r["type"] == "play"] == [(0, "0-0")]
+
+
 def _won_hand(first: int):
     """A Tableaux hand that ends with neither player able to play (3 tiles down, the boneyard
     far from empty): ``(follower, placements, points)``, seat ``first`` started it with a side

@@ -297,3 +297,29 @@ def test_one_value_misread_on_three_tiles_in_turn_is_no_tile_put_down():
     for _ in range(3):
         up = tr.update(table + [one])
     assert Tile(1, 1) in {Tile(*d.pips) for d in up.stable if d.pips is not None}
+
+
+def test_a_face_read_bare_in_some_frames_and_undecided_in_the_latest_stays_bare():
+    # a blank double without divider bars put down: the pip reader finds its face bare in some
+    # frames (TileFlag.BLANK_OR_BACK) and undecided in others (no flag: grain taken for marks);
+    # the stable state keeps it bare, so a face-up layout can take it as the 0-0; a reading
+    # of large printed marks at that place keeps it a plain box
+    from vision.types import TileFlag
+
+    def box(flag: TileFlag) -> TileDetection:
+        return TileDetection(BOX, 0.9, face_down=True, flag=flag)
+
+    def stable_flag(flags: list[TileFlag]) -> TileFlag:
+        tr = Tracker(steady_frames=3)
+        for _ in range(3):
+            tr.update(_others())
+        changed = [tr.update([box(fl)] + _others()).changed for fl in flags]
+        assert changed == [False, False, True]
+        (bare,) = [d for d in tr.stable if d.face_down]
+        return bare.flag
+
+    bare, none, printed = TileFlag.BLANK_OR_BACK, TileFlag.NONE, TileFlag.PRINTED_BACK
+    assert stable_flag([bare, none, none]) is bare
+    assert stable_flag([none, none, none]) is none
+    assert stable_flag([bare, printed, none]) is none
+    assert stable_flag([none, none, bare]) is bare
