@@ -43,7 +43,10 @@ class _LuzonFollow(_SolitaireFollow):
             if reading.state is None:
                 return []
             self.state = reading.state
-            return [{"type": "note", "message": "following Luzon"}]
+            out = [{"type": "note", "message": "following Luzon"}]
+            # a first view with no legal play left (a deal that blocks at once, or a game
+            # joined at its end): the result is known now (RULES.md section 3)
+            return out + (self._progress() if self.state.is_terminal() else [])
         st = self.state
         gone = (set(t for c in st.columns for t in c) | set(st.reserve)) - (
             set(t for c in cols for t in c) | set(res)

@@ -256,6 +256,24 @@ def test_luzon_pair_removed_and_illegal_pair_flagged():
     ]
 
 
+def test_luzon_deal_with_no_legal_play_is_a_lost_game_at_once():
+    # a deal where no two free tiles total 12 and no move helps (RULES.md section 3): the first
+    # view already ends the game, lost with nothing removed, as a rendered game of seed 21 did
+    # (luzon-s21-1; the follower said nothing before)
+    from engine.luzon import LuzonGame
+    from vision.render.games import _luzon_placements
+
+    g = LuzonGame()
+    st = next(s for s in map(g.new_initial_state, range(50)) if s.is_terminal())
+    f = Follower("luzon")
+    recs = _feed(f, _labels(_luzon_placements(st, 1)))
+    assert [(r["won"], r["removed"]) for r in recs if r["type"] == "result"] == [(False, 0)]
+    assert f.summary()["over"] and f.summary()["won"] is False
+    live = next(s for s in map(g.new_initial_state, range(50)) if not s.is_terminal())
+    f = Follower("luzon")
+    assert not [r for r in _feed(f, _labels(_luzon_placements(live, 1))) if r["type"] == "result"]
+
+
 def _clock_game():
     from engine.catalog import GAMES, Shape
 
