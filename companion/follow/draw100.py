@@ -432,7 +432,7 @@ class _Draw100Follow(_GameFollow):
             dets[Tile(0, 0)] = blank
             apart.append(Tile(0, 0))
             out += self._blank_note()
-        out += self._apart(apart, dets, length, set(misread))
+        out += self._apart(apart, dets, length, set(misread), any(t in dets for t in self.node))
         return out
 
     def _apart_taken(self) -> set[Tile]:
@@ -737,10 +737,16 @@ class _Draw100Follow(_GameFollow):
                 return h, ends[0]
         return None
 
-    def _apart(self, apart: list[Tile], dets, length: float, misread: set[Tile]) -> list[dict]:
+    def _apart(
+        self, apart: list[Tile], dets, length: float, misread: set[Tile], line_seen: bool = True
+    ) -> list[dict]:
         """Face-up tiles lying apart from the line. A group of two or more lying together
-        cannot be plays: the hand is over and the players show their tiles. A single tile may
-        be a hand of one shown, or a tile put down: a question; it counts as a shown hand only
+        cannot be plays: the hand is over and the players show their tiles; but only in a view
+        that reads a tile of the line (``line_seen``): with none read, the line's place in this
+        view is the one kept from earlier views, which a camera moved since leaves wrong, and
+        the group may be the line itself misread (a lead 6-6 read 0-6 after a zoom, the next
+        play with it), so its tiles are taken one by one, as below, until a view reads the
+        line. A single tile may be a hand of one shown, or a tile put down: a question; it counts as a shown hand only
         when the hand's end comes (a group, a tap, the table cleared) before the next play.
         A tile seen apart is taken back when a view no longer reads it, or reads its value only
         where a followed tile lies (``misread``: that tile misread, which says nothing of the
@@ -752,7 +758,7 @@ class _Draw100Follow(_GameFollow):
         again = set(apart)
         self.apart_groups = [g for g in self.apart_groups if not again & set(g)]
         groups = _clusters(apart, dets, 1.5 * length)
-        if any(len(g) >= 2 for g in groups):
+        if line_seen and any(len(g) >= 2 for g in groups):
             self.apart_now = set()
             return out + self._hand_over()
         for t in apart:

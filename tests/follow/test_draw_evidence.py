@@ -83,6 +83,20 @@ def test_a_hand_ends_only_on_a_group_shown_the_table_cleared_or_a_tap():
     assert [(s["kind"], s["winner"], s["points"]) for s in scored] == [("domino", 0, 5 + 2)]
 
 
+def test_a_group_apart_ends_the_hand_only_in_a_view_that_reads_the_line():
+    # the lead alone, then views that read none of the line but, away from where it was kept,
+    # one tile and then two joined tiles lying together (the camera moved, and the lead and the
+    # next play were misread, as in the rendered game draw100-s21-8): no end of the hand; the
+    # same two tiles with the line read again: the hand is over
+    pair = [_box(300, 560, 390, 606, (2, 3)), _box(392, 560, 482, 606, (3, 6))]
+    f = _followed(1)
+    _view(f, [], pair[:1])
+    recs = _view(f, [], pair)
+    assert not _kinds(recs, "hand_end") and f._rules.phase == "play"
+    assert "lies apart" in _kinds(recs, "note")[0]["message"]
+    assert _kinds(_view(f, ORDER[:1], pair), "hand_end")
+
+
 def test_tiles_near_a_hidden_tile_of_the_line_are_no_hand_shown():
     # 0-4, the line's right end, hidden (a hand over it) while two tiles lie together past it,
     # a tile length or more from it but more than 1.6 from every tile of the line read in the
