@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from engine.tiles import Tile
-from vision.types import TileDetection, TileFlag
+from vision.types import BLANK_OR_BACK_NOTE, TileDetection, TileFlag
 
 #: Frames a new reading must hold before it becomes the stable state (at a few readings a second,
 #: about one second of stillness).
@@ -238,8 +238,7 @@ def _bare_if_read_bare(d: TileDetection, reads: Sequence[TileDetection]) -> Tile
     flags = {o.flag for o in reads}
     if TileFlag.BLANK_OR_BACK not in flags or TileFlag.PRINTED_BACK in flags:
         return d
-    bare = next(o for o in reads if o.flag is TileFlag.BLANK_OR_BACK)
-    return replace(d, flag=TileFlag.BLANK_OR_BACK, note=bare.note)
+    return replace(d, flag=TileFlag.BLANK_OR_BACK, note=BLANK_OR_BACK_NOTE)
 
 
 def apply_motion(m: np.ndarray, pts: np.ndarray) -> np.ndarray:

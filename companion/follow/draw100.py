@@ -738,7 +738,7 @@ class _Draw100Follow(_GameFollow):
         return None
 
     def _apart(
-        self, apart: list[Tile], dets, length: float, misread: set[Tile], line_seen: bool = True
+        self, apart: list[Tile], dets, length: float, misread: set[Tile], line_seen: bool
     ) -> list[dict]:
         """Face-up tiles lying apart from the line. A group of two or more lying together
         cannot be plays: the hand is over and the players show their tiles; but only in a view
@@ -746,8 +746,9 @@ class _Draw100Follow(_GameFollow):
         view is the one kept from earlier views, which a camera moved since leaves wrong, and
         the group may be the line itself misread (a lead 6-6 read 0-6 after a zoom, the next
         play with it), so its tiles are taken one by one, as below, until a view reads the
-        line. A single tile may be a hand of one shown, or a tile put down: a question; it counts as a shown hand only
-        when the hand's end comes (a group, a tap, the table cleared) before the next play.
+        line. A single tile may be a hand of one shown, or a tile put down: a question; it
+        counts as a shown hand only when the hand's end comes (a group, a tap, the table
+        cleared) before the next play.
         A tile seen apart is taken back when a view no longer reads it, or reads its value only
         where a followed tile lies (``misread``: that tile misread, which says nothing of the
         tile shown). A tile of a group taken back that lies apart again was never taken back
