@@ -470,6 +470,8 @@ def view_scene(
     rng = np.random.default_rng(rng)
     base = ((640, 480), (480, 640), (640, 640))[int(rng.integers(3))]
     W, H = int(base[0] * scale), int(base[1] * scale)
+    if kind == "touching":  # its own set and table (dark ones)
+        return _touching(rng, (W, H), max_pip)
     px = min(W, H) / 480  # pixel sizes below are for a 480 px short side
     style = owned_style(rng, max_pip)
     if kind == "small":
@@ -492,8 +494,6 @@ def view_scene(
             **cam,
         )
 
-    if kind == "touching":
-        return _touching(rng, (W, H), style.max_pip)
     if kind == "coloured":
         layout = str(rng.choice(["line", "scatter", "rows", "cross", "grid", "single"]))
         placements, _ = random_placements(rng, layout, style.max_pip)
@@ -555,15 +555,19 @@ def view_scene(
     return _finish(sc, rng, kind)
 
 
-def _touching(rng: np.random.Generator, size: tuple[int, int], max_pip: int) -> RenderedScene:
+def _touching(
+    rng: np.random.Generator, size: tuple[int, int], max_pip: int | None
+) -> RenderedScene:
     """The ``touching`` kind: a Tableaux tableau of 2-13 tiles of a dark set on a table
-    (``size``: ``(W, H)`` pixels; ``max_pip`` 12 is drawn as 9: Tableaux uses double-6 or 9)."""
+    (``size``: ``(W, H)`` pixels; ``max_pip`` 12 is drawn as 9, Tableaux using double-6 or 9;
+    None: either, evenly)."""
     import random
 
     from .layouts import layout_tableaux
 
     W, H = size
-    sample = layout_tableaux(random.Random(int(rng.integers(2**31))), 6 if max_pip == 6 else 9)
+    n = int(rng.choice([6, 9])) if max_pip is None else 6 if max_pip == 6 else 9
+    sample = layout_tableaux(random.Random(int(rng.integers(2**31))), n)
     names = list(TOUCHING_BODIES)
     body = str(rng.choice(names, p=list(TOUCHING_BODIES.values())))
     style = owned_style(rng, sample.max_pip, body=body)
