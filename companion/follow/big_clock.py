@@ -7,6 +7,9 @@ from companion.follow.solitaire import _SolitaireFollow
 from engine.big_clock.rules import GIVE_UP, SET_ASIDE, Move, Place
 from engine.tiles import Tile
 
+#: changes kept for taking back a placement that a later view shows was a misread
+HISTORY = 8
+
 
 class _BigClockFollow(_SolitaireFollow):
     """The Big Clock (RULES.md section 2): the drawn tile appears on a pile (a placement), a
@@ -28,8 +31,9 @@ class _BigClockFollow(_SolitaireFollow):
         #: tiles taken as set aside without being seen (any stock tile that fit nowhere)
         self.guessed: set[Tile] = set()
         self._flagged: tuple | None = None
-        #: the last changes taken from the camera since the last tap: ``(state before, plays)``
-        #: (a later view that only an earlier state explains takes some of them back)
+        #: the last changes taken from the camera since the last tap (at most
+        #: :data:`HISTORY`): ``(state before, plays)``, each play ``(action text, tile,
+        #: action)`` (a later view that only an earlier state explains takes some of them back)
         self._history: list[tuple] = []
         #: the last steady view was one no play explains (not counting views with a slot blank)
         self._unexplained = False
@@ -115,7 +119,7 @@ class _BigClockFollow(_SolitaireFollow):
             return []
         run = self._explain(st, tops)
         if run is not None:
-            self._history = (self._history + [(st, run[1])])[-MAX_DEPTH:]
+            self._history = (self._history + [(st, run[1])])[-HISTORY:]
             return self._accept(*run)
         # a slot that reads blank: one move emptied it, or its top is hidden for a moment while
         # a tile is put on it (a hand, the vote between the two): wait for the next view
@@ -191,7 +195,7 @@ class _BigClockFollow(_SolitaireFollow):
                 plays = []
                 for a in path:
                     tile = c.drawn if isinstance(a, Place) else c.top(a.src)
-                    plays.append((c.action_to_string(a), tile))
+                    plays.append((c.action_to_string(a), tile, a))
                     c.apply_action(a)
                 self._stand_in(c)
                 return c, plays
@@ -199,45 +203,81 @@ class _BigClockFollow(_SolitaireFollow):
 
     def _take_back(self, tops: dict[int, Tile | None]) -> list[dict]:
         """A view no play explains from the state followed (the second in a row), but one from
-        a state before the last changes taken from the camera (at most :data:`MAX_DEPTH` back,
-        none before a tap):
-        the plays of those changes that this view does not show were misreads or taken back.
-        Their ``play_withdrawn`` records, then the plays of the new explanation not followed
-        yet; ``[]`` when no earlier state explains the view."""
+        a state before the last changes taken from the camera (none before a tap): the plays of
+        those changes that this view does not show were misreads or taken back. Two kinds of
+        earlier state are tried, latest first: the state before one of the last
+        :data:`MAX_DEPTH` changes, and the state after the changes since one placement with
+        that placement left out, when the view reads its tile as the top of another pile (the
+        tile placed was another one misread; later tiles covered it). Their ``play_withdrawn``
+        records, then the plays of the new explanation not followed yet; ``[]`` when no earlier
+        state explains the view."""
         for i in range(len(self._history) - 1, -1, -1):
             before = self._history[i][0]
-            run = self._explain(before, tops)
-            if run is None:
-                continue
-            st, plays = run
-            kept = [p for _, ps in self._history[i:] for p in ps]
-            redo = []
-            for p in plays:
-                if p in kept:
-                    kept.remove(p)
-                else:
-                    redo.append(p)
-            out = [
-                {
-                    "type": "play_withdrawn",
-                    "action": a,
-                    "tile": str(t),
-                    "message": f"{a}: a later view shows the clock without it",
-                }
-                for a, t in kept
-            ]
-            self._history = self._history[:i] + [(before, plays)]
-            return out + self._accept(st, redo)
+            if i >= len(self._history) - MAX_DEPTH and (run := self._explain(before, tops)):
+                return self._retake(i, before, *run)
+            for j, (_, t, a) in enumerate(self._history[i][1]):
+                if not isinstance(a, Place) or t not in tops.values():
+                    continue
+                if next(k for k, v in tops.items() if v == t) == a.slot:
+                    continue
+                later = [p for _, ps in self._history[i:] for p in ps]
+                del later[j]
+                if (again := self._replay(before, later)) is None:
+                    continue
+                c, replayed = again
+                run = (c, []) if self._tops(c) == tops else self._explain(c, tops)
+                if run is not None:
+                    return self._retake(i, before, run[0], replayed + run[1])
         return []
 
-    def _accept(self, st, plays: list[tuple[str, Tile | None]]) -> list[dict]:
-        """Take ``st`` as the state after ``plays`` (``(action, tile)``): their records."""
+    def _replay(self, st, plays: list[tuple]):
+        """``st`` after ``plays`` (``(action text, tile, action)``) played again in order, each
+        placement's tile taken as the drawn one: ``(state after, plays with their texts in the
+        new state)``, or None when one is not legal there."""
+        c = st.clone()
+        replayed: list[tuple] = []
+        for _, t, a in plays:
+            if isinstance(a, Place) and not self._take(c, t):
+                return None
+            if a not in c.legal_actions():
+                return None
+            tile = c.drawn if isinstance(a, Place) else c.top(a.src)
+            replayed.append((c.action_to_string(a), tile, a))
+            c.apply_action(a)
+            self._stand_in(c)
+        return c, replayed
+
+    def _retake(self, i: int, before, st, plays: list[tuple]) -> list[dict]:
+        """Replace the changes from history entry ``i`` on by one, ``plays`` from ``before`` to
+        ``st``: ``play_withdrawn`` records for the plays no longer in it, then the new ones."""
+        kept = [p for _, ps in self._history[i:] for p in ps]
+        redo = []
+        for p in plays:
+            if p in kept:
+                kept.remove(p)
+            else:
+                redo.append(p)
+        out = [
+            {
+                "type": "play_withdrawn",
+                "action": a,
+                "tile": str(t),
+                "message": f"{a}: a later view shows the clock without it",
+            }
+            for a, t, _ in kept
+        ]
+        self._history = self._history[:i] + [(before, plays)]
+        return out + self._accept(st, redo)
+
+    def _accept(self, st, plays: list[tuple]) -> list[dict]:
+        """Take ``st`` as the state after ``plays`` (``(action text, tile, action)``): their
+        records."""
         self._flagged = None
         self._unexplained = False
-        out: list[dict] = _order_note("plays", [a for a, _ in plays], "; ")
+        out: list[dict] = _order_note("plays", [a for a, _, _ in plays], "; ")
         out += [
             {"type": "play", "player": 0, "action": a, "tile": str(t), "points": 0}
-            for a, t in plays
+            for a, t, _ in plays
         ]
         self.state = st
         return out + self._progress()
@@ -261,7 +301,7 @@ class _BigClockFollow(_SolitaireFollow):
                     c = s0.clone()
                     c.apply_action(a)
                     self._stand_in(c)
-                    got = plays + [(s0.action_to_string(a), tile)]
+                    got = plays + [(s0.action_to_string(a), tile, a)]
                     done = placed | ({tile} if isinstance(a, Place) else set())
                     if len(done) == len(new) and self._tops(c) == tops:
                         return c, got

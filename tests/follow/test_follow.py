@@ -368,6 +368,46 @@ def test_big_clock_placements_missed_between_views_and_a_misread_taken_back():
     assert f.summary()["plays"] == 5  # 2-3, 3-4, 0-3, 4-5, 5-6 (the misread 5-6 withdrawn)
 
 
+def test_big_clock_top_misread_as_a_placement_is_withdrawn_when_its_tile_turns_up():
+    from engine.big_clock import BigClockGame
+    from vision.render.games import _clock_placements
+
+    game = BigClockGame(max_pip=6)
+    deal = {1: ["1-5"], 2: ["0-2"], 3: ["3-6"], 4: ["1-4"], 5: ["2-5"], 6: ["4-6"]}
+
+    def view(**on):  # the clock with tiles put on some slots ("s2": "2-3 0-4")
+        piles = {k: [Tile.parse(t) for t in v] for k, v in deal.items()}
+        for k, tiles in on.items():
+            piles[int(k[1:])] += [Tile.parse(t) for t in tiles.split()]
+        return _labels(_clock_placements(game.state_from_position(piles, seed=1), 1))
+
+    f = Follower(_clock_game())
+    _feed(f, view())
+    # the 0-2 on slot 2 is read as 0-3 for a steady view: a placement as far as it tells
+    recs = _feed(f, view(s2="0-3"))
+    assert [r["action"] for r in recs if r["type"] == "play"] == ["put 0-3 on slot 2 (on 0-2)"]
+    # 2-3 put on slot 2 (on the 0-2, taken for on the 0-3), then three placements elsewhere
+    recs = _feed(f, view(s2="2-3"))
+    assert [r["action"] for r in recs if r["type"] == "play"] == ["put 2-3 on slot 2 (on 0-3)"]
+    _feed(f, view(s2="2-3", s1="5-6"))
+    _feed(f, view(s2="2-3", s1="5-6", s5="0-5"))
+    _feed(f, view(s2="2-3", s1="5-6", s5="0-5", s6="0-4"))
+    # the 0-3 turns up on slot 3: asked once, and when the next view still shows it there, the
+    # 0-3 under 2-3 was the 0-2 misread: withdrawn with the play on it, which stands on 0-2
+    shown = {"s2": "2-3", "s1": "5-6", "s5": "0-5", "s6": "0-4", "s3": "0-3"}
+    recs = _feed(f, view(**shown))
+    assert [r["type"] for r in recs if r["type"] != "stable"] == ["question"]
+    recs = _feed(f, view(**shown, s4="4-5"))
+    assert [(r["type"], r["action"]) for r in recs if "play" in r["type"]] == [
+        ("play_withdrawn", "put 0-3 on slot 2 (on 0-2)"),
+        ("play_withdrawn", "put 2-3 on slot 2 (on 0-3)"),
+        ("play", "put 2-3 on slot 2 (on 0-2)"),
+        ("play", "put 0-3 on slot 3 (on 3-6)"),
+        ("play", "put 4-5 on slot 4 (on 1-4)"),
+    ]
+    assert f.summary()["plays"] == 6 and f.summary()["flags"] == 0
+
+
 def test_big_clock_set_aside_and_give_up_taps():
     from engine.big_clock import BigClockGame
     from vision.render.games import _clock_placements
