@@ -22,6 +22,9 @@ class _GoodNeighborsFollow(_SolitaireFollow):
         super().__init__()
         self.max_pip = max_pip
         self._given_max_pip = max_pip
+        #: the stock followed is a guess: a resync took the grid as seen, and tiles drawn and
+        #: removed between two steady views are never seen, so some of it may be gone
+        self._stock_unsure = False
 
     def on_stable(self, reading, stable, frame):
 
@@ -90,6 +93,9 @@ class _GoodNeighborsFollow(_SolitaireFollow):
                 }
             ]
         found = self._explained(st, grid)
+        if found is None and len(grid) < st.game.cells:
+            if (out := self._stock_out(st, reading, grid)) is not None:
+                return out
         if found is None:
             if len(gone) <= 2 or not _pairs_off(sorted(gone)) and len(gone) % 2 == 0:
                 return [
@@ -175,6 +181,40 @@ class _GoodNeighborsFollow(_SolitaireFollow):
         path = _search(guess, lambda c: list(c.grid) == grid, lambda a: a.tiles <= gone, MAX_DEPTH)
         return None if path is None else (path, guess)
 
+    def _stock_out(self, st, reading, grid: list[Tile]) -> list[dict] | None:
+        """A grid read whole (no problem on the table) but short of tiles, after the stock
+        was taken as seen: the grid is refilled while the stock lasts (RULES.md section 1), so
+        the stock is out once the tiles this view shows are drawn, and what else the follower
+        still held in it was drawn and removed between views it never saw steady. The turns after that, with a note; None when the view is not
+        such a grid or no turns explain it."""
+        if not self._stock_unsure or reading is None or not st.stock:
+            return None
+        if any(p.source == "table" for p in reading.problems):
+            return None
+        trial = st.clone()
+        unseen = [t for t in trial.stock if t not in set(grid)]
+        trial.removed = list(trial.removed) + unseen
+        trial.stock = [t for t in trial.stock if t in set(grid)]
+        trial._legal = None
+        found = self._explained(trial, grid)
+        if found is None:
+            return None
+        path, guess = found
+        self.guessed = getattr(self, "guessed", set()) | set(unseen)
+        self._stock_unsure = False
+        out = [
+            {
+                "type": "note",
+                "message": f"the stock is out: {len(unseen)} tiles were drawn and removed "
+                "while the camera saw no steady grid",
+            }
+        ]
+        for a in path:
+            guess.apply_action(a)
+            out.append({"type": "play", "player": 0, "action": str(a), "tile": None, "points": 0})
+        self.state = guess
+        return out + self._progress()
+
     def _resync(self, st, grid, gone, fresh) -> None:
         from engine.good_neighbors import GoodNeighborsGame
 
@@ -191,6 +231,7 @@ class _GoodNeighborsFollow(_SolitaireFollow):
         )
         new.removed = removed
         self.state = new
+        self._stock_unsure = True
 
 
 def _pairs_off(tiles: list[Tile]) -> bool:

@@ -274,6 +274,40 @@ def test_luzon_deal_with_no_legal_play_is_a_lost_game_at_once():
     assert not [r for r in _feed(f, _labels(_luzon_placements(live, 1))) if r["type"] == "result"]
 
 
+def test_luzon_reserve_read_as_a_column_once_the_columns_are_gone():
+    # the last column pair removed leaves two reserve tiles, which the reader takes for a
+    # column (nothing else on the table shows which tiles are the reserve): still that
+    # removal, and the game is lost (reserve tiles never pair with each other, RULES.md 3)
+    from types import SimpleNamespace
+
+    from companion.follow.luzon import _LuzonFollow
+    from engine.luzon import LuzonGame
+
+    g = LuzonGame()
+    t = Tile.parse
+    rules = _LuzonFollow(None)
+    rules.state = g.state_from_position([[t("0-4")], [t("4-4")]], [t("1-5"), t("2-4")], 0, False)
+
+    def view(columns, reserve):
+        return SimpleNamespace(
+            layout={
+                "columns": [[{"tile": x} for x in c] for c in columns],
+                "reserve": [{"tile": x} for x in reserve],
+            },
+            state=None,
+            problems=[],
+        )
+
+    recs = rules.on_stable(view([["1-5", "2-4"]], []), [], 1)
+    assert [r["action"] for r in recs if r["type"] == "play"] == ["remove 0-4 + 4-4"]
+    assert [(r["won"], r["left"]) for r in recs if r["type"] == "result"] == [(False, 2)]
+    # a view where the tiles do not add up to any legal removal is still no play
+    rules = _LuzonFollow(None)
+    rules.state = g.state_from_position([[t("0-4")], [t("4-4")]], [t("1-5"), t("2-4")], 0, False)
+    recs = rules.on_stable(view([["1-5", "4-4"]], []), [], 1)
+    assert not [r for r in recs if r["type"] == "play"]
+
+
 def _clock_game():
     from engine.catalog import GAMES, Shape
 
