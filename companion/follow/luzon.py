@@ -67,6 +67,17 @@ class _LuzonFollow(_SolitaireFollow):
             )
             if path is not None:
                 break
+        if path is None and gone:
+            # which tiles are the reserve is the reader's guess when few are left (two reserve
+            # tiles alone read as a column): the tiles as seen are enough when removals of
+            # the gone ones, legal from the columns followed, leave exactly them
+            seen = sorted([t for c in cols for t in c] + res)
+            path = _search(
+                st,
+                lambda c: sorted([t for col in c.columns for t in col] + list(c.reserve)) == seen,
+                lambda a: hasattr(a, "a") and {a.a, a.b} <= gone,
+                MAX_DEPTH,
+            )
         if path is None:
             from engine.luzon import tiles_pair
 

@@ -728,6 +728,41 @@ def test_good_neighbors_view_with_one_tile_missed_is_still_a_turn():
     assert list(rules.state.grid) == grid
 
 
+def test_good_neighbors_stock_out_after_a_grid_taken_as_seen():
+    # five turns pass unseen (the grid is taken as seen; tiles drawn and removed in them are
+    # still in the followed stock), then every turn is seen: when the grid comes up short, the
+    # stock is out, and the game ends with the removed count the table has
+    from types import SimpleNamespace
+
+    from companion.follow.good_neighbors import _GoodNeighborsFollow
+    from engine.good_neighbors import GoodNeighborsGame
+
+    def view(st):
+        cells, cols = [str(t) for t in st.grid], st.game.cols
+        rows = [cells[i : i + cols] for i in range(0, len(cells), cols)]
+        return SimpleNamespace(layout={"grid": rows, "max_pip": 9}, state=None, problems=[])
+
+    for seed in (10, 17):
+        rng = random.Random(seed)
+        st = GoodNeighborsGame(max_pip=9).new_initial_state(seed)
+        states = [st.clone()]
+        while not st.is_terminal():
+            acts = st.legal_actions()
+            pick = rng.random() < 0.8
+            st.apply_action(min(acts, key=lambda a: len(a.tiles)) if pick else rng.choice(acts))
+            states.append(st.clone())
+        rules = _GoodNeighborsFollow(9)
+        rules.state, rules.total = states[0].clone(), len(st.game.domino_set)
+        recs = rules.on_stable(view(states[5]), [], 1)
+        assert any("taken as seen" in r.get("message", "") for r in recs)
+        assert len(rules.state.stock) > len(states[5].stock)  # tiles removed unseen
+        recs = [r for k, s in enumerate(states[6:]) for r in rules.on_stable(view(s), [], k)]
+        assert [r["type"] for r in recs if r["type"] in ("question", "flag")] == []
+        assert sum("the stock is out" in r.get("message", "") for r in recs) == 1
+        assert len(rules.state.removed) == len(st.removed)
+        assert rules.won is st.is_won()
+
+
 def test_draw_game_misreads_of_the_lead_and_of_a_line_tile_are_no_plays():
     # the lead 5-5 first read as 1-1 (a hand over it), then read right: the same lead, the same
     # seat; later 5-1 read as 2-5 where it lies: a misread, not a play on the 5
