@@ -67,22 +67,27 @@ class _LuzonFollow(_SolitaireFollow):
             )
             if path is not None:
                 break
+        # which tiles are the reserve, and how the columns group, is the reader's guess when
+        # few tiles are left (two reserve tiles alone read as a column, a short column as the
+        # reserve); reserve tiles never join a column, so the tiles seen are enough: removals of
+        # the gone ones, with moves where a removal needs a tile freed, that leave exactly them
+        seen = sorted([t for c in cols for t in c] + res)
         if path is None and gone:
-            # which tiles are the reserve is the reader's guess when few are left (two reserve
-            # tiles alone read as a column): the tiles as seen are enough when removals of
-            # the gone ones, legal from the columns followed, leave exactly them
-            seen = sorted([t for c in cols for t in c] + res)
             path = _search(
                 st,
                 lambda c: sorted([t for col in c.columns for t in col] + list(c.reserve)) == seen,
-                lambda a: hasattr(a, "a") and {a.a, a.b} <= gone,
+                lambda a: not hasattr(a, "a") or {a.a, a.b} <= gone,
                 MAX_DEPTH,
             )
+        if path is None and seen == sorted([t for c in st.columns for t in c] + st.reserve):
+            return []  # the same tiles grouped otherwise: nothing removed, kept as followed
         if path is None:
             from engine.luzon import tiles_pair
 
             if len(gone) == 2:
                 a, b = sorted(gone)
+                if not gone <= set(st.free_tiles()) | set(st.reserve):
+                    return []  # a tile under one still seen is hidden (a hand), not removed
                 if not tiles_pair(a, b, self.variant):
                     return [
                         {

@@ -274,7 +274,7 @@ def test_luzon_deal_with_no_legal_play_is_a_lost_game_at_once():
     assert not [r for r in _feed(f, _labels(_luzon_placements(live, 1))) if r["type"] == "result"]
 
 
-def test_luzon_reserve_read_as_a_column_once_the_columns_are_gone():
+def test_luzon_reserve_and_columns_read_in_each_others_place():
     # the last column pair removed leaves two reserve tiles, which the reader takes for a
     # column (nothing else on the table shows which tiles are the reserve): still that
     # removal, and the game is lost (reserve tiles never pair with each other, RULES.md 3)
@@ -306,6 +306,28 @@ def test_luzon_reserve_read_as_a_column_once_the_columns_are_gone():
     rules.state = g.state_from_position([[t("0-4")], [t("4-4")]], [t("1-5"), t("2-4")], 0, False)
     recs = rules.on_stable(view([["1-5", "4-4"]], []), [], 1)
     assert not [r for r in recs if r["type"] == "play"]
+    # the column 2-6 2-2 read as the reserve and the reserve as a column: the same tiles,
+    # nothing taken and the followed columns kept; then 2-2 moved to a column of its own (not
+    # told apart in that reading) and removed with 2-6: the move is the one that frees 2-6
+    rules = _LuzonFollow(None)
+    rules.state = g.state_from_position([[t("2-6"), t("2-2")]], [t("1-1"), t("5-5")], 0, False)
+    assert rules.on_stable(view([["5-5", "1-1"]], ["2-6", "2-2"]), [], 1) == []
+    assert rules.state.columns == [[t("2-6"), t("2-2")]]
+    recs = rules.on_stable(view([["5-5", "1-1"]], []), [], 2)
+    assert [r["action"] for r in recs if r["type"] == "play"] == [
+        "move 2-2 to a new column",
+        "remove 2-2 + 2-6",
+    ]
+    assert [(r["won"], r["left"]) for r in recs if r["type"] == "result"] == [(False, 2)]
+    # 5-6 under 2-4 unseen (a hand) with 3-3 removed: no flag of 3-3 with 5-6, no play; the
+    # next view shows the removal of 2-4 with 3-3
+    rules = _LuzonFollow(None)
+    cols = [[t("5-6"), t("2-4")], [t("3-3")], [t("0-1")]]
+    rules.state = g.state_from_position(cols, [t("1-1"), t("0-0")], 0, False)
+    assert rules.on_stable(view([["2-4"], ["0-1"]], ["1-1", "0-0"]), [], 1) == []
+    recs = rules.on_stable(view([["5-6"], ["0-1"]], ["1-1", "0-0"]), [], 2)
+    assert [r["action"] for r in recs if r["type"] == "play"] == ["remove 2-4 + 3-3"]
+    assert not [r for r in recs if r["type"] == "flag"]
 
 
 def _clock_game():
