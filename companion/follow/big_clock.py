@@ -311,26 +311,35 @@ class _BigClockFollow(_SolitaireFollow):
 
     def _apply_unseen(self, want, what: str) -> list[dict]:
         """A tap's action (set aside, give up) on a drawn tile the camera never sees: the first
-        unseen tile for which the engine allows it is taken as the drawn one."""
+        unseen tile for which the engine allows it is taken as the drawn one; for a set-aside,
+        when every unseen tile fits a pile, a tile taken for set aside unseen before that fits
+        none now (an unseen tile goes to the set-aside in its place)."""
         st = self.state
         if st is None or st.is_terminal():
             return [{"type": "question", "message": f"no game to {what} in"}]
-        for t in [st.drawn] + st.stock:
+        # a tile set aside unseen before may be this one, another unseen tile that one
+        # (the stock's tiles left may all fit a pile now): tried last, swapped by _take
+        later = sorted(self.guessed) if want is SET_ASIDE else []
+        for t in [st.drawn] + st.stock + later:
             trial = st.clone()
+            guessed = set(self.guessed)
             if t is None or not self._take(trial, t):
+                self.guessed = guessed
                 continue
             # a drawn double with no place and no move ends the game by itself
             stuck = want is GIVE_UP and trial.is_terminal() and not trial.is_won()
-            if stuck or want in trial.legal_actions():
-                if not stuck:
-                    trial.apply_action(want)
-                if want is SET_ASIDE:
-                    self._stand_in(trial)
-                self.state = trial
-                self._history = []
-                if want is SET_ASIDE:
-                    self.guessed.add(t)
-                return [{"type": "note", "message": f"the drawn tile: {what}"}] + self._progress()
+            if not (stuck or want in trial.legal_actions()):
+                self.guessed = guessed
+                continue
+            if not stuck:
+                trial.apply_action(want)
+            if want is SET_ASIDE:
+                self._stand_in(trial)
+            self.state = trial
+            self._history = []
+            if want is SET_ASIDE:
+                self.guessed.add(t)
+            return [{"type": "note", "message": f"the drawn tile: {what}"}] + self._progress()
         return [
             {
                 "type": "flag",

@@ -683,6 +683,35 @@ def test_big_clock_tile_taken_for_set_aside_shows_up_when_only_doubles_are_left(
     assert rules.guessed == {stand_in}
 
 
+def test_big_clock_set_aside_when_only_a_tile_set_aside_unseen_fits_nowhere():
+    # the stock's last tiles: 2-6 (fits on 3-6) and the drawn 6-6 stand-in; 0-5 was taken for
+    # set aside unseen before, but the table sets aside again: 2-6 was the one set aside then,
+    # and 0-5 (which fits nowhere) is the tile set aside now
+    from companion.follow.big_clock import _BigClockFollow
+    from engine.big_clock import BigClockGame
+
+    game = BigClockGame(max_pip=6)
+    deal = {1: ["1-1"], 2: ["2-2"], 3: ["3-3"], 4: ["4-4"], 5: ["5-5"], 6: ["3-6"]}
+    st = game.state_from_position(deal, seed=1)
+    ds = game.domino_set
+    rules = _BigClockFollow(6)
+    rules.state, rules.total = st, 27
+    st._set_aside = [ds.index(Tile(0, 5))]
+    rules.guessed = {Tile(0, 5)}
+    st._drawn = ds.index(Tile(6, 6))
+    st._stock = [ds.index(Tile(2, 6))]
+    recs = rules.on_tap("pass", None)
+    assert [r["type"] for r in recs] == ["note", "progress"]
+    assert set(rules.state.set_aside) == {Tile(0, 5), Tile(2, 6)}
+    assert rules.guessed == {Tile(0, 5), Tile(2, 6)}
+    assert recs[1]["left"] == 1
+    # with nothing set aside unseen before, the same tap is refused
+    rules.state = game.state_from_position(deal, seed=1)
+    rules.guessed = set()
+    rules.state._drawn, rules.state._stock = ds.index(Tile(6, 6)), [ds.index(Tile(2, 6))]
+    assert [r["type"] for r in rules.on_tap("pass", None)] == ["flag"]
+
+
 def test_tableaux_flagged_tile_is_a_play_when_the_tile_it_needed_comes_to_light():
     # 3-5 played beside the starter but missed by the camera; the next tile, a side play on its
     # 5, is flagged; when 3-5 is seen, both are taken in order and the flag is withdrawn
