@@ -315,8 +315,11 @@ class _BigClockFollow(_SolitaireFollow):
         when every unseen tile fits a pile, a tile taken for set aside unseen before that fits
         none now (an unseen tile goes to the set-aside in its place)."""
         st = self.state
-        if st is None or st.is_terminal():
+        if st is None:
             return [{"type": "question", "message": f"no game to {what} in"}]
+        if st.is_terminal():  # ended by the last set-aside or a stuck double: nothing to do
+            won = "won" if st.is_won() else "lost"
+            return [{"type": "note", "message": f"the game is over already ({won})"}]
         # a tile set aside unseen before may be this one, another unseen tile that one
         # (the stock's tiles left may all fit a pile now): tried last, swapped by _take
         later = sorted(self.guessed) if want is SET_ASIDE else []

@@ -499,6 +499,12 @@ def test_big_clock_stuck_double_ends_the_game_on_done():
     # followed from this view: the tiles under the tops are unseen, so counted as left
     assert (recs[-1]["removed"], recs[-1]["left"]) == (0, 27 - 6)
     assert f.summary()["over"] and f.summary()["won"] is False
+    # a second "done" (two phones, or a tap after the last set-aside ended the game) is no
+    # question: the game is over already
+    recs = f.tap("done")
+    assert [(r["type"], r["message"]) for r in recs] == [
+        ("note", "the game is over already (lost)")
+    ]
 
 
 def test_follow_rejects_unknown_game_and_taps():
