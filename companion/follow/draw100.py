@@ -85,6 +85,9 @@ class _Draw100Follow(_GameFollow):
         #: followed tiles asked about as not seen in a view of this hand (once a hand: a tile
         #: under a hand comes and goes; it stays in the line meanwhile)
         self.asked_missing: set[Tile] = set()
+        #: followed tiles not seen in the last view the line was matched in (a tile is asked
+        #: about only when a second view in a row misses it: a hand passing over is no question)
+        self.unseen_last: set[Tile] = set()
         #: ``(value read, followed tile it was read on)`` asked about as a misread this hand
         self.asked_misread: set[tuple[Tile, Tile | None]] = set()
         #: where each followed tile lies in the last view's pixels (centre ``(2,)``; a tile
@@ -299,7 +302,10 @@ class _Draw100Follow(_GameFollow):
         read = set(dets)
         free = self._backs(dets, list(backs))
         missing = [t for t in self.node if t not in dets]
-        fresh_missing = [t for t in missing if t not in self.asked_missing]
+        fresh_missing = [
+            t for t in missing if t in self.unseen_last and t not in self.asked_missing
+        ]
+        self.unseen_last = set(missing)
         if fresh_missing:
             self.asked_missing |= set(fresh_missing)
             out.append(

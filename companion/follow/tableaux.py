@@ -211,6 +211,9 @@ class _TableauxFollow(_GameFollow):
         #: read on followed cells (per place), ``("align",)`` a view that did not line up
         #: (asked again once a view lined up)
         self.asked: set[tuple] = set()
+        #: ``("gone" | "off", tile)`` of the last view that lined up: a followed tile is asked
+        #: about only when a second view in a row misses it (a hand passing over is no question)
+        self.unseen_last: set[tuple] = set()
         #: an empty table was seen since the tableau was last seen (the hand over, or every
         #: tile missed for a few frames: decided by the next views)
         self.cleared = False
@@ -301,7 +304,7 @@ class _TableauxFollow(_GameFollow):
         self.board = self._Board()
         self.tiles = {}
         self.flagged = set()
-        self.asked = set()
+        self.asked, self.unseen_last = set(), set()
         self.cleared = False
         self.maybe_starter = self.taken_up = None
         self.watched_empty = True
@@ -598,12 +601,13 @@ class _TableauxFollow(_GameFollow):
         self.clear_taps, self.clear_snap, self.clear_syncs = [], None, []
         self.asked.discard(("align",))
         # a followed tile not seen (a hand over it, a misread), or read off its cells while the
-        # rest of the tableau lines up (a misread: tiles are never moved), is a question on that
-        # tile, asked once in the hand; it stays on the followed tableau and the other new tiles
+        # rest of the tableau lines up (a misread: tiles are never moved), in two such views in
+        # a row, is a question on that tile, asked once in the hand; it stays on the followed tableau and the other new tiles
         # are taken
         out: list[dict] = []
         gone = [("off" if t in off else "gone", t) for t in self.tiles if t not in seen or t in off]
-        fresh = [key for key in gone if key not in self.asked]
+        fresh = [key for key in gone if key in self.unseen_last and key not in self.asked]
+        self.unseen_last = set(gone)
         self.asked.update(fresh)
         for what, ts in (
             ("no longer seen on the tableau", [t for k, t in fresh if k == "gone"]),

@@ -179,18 +179,19 @@ def test_to_move_takes_a_seat_or_a_name():
 
 
 def test_a_followed_tile_not_seen_is_asked_about_once_a_hand():
-    # 4-4 hidden (a hand over it), seen again, hidden again: one question in the hand, the tile
-    # kept in the line throughout; the next play on it is taken
+    # 4-4 hidden for one view (a hand passing over it): no question; still hidden in the next
+    # view, the one that shows 3-3 played on it: asked once, the play taken; hidden twice again
+    # later in the hand: not asked again; the tile is kept in the line throughout
     f = _followed(5)
     hidden = [t for t in ORDER[:5] if t != Tile(4, 4)]
-    asked = []
-    for tiles in (hidden, ORDER[:5], hidden, ORDER[:5], hidden):
-        asked += [
-            r for r in _kinds(_view(f, tiles), "question") if "no longer seen" in r["message"]
-        ]
-    assert [r["tile"] for r in asked] == ["4-4"]
-    recs = _view(f, ORDER[:6])
-    assert [(r["player"], r["tile"]) for r in _kinds(recs, "play")] == [(1, "3-3")]
+    asked, plays = [], []
+    views = (hidden, ORDER[:5], hidden, hidden + [ORDER[5]], ORDER[:6], hidden, hidden + [ORDER[5]])
+    for tiles in views:
+        recs = _view(f, tiles)
+        asked.append([r["tile"] for r in _kinds(recs, "question") if "no longer" in r["message"]])
+        plays += [(r["player"], r["tile"]) for r in _kinds(recs, "play")]
+    assert asked == [[], [], [], ["4-4"], [], [], []]
+    assert plays == [(1, "3-3")]
 
 
 def test_a_double_re_read_in_line_moves_nothing():
