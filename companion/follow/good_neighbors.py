@@ -185,8 +185,9 @@ class _GoodNeighborsFollow(_SolitaireFollow):
         """A grid read whole (no problem on the table) but short of tiles, after the stock
         was taken as seen: the grid is refilled while the stock lasts (RULES.md section 1), so
         the stock is out once the tiles this view shows are drawn, and what else the follower
-        still held in it was drawn and removed between views it never saw steady. The turns after that, with a note; None when the view is not
-        such a grid or no turns explain it."""
+        still held in it was drawn and removed between views it never saw steady. The records
+        of the turns after that, with a note; None when the view is not such a grid or no
+        turns explain it."""
         if not self._stock_unsure or reading is None or not st.stock:
             return None
         if any(p.source == "table" for p in reading.problems):

@@ -602,8 +602,8 @@ class _TableauxFollow(_GameFollow):
         self.asked.discard(("align",))
         # a followed tile not seen (a hand over it, a misread), or read off its cells while the
         # rest of the tableau lines up (a misread: tiles are never moved), in two such views in
-        # a row, is a question on that tile, asked once in the hand; it stays on the followed tableau and the other new tiles
-        # are taken
+        # a row, is a question on that tile, asked once in the hand; it stays on the followed
+        # tableau and the other new tiles are taken
         out: list[dict] = []
         gone = [("off" if t in off else "gone", t) for t in self.tiles if t not in seen or t in off]
         fresh = [key for key in gone if key in self.unseen_last and key not in self.asked]
