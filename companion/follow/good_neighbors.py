@@ -25,6 +25,10 @@ class _GoodNeighborsFollow(_SolitaireFollow):
         #: the stock followed is a guess: a resync took the grid as seen, and tiles drawn and
         #: removed between two steady views are never seen, so some of it may be gone
         self._stock_unsure = False
+        #: before the last grid taken as seen, while no change has been followed since:
+        #: ``(state, tiles taken as removed unseen, stock unsure)`` (that view may have been a
+        #: misread one, which the next view shows)
+        self._before_resync: tuple | None = None
 
     def on_stable(self, reading, stable, frame):
 
@@ -61,6 +65,8 @@ class _GoodNeighborsFollow(_SolitaireFollow):
         old = list(st.grid)
         if grid == old:
             return []
+        if (undo := self._undo_resync(st, grid)) is not None:
+            return undo
         gone = set(old) - set(grid)
         kept = [t for t in old if t not in gone]
         fresh = grid[len(kept) :]
@@ -124,6 +130,7 @@ class _GoodNeighborsFollow(_SolitaireFollow):
                 }
             ] + self._progress()
         path, guess = found
+        self._before_resync = None  # a turn from the grid taken: that grid stands
         out = [] if len(path) == 1 else [{"type": "note", "message": f"{len(path)} turns at once"}]
         for a in path:
             guess.apply_action(a)
@@ -216,9 +223,37 @@ class _GoodNeighborsFollow(_SolitaireFollow):
         self.state = guess
         return out + self._progress()
 
+    def _undo_resync(self, st, grid: list[Tile]) -> list[dict] | None:
+        """The view after a grid taken as seen, when no turn explains it from that grid but
+        turns explain it from the state before: the grid taken was misread (tiles of two turns
+        mixed in one steady view), so that state comes back and the turns are taken from it,
+        with a note. None otherwise."""
+        if self._before_resync is None or self._explained(st, grid) is not None:
+            return None
+        before, guessed, unsure = self._before_resync
+        found = self._explained(before, grid)
+        if found is None:
+            return None
+        self._before_resync = None
+        self.guessed, self._stock_unsure = guessed, unsure
+        path, guess = found
+        out = [
+            {
+                "type": "note",
+                "message": "the grid taken as seen in the last view was misread; "
+                "followed on from the grid before it",
+            }
+        ]
+        for a in path:
+            guess.apply_action(a)
+            out.append({"type": "play", "player": 0, "action": str(a), "tile": None, "points": 0})
+        self.state = guess
+        return out + self._progress()
+
     def _resync(self, st, grid, gone, fresh) -> None:
         from engine.good_neighbors import GoodNeighborsGame
 
+        self._before_resync = (st, set(getattr(self, "guessed", set())), self._stock_unsure)
         stock = [t for t in st.stock if t not in set(fresh)]
         removed = list(st.removed) + [t for t in st.grid if t in gone]
         # tiles drawn and removed between two steady views are never seen: tiles go in pairs,

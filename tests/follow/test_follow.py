@@ -831,6 +831,43 @@ def test_good_neighbors_stock_out_after_a_grid_taken_as_seen():
         assert rules.won is st.is_won()
 
 
+def test_good_neighbors_grid_taken_as_seen_then_shown_misread():
+    # a steady view mixes two moments of a turn (a removed tile still held in its cell, the
+    # last fresh tile not yet read): no turn explains it, so it is taken as seen with a
+    # question; the next view shows the turn as it was, which no turn explains from the grid
+    # taken but one does from the grid before: that grid comes back and the turn is taken
+    from types import SimpleNamespace
+
+    from companion.follow.good_neighbors import _GoodNeighborsFollow
+    from engine.good_neighbors import GoodNeighborsGame
+
+    def view(grid):
+        cells = [str(t) for t in grid]
+        rows = [cells[i : i + 3] for i in range(0, len(cells), 3)]
+        return SimpleNamespace(layout={"grid": rows, "max_pip": 9}, state=None, problems=[])
+
+    st0 = GoodNeighborsGame(max_pip=9).new_initial_state(4)
+    turn = max(st0.legal_actions(), key=lambda a: len(a.tiles))
+    st1 = st0.clone()
+    st1.apply_action(turn)
+    held = sorted(turn.tiles)[0]  # a removed tile still read in its cell
+    kept = [t for t in st0.grid if t not in turn.tiles or t == held]
+    fresh = [t for t in st1.grid if t not in st0.grid]
+    mixed = kept + fresh[: len(st1.grid) - len(kept)]
+    rules = _GoodNeighborsFollow(9)
+    rules.state, rules.total = st0.clone(), 55
+    recs = rules.on_stable(view(mixed), [], 1)
+    assert any("taken as seen" in r.get("message", "") for r in recs)
+    recs = rules.on_stable(view(st1.grid), [], 2)
+    assert [r["type"] for r in recs if r["type"] in ("note", "play", "flag", "question")] == [
+        "note",
+        "play",
+    ]
+    assert [r["action"] for r in recs if r["type"] == "play"] == [str(turn)]
+    assert list(rules.state.grid) == list(st1.grid)
+    assert rules.state.removed == st1.removed and rules.state.stock[:5] == st1.stock[:5]
+
+
 def test_draw_game_misreads_of_the_lead_and_of_a_line_tile_are_no_plays():
     # the lead 5-5 first read as 1-1 (a hand over it), then read right: the same lead, the same
     # seat; later 5-1 read as 2-5 where it lies: a misread, not a play on the 5
