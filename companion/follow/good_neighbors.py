@@ -207,21 +207,13 @@ class _GoodNeighborsFollow(_SolitaireFollow):
         found = self._explained(trial, grid)
         if found is None:
             return None
-        path, guess = found
         self.guessed = getattr(self, "guessed", set()) | set(unseen)
         self._stock_unsure = False
-        out = [
-            {
-                "type": "note",
-                "message": f"the stock is out: {len(unseen)} tiles were drawn and removed "
-                "while the camera saw no steady grid",
-            }
-        ]
-        for a in path:
-            guess.apply_action(a)
-            out.append({"type": "play", "player": 0, "action": str(a), "tile": None, "points": 0})
-        self.state = guess
-        return out + self._progress()
+        return self._take_turns(
+            *found,
+            f"the stock is out: {len(unseen)} tiles were drawn and removed while the camera "
+            "saw no steady grid",
+        )
 
     def _undo_resync(self, st, grid: list[Tile]) -> list[dict] | None:
         """The view after a grid taken as seen, when no turn explains it from that grid but
@@ -236,14 +228,16 @@ class _GoodNeighborsFollow(_SolitaireFollow):
             return None
         self._before_resync = None
         self.guessed, self._stock_unsure = guessed, unsure
-        path, guess = found
-        out = [
-            {
-                "type": "note",
-                "message": "the grid taken as seen in the last view was misread; "
-                "followed on from the grid before it",
-            }
-        ]
+        return self._take_turns(
+            *found,
+            "the grid taken as seen in the last view was misread; followed on from the grid "
+            "before it",
+        )
+
+    def _take_turns(self, path, guess, note: str) -> list[dict]:
+        """Apply ``path`` (turns) to ``guess`` and follow on from it: the ``note``, the turns'
+        ``play`` records and the progress."""
+        out = [{"type": "note", "message": note}]
         for a in path:
             guess.apply_action(a)
             out.append({"type": "play", "player": 0, "action": str(a), "tile": None, "points": 0})

@@ -669,32 +669,10 @@ def test_luzon_columns_read_upside_down_are_the_same_table():
     assert rules.on_stable(view([c for c in after.columns if c]), [], 11) == []
 
 
-def test_big_clock_tile_taken_for_set_aside_shows_up_when_only_doubles_are_left():
-    # three tiles set aside unseen near the end; one of them is then put on the clock while the
-    # stock holds only doubles: the unseen stand-in for the drawn tile was the one set aside
-    from companion.follow.big_clock import _BigClockFollow
-    from engine.big_clock import BigClockGame
-
-    game = BigClockGame(max_pip=6)
-    deal = {1: ["1-1"], 2: ["2-2"], 3: ["3-3"], 4: ["4-4"], 5: ["5-5"], 6: ["3-6"]}
-    st = game.state_from_position(deal, seed=1)
-    ds = game.domino_set
-    rules = _BigClockFollow(6)
-    rules.state = st
-    shown, stand_in = Tile(0, 5), Tile(1, 2)
-    st._set_aside = [ds.index(shown)]
-    rules.guessed = {shown}
-    st._drawn = ds.index(stand_in)
-    st._stock = [ds.index(Tile(6, 6))]
-    assert rules._take(st, shown)
-    assert st.drawn == shown and st._set_aside == [ds.index(stand_in)]
-    assert rules.guessed == {stand_in}
-
-
-def test_big_clock_set_aside_when_only_a_tile_set_aside_unseen_fits_nowhere():
-    # the stock's last tiles: 2-6 (fits on 3-6) and the drawn 6-6 stand-in; 0-5 was taken for
-    # set aside unseen before, but the table sets aside again: 2-6 was the one set aside then,
-    # and 0-5 (which fits nowhere) is the tile set aside now
+def _clock_near_end(aside: Tile, drawn: Tile, stock: list[Tile]):
+    """A Big Clock follower on double-6 with every slot home but slot 6 (3-6 on top), ``aside``
+    taken for set aside unseen, ``drawn`` the unseen drawn tile and ``stock`` the stock:
+    ``(rules, state, domino set)``."""
     from companion.follow.big_clock import _BigClockFollow
     from engine.big_clock import BigClockGame
 
@@ -704,19 +682,34 @@ def test_big_clock_set_aside_when_only_a_tile_set_aside_unseen_fits_nowhere():
     ds = game.domino_set
     rules = _BigClockFollow(6)
     rules.state, rules.total = st, 27
-    st._set_aside = [ds.index(Tile(0, 5))]
-    rules.guessed = {Tile(0, 5)}
-    st._drawn = ds.index(Tile(6, 6))
-    st._stock = [ds.index(Tile(2, 6))]
+    st._set_aside, rules.guessed = [ds.index(aside)], {aside}
+    st._drawn, st._stock = ds.index(drawn), [ds.index(t) for t in stock]
+    return rules, st, ds
+
+
+def test_big_clock_tile_taken_for_set_aside_shows_up_when_only_doubles_are_left():
+    # three tiles set aside unseen near the end; one of them is then put on the clock while the
+    # stock holds only doubles: the unseen stand-in for the drawn tile was the one set aside
+    shown, stand_in = Tile(0, 5), Tile(1, 2)
+    rules, st, ds = _clock_near_end(shown, stand_in, [Tile(6, 6)])
+    assert rules._take(st, shown)
+    assert st.drawn == shown and st._set_aside == [ds.index(stand_in)]
+    assert rules.guessed == {stand_in}
+
+
+def test_big_clock_set_aside_when_only_a_tile_set_aside_unseen_fits_nowhere():
+    # the stock's last tiles: 2-6 (fits on 3-6) and the drawn 6-6 stand-in; 0-5 was taken for
+    # set aside unseen before, but the table sets aside again: 2-6 was the one set aside then,
+    # and 0-5 (which fits nowhere) is the tile set aside now
+    rules, _, _ = _clock_near_end(Tile(0, 5), Tile(6, 6), [Tile(2, 6)])
     recs = rules.on_tap("pass", None)
     assert [r["type"] for r in recs] == ["note", "progress"]
     assert set(rules.state.set_aside) == {Tile(0, 5), Tile(2, 6)}
     assert rules.guessed == {Tile(0, 5), Tile(2, 6)}
     assert recs[1]["left"] == 1
     # with nothing set aside unseen before, the same tap is refused
-    rules.state = game.state_from_position(deal, seed=1)
-    rules.guessed = set()
-    rules.state._drawn, rules.state._stock = ds.index(Tile(6, 6)), [ds.index(Tile(2, 6))]
+    rules, st, _ = _clock_near_end(Tile(0, 5), Tile(6, 6), [Tile(2, 6)])
+    st._set_aside, rules.guessed = [], set()
     assert [r["type"] for r in rules.on_tap("pass", None)] == ["flag"]
 
 
