@@ -6,6 +6,11 @@ from companion.follow.base import MAX_DEPTH, _order_note, _search, _tile, _unsur
 from companion.follow.solitaire import _SolitaireFollow
 
 
+def _on_table(columns, reserve) -> list:
+    """Every tile of ``columns`` (lists of tiles) and ``reserve``, sorted."""
+    return sorted([t for c in columns for t in c] + list(reserve))
+
+
 def _luzon_key(columns, reserve) -> tuple:
     return (tuple(sorted(tuple(c) for c in columns if c)), tuple(sorted(reserve)))
 
@@ -48,9 +53,8 @@ class _LuzonFollow(_SolitaireFollow):
             # joined at its end): the result is known now (RULES.md section 3)
             return out + (self._progress() if self.state.is_terminal() else [])
         st = self.state
-        gone = (set(t for c in st.columns for t in c) | set(st.reserve)) - (
-            set(t for c in cols for t in c) | set(res)
-        )
+        seen = _on_table(cols, res)
+        gone = set(_on_table(st.columns, st.reserve)) - set(seen)
         # which end of the columns is the top is the reader's guess when nothing on the table
         # marks it (the reserve gone, the layout photographed from any side): the view turned
         # half round is the same table, tried when the view as read is no legal change
@@ -71,15 +75,14 @@ class _LuzonFollow(_SolitaireFollow):
         # few tiles are left (two reserve tiles alone read as a column, a short column as the
         # reserve); reserve tiles never join a column, so the tiles seen are enough: removals of
         # the gone ones, with moves where a removal needs a tile freed, that leave exactly them
-        seen = sorted([t for c in cols for t in c] + res)
         if path is None and gone:
             path = _search(
                 st,
-                lambda c: sorted([t for col in c.columns for t in col] + list(c.reserve)) == seen,
+                lambda c: _on_table(c.columns, c.reserve) == seen,
                 lambda a: not hasattr(a, "a") or {a.a, a.b} <= gone,
                 MAX_DEPTH,
             )
-        if path is None and seen == sorted([t for c in st.columns for t in c] + st.reserve):
+        if path is None and seen == _on_table(st.columns, st.reserve):
             return []  # the same tiles grouped otherwise: nothing removed, kept as followed
         if path is None:
             from engine.luzon import tiles_pair
