@@ -619,15 +619,18 @@ class _Draw100Follow(_GameFollow):
             clear = []
             for d in ds:
                 dets[t] = d
-                if self._under(t, dets, unread) is None:
+                # two tiles laid flat lie a tile width apart or more, centre to centre: a box
+                # within a width of a hidden tile's kept place is that tile (its place kept
+                # through a camera move is only near where it lies now)
+                if self._under(t, dets, unread, reach=1.0) is None:
                     clear.append(d)
             dets[t] = clear[-1] if clear else ds[-1]
 
-    def _under(self, t: Tile, dets, missing: list[Tile]) -> Tile | None:
+    def _under(self, t: Tile, dets, missing: list[Tile], reach: float = 0.5) -> Tile | None:
         """The followed tile not seen in this view that lies where ``t`` is read (its centre,
-        :attr:`seen_at`, within half a tile width of ``t``'s), or one seen now away from where
-        it lay (:attr:`left_at`), the nearest if several; None if none: ``t`` read there is a
-        misread of it, or it was the misread."""
+        :attr:`seen_at`, within ``reach`` tile widths of ``t``'s, ``t``'s box giving the width
+        in pixels), or one seen now away from where it lay (:attr:`left_at`), the nearest if
+        several; None if none: ``t`` read there is a misread of it, or it was the misread."""
         d = dets[t]
         near = [
             (float(np.hypot(*(d.centre - self.seen_at[u]))), u)
@@ -635,7 +638,7 @@ class _Draw100Follow(_GameFollow):
             if u in self.seen_at
         ]
         near += [(float(np.hypot(*(d.centre - c))), u) for u, c in self.left_at.items()]
-        near = [x for x in near if x[0] < 0.5 * min(d.size)]
+        near = [x for x in near if x[0] < reach * min(d.size)]
         return min(near)[1] if near else None
 
     def _reread(self, u: Tile, t: Tile, dets) -> list[dict]:

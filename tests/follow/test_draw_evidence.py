@@ -566,6 +566,21 @@ def test_a_value_read_on_several_boxes_is_the_one_not_over_another_tile():
     ]
 
 
+def test_a_value_read_twice_is_not_the_box_by_a_hidden_tile_of_the_line():
+    # a hand hides 4-5 and the box read there, a little off its kept place (0.65 of a tile
+    # width, as after a camera move), reads 1-1, the value of a tile shown apart in the same
+    # view: two tiles lie a width apart or more, so that box is 4-5 misread and the 1-1 is the
+    # one apart, whichever box comes last (seed-21 draw game 22 through the detector)
+    f = _followed(5)
+    misread = _moved(BY_TILE[Tile(4, 5)], (0, 30), (1, 1))
+    rest = [BY_TILE[t] for t in ORDER[:5] if t != Tile(4, 5)]
+    for view in (rest + [SHOWN[1], misread], rest + [misread, SHOWN[1]]):
+        g = copy.deepcopy(f)
+        recs = g.feed(view, still=True)
+        assert not _kinds(recs, "flag") and not _kinds(recs, "play")
+        assert any("1-1 lies apart" in r["message"] for r in _kinds(recs, "note"))
+
+
 def test_a_tile_shown_then_read_only_on_the_line_as_a_misread_was_taken_back():
     # after the last play (0-4, seat 1) 1-1 is shown alone apart from the line; the next view
     # frames the line alone, 0-4 at the picture's edge read 1-1 where it lies: that is 0-4
