@@ -54,19 +54,25 @@ class _LuzonFollow(_SolitaireFollow):
             return out + (self._progress() if self.state.is_terminal() else [])
         st = self.state
         seen = _on_table(cols, res)
-        gone = set(_on_table(st.columns, st.reserve)) - set(seen)
+        followed = _on_table(st.columns, st.reserve)
+        gone = set(followed) - set(seen)
+
+        def removes_gone(a) -> bool:  # a move, or a removal of two tiles no longer seen
+            return not hasattr(a, "a") or {a.a, a.b} <= gone
+
         # which end of the columns is the top is the reader's guess when nothing on the table
         # marks it (the reserve gone, the layout photographed from any side): the view turned
         # half round is the same table, tried when the view as read is no legal change
         path = None
+        followed_key = _luzon_key(st.columns, st.reserve)
         for view in (cols, [c[::-1] for c in cols]):
             want = _luzon_key(view, res)
-            if _luzon_key(st.columns, st.reserve) == want:
+            if followed_key == want:
                 return []
             path = _search(
                 st,
                 lambda c, want=want: _luzon_key(c.columns, c.reserve) == want,
-                lambda a: not hasattr(a, "a") or {a.a, a.b} <= gone,
+                removes_gone,
                 MAX_DEPTH,
             )
             if path is not None:
@@ -79,10 +85,10 @@ class _LuzonFollow(_SolitaireFollow):
             path = _search(
                 st,
                 lambda c: _on_table(c.columns, c.reserve) == seen,
-                lambda a: not hasattr(a, "a") or {a.a, a.b} <= gone,
+                removes_gone,
                 MAX_DEPTH,
             )
-        if path is None and seen == _on_table(st.columns, st.reserve):
+        if path is None and seen == followed:
             return []  # the same tiles grouped otherwise: nothing removed, kept as followed
         if path is None:
             from engine.luzon import tiles_pair
