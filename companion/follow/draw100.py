@@ -99,6 +99,12 @@ class _Draw100Follow(_GameFollow):
         #: followed tiles seen in the last view more than a tile length away from where they
         #: were seen before: that place (this view's pixels)
         self.left_at: dict[Tile, np.ndarray] = {}
+        #: boxes of this view read as a followed tile that also lies, read, where it is kept:
+        #: ``(followed tile, box)``, other tiles misread as it (:meth:`_track_camera`)
+        self.misread_boxes: list[tuple[Tile, TileDetection]] = []
+        #: ``(followed tile read on a tile shown, value taken or None)`` noted this hand
+        #: (:meth:`_misread_shown`)
+        self.noted_shown: set[tuple[Tile, Tile | None]] = set()
         #: views that read each followed tile
         self.seen_views: dict[Tile, int] = {}
         #: ``(followed tile, tile read where it lies)`` -> views in a row that read so
@@ -297,8 +303,9 @@ class _Draw100Follow(_GameFollow):
         out: list[dict] = []
         if length is None:
             length = float(np.median([d.size[0] for d in dets.values()]))
-        self._track_camera(dets)
+        self._track_camera(dets, twins or {})
         self._twin_apart(dets, twins or {})
+        backs = _unchosen(backs, dets, twins or {})
         read = set(dets)
         free = self._backs(dets, list(backs))
         missing = [t for t in self.node if t not in dets]
@@ -678,15 +685,19 @@ class _Draw100Follow(_GameFollow):
             self._play(t, where, seat),
         ]
 
-    def _track_camera(self, dets) -> None:
+    def _track_camera(self, dets, twins: dict[Tile, list[TileDetection]]) -> None:
         """Bring :attr:`seen_at` into this view's pixels: the camera's motion since the views
         before (``vision.tracking.camera_motion``, fitted on the followed tiles seen then and
-        now) moves every position kept, so a followed tile hidden now is looked for where it
-        lies in this view; the tiles seen now take their positions from it, those seen more
-        than a tile length away from where they lay keeping that place in :attr:`left_at`."""
+        now, each on one box) moves every position kept, so a followed tile hidden now is
+        looked for where it lies in this view; the tiles seen now take their positions from it,
+        those seen more than a tile length away from where they lay keeping that place in
+        :attr:`left_at`. A followed value read on several boxes (``twins``) is the box nearest
+        its kept place (tiles lie still once laid; ``dets`` is set to it): the others are
+        other tiles misread as it (:attr:`misread_boxes`, such as a tile of a hand shown)."""
         from vision.tracking import apply_motion, box_motion, motion_since
 
-        both = [t for t in self.node if t in dets and t in self.seen_at]
+        doubled = [t for t in self.node if len(twins.get(t, [])) > 1 and t in self.seen_at]
+        both = [t for t in self.node if t in dets and t in self.seen_at and t not in doubled]
         if both:
             boxed = [t for t in both if t in self.box_at]
             # one or two tiles: their boxes carry the camera's zoom and turn
@@ -697,6 +708,15 @@ class _Draw100Follow(_GameFollow):
             )
             self.seen_at = {t: apply_motion(m, c)[0] for t, c in self.seen_at.items()}
             self.box_at = {t: apply_motion(m, c) for t, c in self.box_at.items()}
+        self.misread_boxes = []
+        for t in doubled:
+            ds = twins[t]
+            k = min(
+                range(len(ds)), key=lambda j: float(np.hypot(*(ds[j].centre - self.seen_at[t])))
+            )
+            dets[t] = ds[k]
+            self.misread_boxes += [(t, d) for j, d in enumerate(ds) if j != k]
+        both += doubled
         self.left_at = {
             t: self.seen_at[t]
             for t in both
@@ -839,10 +859,12 @@ class _Draw100Follow(_GameFollow):
         out: list[dict] = []
         earlier = {t for g in self.groups for t in g}
         missing = [t for t in self.node if t not in dets]
-        self._track_camera(dets)
+        self._track_camera(dets, twins or {})
         self._twin_apart(dets, twins or {})
+        backs = _unchosen(backs, dets, twins or {})
         # the line where it lies in this view's pixels, its tiles hidden now included
         centres = [self.seen_at[t] for t in self.node if t in self.seen_at]
+        out += self._misread_shown(dets, centres, length, earlier)
         shown = {
             t
             for t in dets
@@ -864,6 +886,45 @@ class _Draw100Follow(_GameFollow):
             self.group |= shown
         elif self.group:
             out += self._close_group()
+        return out
+
+    def _misread_shown(self, dets, centres, length: float, earlier: set[Tile]) -> list[dict]:
+        """In the reveal, a box read as a followed tile that also lies, read, where it is kept
+        (:attr:`misread_boxes`), ``NEAR_LINE`` tile lengths (``length`` pixels) or more from the
+        line (``centres``), is a tile of a hand shown misread (a set holds one of each tile).
+        Its value is taken as the one tile that differs from the reading by one pip on one half
+        and is nowhere else (not in the line, not shown before (``earlier``) nor now, not read
+        in this view); with none or several, the box is left out and the players are asked.
+        Adds the value taken to ``dets`` (that box). Returns the notes and questions, each once
+        a hand."""
+        out: list[dict] = []
+        taken = set(self.node) | earlier | self.group | set(dets)
+        for u, d in self.misread_boxes:
+            if _nearest(d.centre, centres) < NEAR_LINE * length:
+                continue
+            a, b = u.low, u.high
+            pairs = [(x, b) for x in (a - 1, a + 1)] + [(a, y) for y in (b - 1, b + 1)]
+            near = {Tile(x, y) for x, y in pairs if 0 <= min(x, y) and max(x, y) <= TOP_PIP}
+            fits = sorted(t for t in near if t not in taken)
+            if len(fits) == 1:
+                dets[fits[0]] = d
+                taken.add(fits[0])
+            key = (u, fits[0] if len(fits) == 1 else None)
+            if key in self.noted_shown:
+                continue
+            self.noted_shown.add(key)
+            if len(fits) == 1:
+                message = (
+                    f"{u} read on a tile shown, but {u} lies in the line: taken as {fits[0]}, "
+                    "the one tile one pip off not seen elsewhere (correct the score if not)"
+                )
+                out.append({"type": "note", "tile": str(fits[0]), "message": message})
+            else:
+                message = (
+                    f"{u} read on a tile shown, but {u} lies in the line: which tile is it? "
+                    "(left out of the hand shown; correct the score)"
+                )
+                out.append({"type": "question", "tile": str(u), "message": message})
         return out
 
     def _flag(self, t: Tile, message: str) -> list[dict]:
@@ -1143,6 +1204,19 @@ def _value_boxes(stable: list[TileDetection]) -> dict[Tile, list[TileDetection]]
             others = [o for o in stable if all(o is not d for d in ds)]
             ds = [d for d in ds if _lies_on(d, others) is None] or ds
         out[t] = ds
+    return out
+
+
+def _unchosen(backs, dets, twins: dict[Tile, list[TileDetection]]) -> list[TileDetection]:
+    """The view's boxes taken as no tile's value: ``backs`` (boxes without a value, and the
+    boxes of a value read on several that the view did not take at first) less those now taken
+    for a value (``dets``), with the boxes of ``twins`` not taken (a value read on several boxes
+    is one box once :meth:`_Draw100Follow._track_camera` and
+    :meth:`_Draw100Follow._twin_apart` chose it)."""
+    chosen = {id(d) for d in dets.values()}
+    out = [b for b in backs if id(b) not in chosen]
+    have = {id(b) for b in out}
+    out += [d for ds in twins.values() for d in ds if id(d) not in chosen and id(d) not in have]
     return out
 
 

@@ -756,3 +756,36 @@ def test_a_flagged_value_later_lying_apart_is_a_tile_shown():
     recs = _view(f, ORDER[:5]) + f.feed([], still=True)
     assert [sorted(s["tiles"]) for s in _kinds(recs, "hand_shown")] == [["1-1", "4-6"]]
     assert [(s["kind"], s["points"]) for s in _kinds(recs, "hand_scored")] == [("domino", 12)]
+
+
+def test_a_tile_of_a_hand_shown_read_as_a_tile_of_the_line_is_the_one_tile_one_pip_off():
+    # after the last play two tiles are shown far below the line and a third tile of that hand,
+    # beside them, reads 3-3 while the 3-3 of the line is read where it lies: a set holds one of
+    # each tile and tiles lie still once laid, so the box by the line is 3-3 (whichever box
+    # comes last), the tiles shown lie apart from the line (no flag, no play), and the other box
+    # is a tile shown misread: of the tiles one pip off 3-3, 2-3 is shown beside it and 3-4 is
+    # nowhere, so it is 3-4 (seed-21 draw game 38 through the detector: 2-3 of a hand shown read
+    # 1-3 moved the line under the tiles beside it and lost them from the hand shown)
+    misread = _box(484, 560, 574, 606, (3, 3))
+    line = [BY_TILE[t] for t in ORDER]
+    for view in (line + SHOWN + [misread], [misread] + SHOWN + line):
+        f = _followed(8)
+        recs = f.feed(view, still=True)
+        assert not _kinds(recs, "flag") and not _kinds(recs, "play")
+        assert _kinds(recs, "hand_end")
+        assert any("taken as 3-4" in r["message"] for r in _kinds(recs, "note"))
+        recs = _view(f, ORDER) + f.feed([], still=True)
+        assert [sorted(s["tiles"]) for s in _kinds(recs, "hand_shown")] == [["1-1", "2-3", "3-4"]]
+        assert [(s["kind"], s["points"]) for s in _kinds(recs, "hand_scored")] == [("domino", 14)]
+
+
+def test_a_tile_of_a_hand_shown_read_as_a_tile_of_the_line_with_several_fits_is_asked():
+    # the same with the box read 1-4: 1-3, 1-5 and 2-4 are all one pip off and seen nowhere, so
+    # the box is left out of the hand shown and asked about
+    f = _followed(8)
+    misread = _box(484, 560, 574, 606, (1, 4))
+    recs = f.feed([BY_TILE[t] for t in ORDER] + SHOWN + [misread], still=True)
+    assert not _kinds(recs, "flag") and not _kinds(recs, "play")
+    assert any("1-4 read on a tile shown" in r["message"] for r in _kinds(recs, "question"))
+    recs = _view(f, ORDER) + f.feed([], still=True)
+    assert [sorted(s["tiles"]) for s in _kinds(recs, "hand_shown")] == [["1-1", "2-3"]]
