@@ -764,8 +764,8 @@ def test_a_tile_of_a_hand_shown_read_as_a_tile_of_the_line_is_the_one_tile_one_p
     # each tile and tiles lie still once laid, so the box by the line is 3-3 (whichever box
     # comes last), the tiles shown lie apart from the line (no flag, no play), and the other box
     # is a tile shown misread: of the tiles one pip off 3-3, 2-3 is shown beside it and 3-4 is
-    # nowhere, so it is 3-4 (seed-21 draw game 38 through the detector: 2-3 of a hand shown read
-    # 1-3 moved the line under the tiles beside it and lost them from the hand shown)
+    # nowhere, so it is 3-4 (as in seed-21 draw game 38 through the detector, where 2-3 of a hand
+    # shown reads 1-3 beside 0-5 and 5-5)
     misread = _box(484, 560, 574, 606, (3, 3))
     line = [BY_TILE[t] for t in ORDER]
     for view in (line + SHOWN + [misread], [misread] + SHOWN + line):
