@@ -217,6 +217,9 @@ class _TableauxFollow(_GameFollow):
         #: an empty table was seen since the tableau was last seen (the hand over, or every
         #: tile missed for a few frames: decided by the next views)
         self.cleared = False
+        #: ... and that view held no box at all (a view of boxes without a value, such as a
+        #: close-up of the starter read as backs, is no table seen cleared for certain)
+        self.cleared_bare = False
         #: a single tile seen alone where the tableau was (no tile of it lined up): the next
         #: hand's starter, or the next play while the followed tiles are missed; the next view
         #: with more tiles tells which
@@ -305,7 +308,7 @@ class _TableauxFollow(_GameFollow):
         self.tiles = {}
         self.flagged = set()
         self.asked, self.unseen_last = set(), set()
-        self.cleared = False
+        self.cleared = self.cleared_bare = False
         self.maybe_starter = self.taken_up = None
         self.watched_empty = True
         self.log = []
@@ -425,6 +428,28 @@ class _TableauxFollow(_GameFollow):
             }
         ]
 
+    def _starter_misread(self, seen: dict[Tile, tuple]) -> list[dict]:
+        """The hand followed is its starter alone (nothing played or tapped), views holding
+        only boxes without a value followed it (no table seen cleared of every box), and the
+        view now holds a starter and plays after it without the followed starter: the starter
+        was misread, and this hand starts again from the view (:meth:`_start_with_plays`), the
+        same seat to move; no hand ended at its deal (RULES.md section 5)."""
+        (old,) = self.tiles
+        self.board = self._Board()
+        self.tiles = {}
+        self.hand_number -= 1
+        self.cleared = self.cleared_bare = False
+        self.maybe_starter = self.taken_up = None
+        out: list[dict] = [
+            {
+                "type": "note",
+                "tile": str(old),
+                "message": f"the starter read as {old} is not on the table now: it was misread, "
+                "the hand starts again from this view",
+            }
+        ]
+        return out + (self._start_with_plays(seen) or self._start(seen))
+
     def _start(self, seen: dict[Tile, tuple]) -> list[dict]:
         self.hand_number += 1
         self.hand_scores = [0, 0]
@@ -503,6 +528,7 @@ class _TableauxFollow(_GameFollow):
             # can play, rare this early; more likely the tiles were missed for a few frames (a
             # hand over them, misreads). The hand is taken as over when the next hand shows.
             self.cleared = True
+            self.cleared_bare = self.cleared_bare or not stable
             # a tile seen alone after the table was cleared, then taken up: the starter of a
             # hand where neither player could play, if another tile comes alone
             self.taken_up = self.maybe_starter
@@ -582,6 +608,11 @@ class _TableauxFollow(_GameFollow):
             if self.maybe_starter is not None and _register(self.maybe_starter, seen):
                 starter = self.maybe_starter
                 return self._next_hand() + self._start(starter) + self.on_stable(*self.last_view)
+            if self.cleared and not self.cleared_bare and self._starter_only() and len(seen) > 1:
+                # the starter alone, views of boxes without a value only, then another starter
+                # with plays after it: the starter was misread (a close-up, glare), since a
+                # hand over at its deal has its starter taken up from a table seen cleared
+                return self._starter_misread(seen)
             if self.cleared:  # the new hand's starter and the plays after it at once
                 out = self._next_hand()
                 return out + (self._start_with_plays(seen) or self._start(seen))
@@ -596,7 +627,7 @@ class _TableauxFollow(_GameFollow):
                     "one followed so far; check the tiles",
                 }
             ]
-        self.cleared = False
+        self.cleared = self.cleared_bare = False
         self.maybe_starter = self.taken_up = None
         self.clear_taps, self.clear_snap, self.clear_syncs = [], None, []
         self.asked.discard(("align",))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -1285,6 +1286,25 @@ def test_tableaux_lone_starter_read_again_as_another_value_is_the_same_hand():
     plays = [r for r in recs if r["type"] == "play" and r.get("tile")]
     assert [(r["player"], r["tile"]) for r in plays] == [(0, "3-5")]
     assert f.summary()["hand"] == 1 and f.summary()["player"] == 1
+
+
+def test_tableaux_starter_misread_then_read_as_backs_is_the_same_hand():
+    # the starter 2-3 is misread as 0-0 (a bare box), then views read it only as a back (a
+    # close-up under glare: no value, no tile placed), then the starter and 3-5 alongside it are
+    # read: no table was seen cleared of every box, so the starter was misread, not a hand over
+    # at its deal, and seat 0 (who starts) plays 3-5 in hand 1 (seed-24 Tableaux game 7)
+    starter, play = _starter_and_side_play()
+    misread = Placement(Tile(0, 0), False, starter.centre, starter.angle_deg, False)
+    backs = [replace(d, pips=None, face_down=True, pip_confidence=None) for d in _labels([starter])]
+    f = Follower("tableaux", first_player=0)
+    recs = f.tap("player", 0)
+    recs += _feed(f, _labels([misread])) + _feed(f, backs)
+    recs += _feed(f, _labels([starter, play]))
+    assert not [r for r in recs if r["type"] == "hand_end"]
+    plays = [r for r in recs if r["type"] == "play" and r.get("tile")]
+    assert [(r["player"], r["tile"]) for r in plays] == [(0, "3-5")]
+    assert f.summary()["hand"] == 1 and f.summary()["player"] == 1
+    assert any(r["type"] == "note" and r.get("tile") == "0-0" for r in recs)
 
 
 def _starter_and_side_play(
