@@ -440,6 +440,7 @@ class _TableauxFollow(_GameFollow):
         self.hand_number -= 1
         self.cleared = self.cleared_bare = False
         self.maybe_starter = self.taken_up = None
+        self.clear_taps, self.clear_snap, self.clear_syncs = [], None, []  # no hand ended
         out: list[dict] = [
             {
                 "type": "note",
