@@ -99,9 +99,6 @@ class _Draw100Follow(_GameFollow):
         #: followed tiles seen in the last view more than a tile length away from where they
         #: were seen before: that place (this view's pixels)
         self.left_at: dict[Tile, np.ndarray] = {}
-        #: boxes of this view read as a followed tile that also lies, read, where it is kept:
-        #: ``(followed tile, box)``, other tiles misread as it (:meth:`_track_camera`)
-        self.misread_boxes: list[tuple[Tile, TileDetection]] = []
         #: ``(followed tile read on a tile shown, value taken or None)`` noted this hand
         #: (:meth:`_misread_shown`)
         self.noted_shown: set[tuple[Tile, Tile | None]] = set()
@@ -303,9 +300,7 @@ class _Draw100Follow(_GameFollow):
         out: list[dict] = []
         if length is None:
             length = float(np.median([d.size[0] for d in dets.values()]))
-        self._track_camera(dets, twins or {})
-        self._twin_apart(dets, twins or {})
-        backs = _unchosen(backs, dets, twins or {})
+        backs, _ = self._settle(dets, backs, twins or {})
         read = set(dets)
         free = self._backs(dets, list(backs))
         missing = [t for t in self.node if t not in dets]
@@ -685,7 +680,19 @@ class _Draw100Follow(_GameFollow):
             self._play(t, where, seat),
         ]
 
-    def _track_camera(self, dets, twins: dict[Tile, list[TileDetection]]) -> None:
+    def _settle(self, dets, backs, twins: dict[Tile, list[TileDetection]]):
+        """Take the view into the followed line's pixels and settle each value read on several
+        boxes (``twins``): :meth:`_track_camera`, then :meth:`_twin_apart` (``dets`` set to the
+        boxes taken). Returns ``(backs, misread)``: the boxes taken as no tile's value
+        (:func:`_unchosen`), and ``(followed tile, box)`` for each box read as a followed tile
+        that lies, read, where it is kept (another tile misread as it)."""
+        misread = self._track_camera(dets, twins)
+        self._twin_apart(dets, twins)
+        return _unchosen(backs, dets, twins), misread
+
+    def _track_camera(
+        self, dets, twins: dict[Tile, list[TileDetection]]
+    ) -> list[tuple[Tile, TileDetection]]:
         """Bring :attr:`seen_at` into this view's pixels: the camera's motion since the views
         before (``vision.tracking.camera_motion``, fitted on the followed tiles seen then and
         now, each on one box) moves every position kept, so a followed tile hidden now is
@@ -693,7 +700,8 @@ class _Draw100Follow(_GameFollow):
         those seen more than a tile length away from where they lay keeping that place in
         :attr:`left_at`. A followed value read on several boxes (``twins``) is the box nearest
         its kept place (tiles lie still once laid; ``dets`` is set to it): the others are
-        other tiles misread as it (:attr:`misread_boxes`, such as a tile of a hand shown)."""
+        other tiles misread as it (such as a tile of a hand shown), returned as
+        ``(followed tile, box)``."""
         from vision.tracking import apply_motion, box_motion, motion_since
 
         doubled = [t for t in self.node if len(twins.get(t, [])) > 1 and t in self.seen_at]
@@ -708,14 +716,14 @@ class _Draw100Follow(_GameFollow):
             )
             self.seen_at = {t: apply_motion(m, c)[0] for t, c in self.seen_at.items()}
             self.box_at = {t: apply_motion(m, c) for t, c in self.box_at.items()}
-        self.misread_boxes = []
+        misread: list[tuple[Tile, TileDetection]] = []
         for t in doubled:
             ds = twins[t]
             k = min(
                 range(len(ds)), key=lambda j: float(np.hypot(*(ds[j].centre - self.seen_at[t])))
             )
             dets[t] = ds[k]
-            self.misread_boxes += [(t, d) for j, d in enumerate(ds) if j != k]
+            misread += [(t, d) for j, d in enumerate(ds) if j != k]
         both += doubled
         self.left_at = {
             t: self.seen_at[t]
@@ -731,6 +739,7 @@ class _Draw100Follow(_GameFollow):
         for t in self.node:
             if t in dets:
                 self.seen_views[t] = self.seen_views.get(t, 0) + 1
+        return misread
 
     def _host(self, t: Tile, partners: list[Tile], dets) -> tuple[Tile, object] | None:
         """``(host tile, open end)`` of the followed line that ``t`` joins in this view: a tile
@@ -859,12 +868,10 @@ class _Draw100Follow(_GameFollow):
         out: list[dict] = []
         earlier = {t for g in self.groups for t in g}
         missing = [t for t in self.node if t not in dets]
-        self._track_camera(dets, twins or {})
-        self._twin_apart(dets, twins or {})
-        backs = _unchosen(backs, dets, twins or {})
+        backs, misread = self._settle(dets, backs, twins or {})
         # the line where it lies in this view's pixels, its tiles hidden now included
         centres = [self.seen_at[t] for t in self.node if t in self.seen_at]
-        out += self._misread_shown(dets, centres, length, earlier)
+        out += self._misread_shown(dets, misread, centres, length, earlier)
         shown = {
             t
             for t in dets
@@ -888,9 +895,11 @@ class _Draw100Follow(_GameFollow):
             out += self._close_group()
         return out
 
-    def _misread_shown(self, dets, centres, length: float, earlier: set[Tile]) -> list[dict]:
+    def _misread_shown(
+        self, dets, misread, centres, length: float, earlier: set[Tile]
+    ) -> list[dict]:
         """In the reveal, a box read as a followed tile that also lies, read, where it is kept
-        (:attr:`misread_boxes`), ``NEAR_LINE`` tile lengths (``length`` pixels) or more from the
+        (``misread``: ``(followed tile, box)``, :meth:`_track_camera`), ``NEAR_LINE`` tile lengths (``length`` pixels) or more from the
         line (``centres``), is a tile of a hand shown misread (a set holds one of each tile).
         Its value is taken as the one tile that differs from the reading by one pip on one half
         and is nowhere else (not in the line, not shown before (``earlier``) nor now, not read
@@ -899,7 +908,7 @@ class _Draw100Follow(_GameFollow):
         a hand."""
         out: list[dict] = []
         taken = set(self.node) | earlier | self.group | set(dets)
-        for u, d in self.misread_boxes:
+        for u, d in misread:
             if _nearest(d.centre, centres) < NEAR_LINE * length:
                 continue
             a, b = u.low, u.high
