@@ -81,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         "vision.render.views.VIEW_KINDS)",
     )
     a = ap.parse_args(argv)
+    if sum(a.surface_mix) > 0 and not Path(a.backgrounds).is_dir():
+        ap.error(f"--surface-mix needs background photos: no folder {a.backgrounds}")
     t = time.time()
     s = write_obb_dataset(
         a.out,

@@ -283,3 +283,23 @@ def test_layout_share_writes_game_positions_and_leaves_old_datasets_alone(tmp_pa
         assert (tmp_path / "a/labels/train" / f"{i:06d}.txt").read_text() == (
             tmp_path / "b/labels/train" / f"{i:06d}.txt"
         ).read_text()
+
+
+def test_make_dataset_without_background_photos_says_so_before_rendering(tmp_path):
+    """A surface mix with no background folder stops with a usage error, not a worker's trace,
+    and writes nothing."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "make_dataset.py"
+    out = tmp_path / "set"
+    got = subprocess.run(
+        [sys.executable, str(script), "--out", str(out), "--train", "2", "--val", "0"]
+        + ["--surface-mix", "0.5", "0", "0", "0", "--backgrounds", str(tmp_path / "none")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert got.returncode == 2 and "Traceback" not in got.stderr
+    assert "needs background photos" in got.stderr and not out.exists()
