@@ -21,6 +21,7 @@ Usage::
     python scripts/bench_follow.py --games 50                    # labels, 50 games per kind
     python scripts/bench_follow.py --games 2 --render --kinds luzon   # photos through detect
     python scripts/bench_follow.py --real           # sequences rebuilt from real photos
+    python scripts/bench_follow.py --real --size 4032 3024   # the same, sent as 12 MP JPEGs
 """
 
 from __future__ import annotations
@@ -264,36 +265,70 @@ def score_real(seq, events: list[dict], summary: dict) -> dict:
     }
 
 
-def bench_real(seed: int, model=None, photos: bool = False, layout=None) -> list[dict]:
+def bench_real(
+    seed: int,
+    model=None,
+    photos: bool = False,
+    layout=None,
+    size: tuple[int, int] | None = None,
+) -> list[dict]:
     """Follow the draw-game sequences rebuilt from real photos (``vision.render.real_sequences``)
-    through ``vision.pipeline.detect``: as camera frames (3-6 per state, hands, turns, glare,
-    JPEG), or with ``photos`` one photo per state taken as a stable view (photo mode)."""
+    through ``vision.pipeline.detect``: as camera frames (3-6 per state, hands, a shaken frame
+    now and then, turns, glare, JPEG), or with ``photos`` one photo per state taken as a stable view (photo mode).
+
+    ``size`` ``(W, H)`` px: each picture (the same pictures as without it) is first enlarged
+    to that size (cubic, sensor noise of 3 grey levels), encoded as a JPEG as a phone writes it
+    (quality 92 for photos, 85 for frames) and decoded by ``vision.pipeline.load_image``, the
+    way ``follow`` and the page read what a player sends; the row then gives the mean encoded
+    size (``mb``, MB)."""
     from vision.layout import detect_options
-    from vision.pipeline import detect
+    from vision.pipeline import detect, load_image
     from vision.render.real_layouts import VINTAGE
     from vision.render.real_sequences import camera_frames, sequences
 
     rng = np.random.default_rng(seed)
+    noise = np.random.default_rng(seed + 1)  # apart from rng: the same frames with --size
     out = []
     for seq in sequences(layout or VINTAGE, seed):
         f = Follower("draw100", players=seq.players, first_player=seq.to_move)
-        t0, n = time.perf_counter(), 0
+        t0, n, nbytes = time.perf_counter(), 0, 0
         for k, state in enumerate(seq.states):
             at = seq.change_at[k] if k < len(seq.change_at) else None
             shots = (
                 camera_frames(state, rng, 1, None, p_hand=0.0)
                 if photos
-                else camera_frames(state, rng, int(rng.integers(3, 7)), at)
+                else camera_frames(state, rng, int(rng.integers(3, 7)), at, p_shaken=0.15)
             )
             for img in shots:
+                if size is not None:
+                    data = _as_sent(img, size, 92 if photos else 85, noise)
+                    nbytes += len(data)
+                    img = load_image(data)
                 f.feed(detect(img, model=model, **detect_options("draw100")), still=photos)
                 n += 1
         r = score_real(seq, f.events, f.summary())
         r["frames"], r["seconds"] = n, time.perf_counter() - t0
         r["mode"] = "photos" if photos else "frames"
+        if size is not None:
+            r["size"], r["mb"] = f"{size[0]}x{size[1]}", nbytes / max(n, 1) / 1e6
         out.append(r)
         print(json.dumps(r), flush=True)
     return out
+
+
+def _as_sent(img: np.ndarray, size: tuple[int, int], quality: int, rng) -> bytes:
+    """``img`` (``HxWx3 uint8 BGR``) enlarged to ``size`` ``(W, H)`` px with sensor noise of 3
+    grey levels, as the bytes of a JPEG of that ``quality``."""
+    import cv2
+
+    big = cv2.resize(img, size, interpolation=cv2.INTER_CUBIC).astype(np.int16)
+    big += rng.normal(0.0, 3.0, big.shape).astype(np.int16)
+    ok, buf = cv2.imencode(
+        ".jpg", np.clip(big, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, quality]
+    )
+    if not ok:
+        raise ValueError(f"cannot encode a {size[0]}x{size[1]} JPEG")
+    return buf.tobytes()
 
 
 def report_real(rows: list[dict]) -> None:
@@ -305,8 +340,9 @@ def report_real(rows: list[dict]) -> None:
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         score = "-" if r["score"] is None else ("right" if r["score"] else f"wrong {r['scores']}")
+        mode = r["mode"] + (f", {r['size']} {r['mb']:.1f} MB" if "size" in r else "")
         print(
-            f"| {r['sequence']} | {r['mode']} | {r['right']}/{r['plays']} | {r['wrong_seat']} | "
+            f"| {r['sequence']} | {mode} | {r['right']}/{r['plays']} | {r['wrong_seat']} | "
             f"{r['invented']} | {r['flags_right']}/{r['flags_false']}/{r['flags_wanted']} | "
             f"{score} |"
         )
@@ -414,7 +450,24 @@ def main(argv=None) -> int:
         help="with --real: another real layout photo, {photo, boxes: [[x0, y0, x1, y1, [a, b]], "
         "...]} (default: sample_images/vintage-games-game-night.jpg)",
     )
+    ap.add_argument(
+        "--size",
+        type=int,
+        nargs=2,
+        default=None,
+        metavar=("W", "H"),
+        help="with --real: enlarge each picture to W x H px and send it as a JPEG file, the "
+        "size a player sends (e.g. 4032 3024 for a 12 MP phone photo, 1440 1080 for a live frame)",
+    )
     args = ap.parse_args(argv)
+    if args.size is not None:
+        from vision.pipeline import MAX_PIXELS
+
+        if not args.real or min(args.size) < 64 or args.size[0] * args.size[1] > MAX_PIXELS:
+            ap.error(
+                f"--size needs --real and W x H of 64 px a side or more, "
+                f"{MAX_PIXELS / 1e6:.0f} megapixels at most"
+            )
     if args.real:
         from vision.render.real_layouts import load
         from vision.render.real_sequences import check
@@ -425,8 +478,8 @@ def main(argv=None) -> int:
                 check(layout)
         except (ValueError, OSError) as e:
             ap.error(f"--real-layout {args.real_layout}: {e}")
-        rows = bench_real(args.seed, args.model, layout=layout) + bench_real(
-            args.seed, args.model, photos=True, layout=layout
+        rows = bench_real(args.seed, args.model, layout=layout, size=args.size) + bench_real(
+            args.seed, args.model, photos=True, layout=layout, size=args.size
         )
         report_real(rows)
         print(f"\nreal sequences, seed {args.seed}")

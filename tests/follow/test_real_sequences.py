@@ -37,17 +37,31 @@ def test_the_sequences_are_real_photos_taken_back_in_play_order(seqs):
     assert len(cross.flags) == 5 and cross.scores is None
     frames = camera_frames(domino.states[3], np.random.default_rng(0), 3, np.array([300, 300]))
     assert 3 <= len(frames) <= 5 and all(f.shape == domino.states[3].shape for f in frames)
+    # a shaken frame comes before the steady ones, blurred: far less fine detail
+    shaken = camera_frames(domino.states[3], np.random.default_rng(0), 2, None, 0.0, 1.0)
+    sharp = [cv2.Laplacian(cv2.cvtColor(f, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var() for f in shaken]
+    assert len(shaken) == 3 and sharp[0] < 0.3 * min(sharp[1:])
 
 
 @pytest.mark.slow
-def test_follow_one_photo_per_play_reports_the_plays_and_the_score(seqs, tmp_path, capsys):
+@pytest.mark.parametrize("phone", [False, True], ids=["640px", "12MP"])
+def test_follow_one_photo_per_play_reports_the_plays_and_the_score(seqs, tmp_path, capsys, phone):
+    """Photo mode from JPEG files; ``phone``: snapped as a phone writes them, 4032x3024 files of
+    1.5 MB or more (enlarged, with sensor noise)."""
     from companion.cli import main
 
     seq = seqs[0]
+    rng = np.random.default_rng(3)
     paths = []
     for k, img in enumerate(seq.states):
+        quality = 88
+        if phone:
+            big = cv2.resize(img, (4032, 3024), interpolation=cv2.INTER_CUBIC).astype(np.int16)
+            big += rng.normal(0.0, 3.0, big.shape).astype(np.int16)
+            img, quality = np.clip(big, 0, 255).astype(np.uint8), 92
         p = tmp_path / f"p{k:02d}.jpg"
-        cv2.imwrite(str(p), img, [int(cv2.IMWRITE_JPEG_QUALITY), 88])
+        cv2.imwrite(str(p), img, [int(cv2.IMWRITE_JPEG_QUALITY), quality])
+        assert not phone or p.stat().st_size > 1_500_000
         paths.append(str(p))
     assert main(["follow", *paths, "--game", "draw100", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -532,15 +532,21 @@ def camera_frames(
     n: int,
     hand_at: np.ndarray | None = None,
     p_hand: float = 0.5,
+    p_shaken: float = 0.0,
 ) -> list[np.ndarray]:
     """``n`` steady camera frames of one state, after 0-2 frames with a skin-coloured hand
-    reaching over ``hand_at`` (pixels; probability ``p_hand``): each frame turned 1-2 degrees
-    either way and zoomed 1-2% about a point near the centre, shifted a few pixels, with glare
-    now and then, encoded as JPEG at quality 72-92 and decoded."""
+    reaching over ``hand_at`` (pixels; probability ``p_hand``) and, with probability
+    ``p_shaken``, one shaken frame (moved 2% of the width and blurred along a line 1.5-3.5% of
+    the short side long at any angle, as a camera jolted while the hand pulls back): each frame
+    turned 1-2 degrees either way and zoomed 1-2% about a point near the centre, shifted a few
+    pixels, with glare now and then, encoded as JPEG at quality 72-92 and decoded. Returns
+    ``HxWx3 uint8 BGR`` images of the size of ``image``."""
     from vision.render.games import _hand_polygon
 
     h, w = image.shape[:2]
     kinds = ["steady"] * n
+    if p_shaken > 0 and rng.random() < p_shaken:
+        kinds = ["shaken"] + kinds
     if hand_at is not None and rng.random() < p_hand:
         kinds = ["hand"] * int(rng.integers(1, 3)) + kinds
     out = []
@@ -559,7 +565,11 @@ def camera_frames(
             (w / 2 + float(rng.normal(0, 10)), h / 2 + float(rng.normal(0, 10))), angle, scale
         )
         m[:, 2] = m[:, 2] + rng.normal(0, 3, 2)
+        if kind == "shaken":
+            m[:, 2] = m[:, 2] + rng.normal(0, 0.02 * w, 2)
         img = cv2.warpAffine(img, m, (w, h), borderMode=cv2.BORDER_REFLECT)
+        if kind == "shaken":
+            img = _motion_blur(img, float(rng.uniform(0.015, 0.035)) * min(h, w), rng)
         if rng.random() < 0.4:  # glare: a soft bright spot
             gx, gy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
             yy, xx = np.mgrid[0:h, 0:w]
@@ -577,6 +587,18 @@ def camera_frames(
             raise ValueError("JPEG decoding failed")
         out.append(back)
     return out
+
+
+def _motion_blur(img: np.ndarray, length: float, rng: np.random.Generator) -> np.ndarray:
+    """``img`` blurred along a line of ``length`` px at a random angle (a camera moving while
+    the shutter is open)."""
+    k = max(3, int(round(length)) | 1)
+    kernel = np.zeros((k, k), np.float32)
+    kernel[k // 2, :] = 1.0
+    turn = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)), 1.0)
+    turned = cv2.warpAffine(kernel, turn, (k, k))
+    turned = (turned / max(float(turned.sum()), 1e-6)).astype(np.float32)
+    return cv2.filter2D(img, -1, turned)
 
 
 __all__ = [
