@@ -274,17 +274,18 @@ def bench_real(
 ) -> list[dict]:
     """Follow the draw-game sequences rebuilt from real photos (``vision.render.real_sequences``)
     through ``vision.pipeline.detect``: as camera frames (3-6 per state, hands, a shaken frame
-    now and then, turns, glare, JPEG), or with ``photos`` one photo per state taken as a stable view (photo mode).
+    now and then, turns, glare, JPEG), or with ``photos`` one photo per state taken as a stable
+    view (photo mode).
 
-    ``size`` ``(W, H)`` px: each picture (the same pictures as without it) is first enlarged
-    to that size (cubic, sensor noise of 3 grey levels), encoded as a JPEG as a phone writes it
-    (quality 92 for photos, 85 for frames) and decoded by ``vision.pipeline.load_image``, the
+    ``size`` ``(W, H)`` px: each picture (the same pictures as without it) is first sent as a
+    phone or camera sends it at that size (``vision.render.real_sequences.as_sent``: quality 92
+    for photos, 85 for frames) and decoded by ``vision.pipeline.load_image``, the
     way ``follow`` and the page read what a player sends; the row then gives the mean encoded
     size (``mb``, MB)."""
     from vision.layout import detect_options
     from vision.pipeline import detect, load_image
     from vision.render.real_layouts import VINTAGE
-    from vision.render.real_sequences import camera_frames, sequences
+    from vision.render.real_sequences import as_sent, camera_frames, sequences
 
     rng = np.random.default_rng(seed)
     noise = np.random.default_rng(seed + 1)  # apart from rng: the same frames with --size
@@ -301,7 +302,7 @@ def bench_real(
             )
             for img in shots:
                 if size is not None:
-                    data = _as_sent(img, size, 92 if photos else 85, noise)
+                    data = as_sent(img, size, 92 if photos else 85, noise)
                     nbytes += len(data)
                     img = load_image(data)
                 f.feed(detect(img, model=model, **detect_options("draw100")), still=photos)
@@ -314,21 +315,6 @@ def bench_real(
         out.append(r)
         print(json.dumps(r), flush=True)
     return out
-
-
-def _as_sent(img: np.ndarray, size: tuple[int, int], quality: int, rng) -> bytes:
-    """``img`` (``HxWx3 uint8 BGR``) enlarged to ``size`` ``(W, H)`` px with sensor noise of 3
-    grey levels, as the bytes of a JPEG of that ``quality``."""
-    import cv2
-
-    big = cv2.resize(img, size, interpolation=cv2.INTER_CUBIC).astype(np.int16)
-    big += rng.normal(0.0, 3.0, big.shape).astype(np.int16)
-    ok, buf = cv2.imencode(
-        ".jpg", np.clip(big, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, quality]
-    )
-    if not ok:
-        raise ValueError(f"cannot encode a {size[0]}x{size[1]} JPEG")
-    return buf.tobytes()
 
 
 def report_real(rows: list[dict]) -> None:

@@ -899,11 +899,12 @@ class _Draw100Follow(_GameFollow):
         self, dets, misread, centres, length: float, earlier: set[Tile]
     ) -> list[dict]:
         """In the reveal, a box read as a followed tile that also lies, read, where it is kept
-        (``misread``: ``(followed tile, box)``, :meth:`_track_camera`), ``NEAR_LINE`` tile lengths (``length`` pixels) or more from the
-        line (``centres``), is a tile of a hand shown misread (a set holds one of each tile).
-        Its value is taken as the one tile that differs from the reading by one pip on one half
-        and is nowhere else (not in the line, not shown before (``earlier``) nor now, not read
-        in this view); with none or several, the box is left out and the players are asked.
+        (``misread``: ``(followed tile, box)``, :meth:`_track_camera`), ``NEAR_LINE`` tile
+        lengths (``length`` pixels) or more from the line (``centres``), is a tile of a hand
+        shown misread (a set holds one of each tile). Its value is taken as the one tile that
+        differs from the reading by one pip on one half and is nowhere else (not in the line,
+        not shown before (``earlier``) nor now, not read in this view); with none or several,
+        the box is left out and the players are asked.
         Adds the value taken to ``dets`` (that box). Returns the notes and questions, each once
         a hand."""
         out: list[dict] = []

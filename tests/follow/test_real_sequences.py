@@ -11,7 +11,7 @@ import pytest
 
 from engine.tiles import Tile
 from vision.render.real_layouts import VINTAGE, load
-from vision.render.real_sequences import camera_frames, play_order, sequences
+from vision.render.real_sequences import as_sent, camera_frames, play_order, sequences
 
 
 @pytest.fixture(scope="module")
@@ -54,14 +54,12 @@ def test_follow_one_photo_per_play_reports_the_plays_and_the_score(seqs, tmp_pat
     rng = np.random.default_rng(3)
     paths = []
     for k, img in enumerate(seq.states):
-        quality = 88
-        if phone:
-            big = cv2.resize(img, (4032, 3024), interpolation=cv2.INTER_CUBIC).astype(np.int16)
-            big += rng.normal(0.0, 3.0, big.shape).astype(np.int16)
-            img, quality = np.clip(big, 0, 255).astype(np.uint8), 92
         p = tmp_path / f"p{k:02d}.jpg"
-        cv2.imwrite(str(p), img, [int(cv2.IMWRITE_JPEG_QUALITY), quality])
-        assert not phone or p.stat().st_size > 1_500_000
+        if phone:
+            p.write_bytes(as_sent(img, (4032, 3024), 92, rng))
+            assert p.stat().st_size > 1_500_000
+        else:
+            cv2.imwrite(str(p), img, [int(cv2.IMWRITE_JPEG_QUALITY), 88])
         paths.append(str(p))
     assert main(["follow", *paths, "--game", "draw100", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

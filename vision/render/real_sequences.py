@@ -601,8 +601,23 @@ def _motion_blur(img: np.ndarray, length: float, rng: np.random.Generator) -> np
     return cv2.filter2D(img, -1, turned)
 
 
+def as_sent(img: np.ndarray, size: tuple[int, int], quality: int, rng) -> bytes:
+    """``img`` (``HxWx3 uint8 BGR``) as a camera or phone sends it at ``size`` ``(W, H)`` px:
+    enlarged (cubic) with sensor noise of 3 grey levels, as the bytes of a JPEG of that
+    ``quality``. Raises ValueError when OpenCV cannot encode it."""
+    big = cv2.resize(img, size, interpolation=cv2.INTER_CUBIC).astype(np.int16)
+    big += rng.normal(0.0, 3.0, big.shape).astype(np.int16)
+    ok, buf = cv2.imencode(
+        ".jpg", np.clip(big, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, quality]
+    )
+    if not ok:
+        raise ValueError(f"cannot encode a {size[0]}x{size[1]} JPEG")
+    return buf.tobytes()
+
+
 __all__ = [
     "RealSequence",
+    "as_sent",
     "sequences",
     "camera_frames",
     "erase",
