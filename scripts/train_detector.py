@@ -410,6 +410,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--workers", type=int, default=2, help="dataloader workers")
     ap.add_argument(
+        "--freeze",
+        type=int,
+        default=None,
+        help="keep the first N layers as they are (11: the whole backbone of yolo11n-obb)",
+    )
+    ap.add_argument(
         "--device", default="cpu", help="torch device for training: cpu, or a GPU index such as 0"
     )
     ap.add_argument(
@@ -554,6 +560,7 @@ def main(argv: list[str] | None = None) -> int:
             hsv_h=0.02,
             hsv_s=0.6,
             hsv_v=0.4,
+            freeze=a.freeze,
             patience=100,
             save_period=1,
             val=True,
