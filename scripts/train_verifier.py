@@ -585,7 +585,7 @@ def _four_view_probs(sess, x: np.ndarray) -> np.ndarray:
     return np.asarray(out) / len(views)
 
 
-def tune_report(models: list[Path], scenes: int, backgrounds: Path) -> None:
+def tune_report(models: list[Path], scenes: int, backgrounds: Path, views: int = 0) -> None:
     """Errors of the drop rule per model and thresholds on tuning data apart from training and
     from the real photos: rendered scenes (seeds ``40_000_000 + 100_000 * max_pip + k``,
     ``scenes`` per set size, 1280 px) and the held-out background photos (each as it is and in
@@ -593,7 +593,13 @@ def tune_report(models: list[Path], scenes: int, backgrounds: Path) -> None:
     kept, at most 1280 px) matched to a tile at least 60% visible is a tile; one with IoU < 0.3
     to every tile, and every box on a background photo, is not. Errors = tiles dropped + boxes
     on no tile kept (a missed tile and a false box cost the same); tiles the detector missed
-    are the same for every rule and not counted."""
+    are the same for every rule and not counted. With ``views`` > 0, also that many hard views
+    of each kind of :mod:`vision.render.views` (seeds ``45_000_000 + 60_000_000 + 100_000 *
+    kind index + k``, 1280 px: apart from bench_vision's tuning and validation seeds).
+
+    Each model's rules are listed best first: the threshold, the sure-box confidence (a box at
+    least this confident is dropped only at the sure-box bar) and the bar, with errors by source;
+    the rule of :mod:`vision.verifier` is marked."""
     import onnxruntime as ort
     from bench_vision import match
 
@@ -637,6 +643,13 @@ def tune_report(models: list[Path], scenes: int, backgrounds: Path) -> None:
             base = DEFAULT_IMAGE_SIZES[int(rng.integers(len(DEFAULT_IMAGE_SIZES)))]
             sc = random_scene(rng, image_size=(base[0] * 2, base[1] * 2), style=style)
             add(sc.image, [(g.corners, v) for g, v in zip(sc.labels, sc.visible)], "render")
+    if views:
+        from vision.render.views import VIEW_KINDS, view_scene
+
+        for i, kind in enumerate(VIEW_KINDS):
+            for k in range(views):
+                sc = view_scene(45_000_000 + 60_000_000 + 100_000 * i + k, kind, scale=2)
+                add(sc.image, [(g.corners, v) for g, v in zip(sc.labels, sc.visible)], "view")
     photos = background_photos(backgrounds)
     held = holdout_photos(photos)
     for ph in photos:
@@ -650,24 +663,45 @@ def tune_report(models: list[Path], scenes: int, backgrounds: Path) -> None:
     tile = np.array(tile_all)
     src = np.array(src_all)
     use = tile >= 0
+    rendered = (tile == 0) & (src != "bg")
     print(
-        f"boxes: {int((tile == 1).sum())} tiles, {int(((tile == 0) & (src == 'render')).sum())} "
-        f"rendered boxes on no tile, {int((src == 'bg').sum())} background boxes"
+        f"boxes: {int((tile == 1).sum())} tiles, {int(rendered.sum())} rendered boxes on no tile "
+        f"({int((rendered & (src == 'view')).sum())} in hard views), "
+        f"{int((src == 'bg').sum())} background boxes"
     )
-    sure = conf >= 0.8
+    from vision import verifier
+
+    today = (verifier.NOT_TILE_THRESHOLD, verifier.SURE_BOX_CONFIDENCE, verifier.SURE_BOX_NOT_TILE)
     for m, probs in zip(models, probs_all):
         nt = np.concatenate(probs)
-        print(f"model {m}:")
+        rows = []
         for t in (0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7):
-            for sure_bar in (t, 0.8, 0.9, 1.01):
-                drop = nt >= np.where(sure, sure_bar, t)
-                lost = int((drop & (tile == 1) & use).sum())
-                kept_r = int((~drop & (tile == 0) & (src == "render")).sum())
-                kept_b = int((~drop & (src == "bg")).sum())
+            for sure_conf in (0.5, 0.6, 0.7, 0.8):
+                sure = conf >= sure_conf
+                for sure_bar in (t, 0.8, 0.9, 1.01):
+                    drop = nt >= np.where(sure, sure_bar, t)
+                    lost = drop & (tile == 1) & use
+                    kept_r = int((~drop & rendered).sum())
+                    kept_b = int((~drop & (src == "bg")).sum())
+                    rows.append(
+                        (
+                            int(lost.sum()) + kept_r + kept_b,
+                            (t, sure_conf, sure_bar),
+                            int(lost.sum()),
+                            int((lost & (src == "view")).sum()),
+                            kept_r,
+                            kept_b,
+                        )
+                    )
+        rows.sort(key=lambda r: (r[0], r[1]))
+        print(f"model {m}:")
+        for k, (err, rule, lost, lost_v, kept_r, kept_b) in enumerate(rows):
+            mark = " <- vision.verifier" if np.allclose(rule, today) else ""
+            if k < 12 or mark:
                 print(
-                    f"  thr {t:.2f} sure-box bar {sure_bar:.2f}: errors {lost + kept_r + kept_b} "
-                    f"(tiles lost {lost}, rendered boxes kept {kept_r}, background boxes kept "
-                    f"{kept_b})"
+                    f"  thr {rule[0]:.2f} sure-box confidence {rule[1]:.1f} bar {rule[2]:.2f}: "
+                    f"errors {err} (tiles lost {lost}, {lost_v} in hard views; rendered boxes "
+                    f"kept {kept_r}, background boxes kept {kept_b}){mark}"
                 )
 
 
@@ -733,6 +767,7 @@ def main(argv: list[str] | None = None) -> int:
     u.add_argument("--models", type=Path, nargs="+", required=True)
     u.add_argument("--scenes", type=int, default=25, help="rendered tuning scenes per set size")
     u.add_argument("--backgrounds", type=Path, default=ROOT.parent / "shared" / "backgrounds")
+    u.add_argument("--views", type=int, default=0, help="hard-view tuning scenes per kind")
     a = ap.parse_args(argv)
     if a.cmd == "data":
         if not a.backgrounds.is_dir():
@@ -763,7 +798,7 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as e:
             ap.error(str(e))
     elif a.cmd == "tune":
-        tune_report(a.models, a.scenes, a.backgrounds)
+        tune_report(a.models, a.scenes, a.backgrounds, a.views)
     else:
         threshold_report(a.data, a.shards, a.model)
     return 0

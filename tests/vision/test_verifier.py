@@ -212,3 +212,28 @@ def test_mask_model_grown_from_the_crop_model_reads_the_same(tmp_path):
     train_verifier.export(four, tmp_path / "v4m.onnx", 4)
     p4m = verify(img, boxes, path=tmp_path / "v4m.onnx")
     assert p4m is not None and np.abs(p4m - p3).max() > 1e-2
+
+
+def test_a_box_the_detector_is_sure_of_is_dropped_only_at_the_higher_bar():
+    """vision.verifier.not_a_tile: below SURE_BOX_CONFIDENCE a box goes at NOT_TILE_THRESHOLD;
+    at or above it only at SURE_BOX_NOT_TILE, the stricter bar."""
+    from vision import verifier
+
+    lo, bar, sure = (
+        verifier.NOT_TILE_THRESHOLD,
+        verifier.SURE_BOX_NOT_TILE,
+        verifier.SURE_BOX_CONFIDENCE,
+    )
+    assert lo < bar <= 1 and 0 < sure < 1
+    mid = (lo + bar) / 2
+    not_tile = np.array([lo - 0.01, lo, mid, mid, bar - 0.01, bar, 1.0])
+    confidence = np.array([0.3, 0.3, sure - 0.01, sure, sure, sure, 0.99])
+    assert verifier.not_a_tile(not_tile, confidence).tolist() == [
+        False,  # under the threshold: kept
+        True,  # at the threshold, an unsure box: dropped
+        True,
+        False,  # the same probability, a sure box: kept
+        False,
+        True,  # at the sure-box bar
+        True,
+    ]

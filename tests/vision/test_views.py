@@ -257,3 +257,37 @@ def test_pip_shard_from_the_detectors_boxes_on_hard_views(tmp_path):
     with pytest.raises(ValueError, match="no samples"):
         tp.make_shard(0, 0, 0, tmp_path / "det0.npz", det_kinds=["close-up"], n_det=1)
     assert not (tmp_path / "det0.npz").exists()
+
+
+def test_verifier_tune_report_counts_hard_views_and_marks_todays_rule(tmp_path, capsys):
+    """train_verifier.py tune --views: hard views join the tuning data, every rule of the grid
+    is scored on the same boxes, and the rule of vision.verifier is marked in the list."""
+    import re
+    import sys
+    from pathlib import Path
+
+    import cv2
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    import train_verifier
+
+    root = Path(__file__).resolve().parents[2]
+    (tmp_path / "bg").mkdir()
+    for k in range(5):  # one of every five is held out: the one the report uses
+        cv2.imwrite(str(tmp_path / "bg" / f"{k}.jpg"), np.full((96, 128, 3), 60 + k, np.uint8))
+    train_verifier.tune_report([root / "models" / "tile-verifier.onnx"], 1, tmp_path / "bg", 1)
+    out = capsys.readouterr().out
+    head = re.search(
+        r"boxes: (\d+) tiles, (\d+) rendered boxes on no tile \((\d+) in hard views\)", out
+    )
+    assert head and int(head[1]) > 0 and int(head[3]) <= int(head[2])
+    rows = re.findall(
+        r"errors (\d+) \(tiles lost (\d+), (\d+) in hard views; rendered boxes kept (\d+), background boxes kept (\d+)\)",
+        out,
+    )
+    assert len(rows) >= 12
+    for err, lost, lost_v, kept_r, kept_b in rows:
+        assert int(err) == int(lost) + int(kept_r) + int(kept_b) and int(lost_v) <= int(lost)
+    errors = [int(r[0]) for r in rows[:12]]
+    assert errors == sorted(errors)  # best first
+    assert out.count("<- vision.verifier") == 1
