@@ -597,9 +597,11 @@ def tune_report(models: list[Path], scenes: int, backgrounds: Path, views: int =
     of each kind of :mod:`vision.render.views` (seeds ``45_000_000 + 60_000_000 + 100_000 *
     kind index + k``, 1280 px: apart from bench_vision's tuning and validation seeds).
 
-    Each model's rules are listed best first: the threshold, the sure-box confidence (a box at
-    least this confident is dropped only at the sure-box bar) and the bar, with errors by source;
-    the rule of :mod:`vision.verifier` is marked."""
+    Each model's rules are listed best first (the twelve best): the threshold, the sure-box
+    confidence (a box at least this confident is dropped only at the sure-box bar) and the bar,
+    the same for face-up and face-down boxes, with errors by source; then the rule of
+    :func:`vision.verifier.not_a_tile`, whose backs have a sure-box confidence and bar of their
+    own."""
     import onnxruntime as ort
     from bench_vision import match
 
@@ -610,7 +612,7 @@ def tune_report(models: list[Path], scenes: int, backgrounds: Path, views: int =
 
     det = load_detector()
     sessions = [ort.InferenceSession(str(m), providers=["CPUExecutionProvider"]) for m in models]
-    conf_all, tile_all, src_all = [], [], []
+    conf_all, down_all, tile_all, src_all = [], [], [], []
     probs_all: list[list[np.ndarray]] = [[] for _ in models]
 
     def add(img: np.ndarray, truth, src: str) -> None:
@@ -635,6 +637,7 @@ def tune_report(models: list[Path], scenes: int, backgrounds: Path, views: int =
             tile_all.append(tile)
             src_all.append(src)
         conf_all.append(raw.confidence)
+        down_all.append(raw.cls == FACE_DOWN)
 
     for mp in (6, 9, 12):
         for k in range(scenes):
@@ -660,6 +663,7 @@ def tune_report(models: list[Path], scenes: int, backgrounds: Path, views: int =
             img = augment_background(np.random.default_rng(v), im0) if v else im0
             add(img, [], "bg")
     conf = np.concatenate(conf_all)
+    down = np.concatenate(down_all)
     tile = np.array(tile_all)
     src = np.array(src_all)
     use = tile >= 0
@@ -669,9 +673,15 @@ def tune_report(models: list[Path], scenes: int, backgrounds: Path, views: int =
         f"({int((rendered & (src == 'view')).sum())} in hard views), "
         f"{int((src == 'bg').sum())} background boxes"
     )
-    from vision import verifier
+    from vision.verifier import not_a_tile
 
-    today = (verifier.NOT_TILE_THRESHOLD, verifier.SURE_BOX_CONFIDENCE, verifier.SURE_BOX_NOT_TILE)
+    def errors(drop: np.ndarray) -> tuple[int, int, int, int, int]:
+        lost = drop & (tile == 1) & use
+        kept_r = int((~drop & rendered).sum())
+        kept_b = int((~drop & (src == "bg")).sum())
+        n_lost = int(lost.sum())
+        return n_lost + kept_r + kept_b, n_lost, int((lost & (src == "view")).sum()), kept_r, kept_b
+
     for m, probs in zip(models, probs_all):
         nt = np.concatenate(probs)
         rows = []
@@ -679,30 +689,22 @@ def tune_report(models: list[Path], scenes: int, backgrounds: Path, views: int =
             for sure_conf in (0.5, 0.6, 0.7, 0.8):
                 sure = conf >= sure_conf
                 for sure_bar in (t, 0.8, 0.9, 1.01):
-                    drop = nt >= np.where(sure, sure_bar, t)
-                    lost = drop & (tile == 1) & use
-                    kept_r = int((~drop & rendered).sum())
-                    kept_b = int((~drop & (src == "bg")).sum())
-                    rows.append(
-                        (
-                            int(lost.sum()) + kept_r + kept_b,
-                            (t, sure_conf, sure_bar),
-                            int(lost.sum()),
-                            int((lost & (src == "view")).sum()),
-                            kept_r,
-                            kept_b,
-                        )
-                    )
+                    err = errors(nt >= np.where(sure, sure_bar, t))
+                    rows.append((err[0], (t, sure_conf, sure_bar), *err[1:]))
         rows.sort(key=lambda r: (r[0], r[1]))
         print(f"model {m}:")
-        for k, (err, rule, lost, lost_v, kept_r, kept_b) in enumerate(rows):
-            mark = " <- vision.verifier" if np.allclose(rule, today) else ""
-            if k < 12 or mark:
-                print(
-                    f"  thr {rule[0]:.2f} sure-box confidence {rule[1]:.1f} bar {rule[2]:.2f}: "
-                    f"errors {err} (tiles lost {lost}, {lost_v} in hard views; rendered boxes "
-                    f"kept {kept_r}, background boxes kept {kept_b}){mark}"
-                )
+        for err, rule, lost, lost_v, kept_r, kept_b in rows[:12]:
+            print(
+                f"  thr {rule[0]:.2f} sure-box confidence {rule[1]:.1f} bar {rule[2]:.2f}: "
+                f"errors {err} (tiles lost {lost}, {lost_v} in hard views; rendered boxes "
+                f"kept {kept_r}, background boxes kept {kept_b})"
+            )
+        err, lost, lost_v, kept_r, kept_b = errors(not_a_tile(nt, conf, down))
+        print(
+            f"  vision.verifier.not_a_tile (backs: sure-box confidence and bar of their own): "
+            f"errors {err} (tiles lost {lost}, {lost_v} in hard views; rendered boxes "
+            f"kept {kept_r}, background boxes kept {kept_b})"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

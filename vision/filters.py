@@ -133,8 +133,8 @@ def _uncovered(b: np.ndarray, sc: np.ndarray, max_covered: float) -> np.ndarray:
 
 def drop_not_tiles(tiles: list[TileDetection]) -> list[TileDetection]:
     """Drop the boxes the tile verifier rejects (``vision.verifier.not_a_tile`` on each box's
-    ``not_tile`` probability and detector ``confidence``); boxes without a verifier reading
-    (``not_tile`` None) stay.
+    ``not_tile`` probability, detector ``confidence`` and ``face_down``); boxes without a
+    verifier reading (``not_tile`` None) stay.
 
     Args:
         tiles: detections with ``not_tile`` set by ``vision.verifier.verify``.
@@ -147,7 +147,8 @@ def drop_not_tiles(tiles: list[TileDetection]) -> list[TileDetection]:
         return []
     nt = np.array([np.nan if t.not_tile is None else t.not_tile for t in tiles], np.float64)
     conf = np.array([t.confidence for t in tiles], np.float64)
-    drop = not_a_tile(np.nan_to_num(nt, nan=0.0), conf) & ~np.isnan(nt)
+    down = np.array([t.face_down for t in tiles], bool)
+    drop = not_a_tile(np.nan_to_num(nt, nan=0.0), conf, down) & ~np.isnan(nt)
     return [t for t, d in zip(tiles, drop) if not d]
 
 

@@ -43,14 +43,18 @@ CROP_SPAN = 1.3
 FACE_UP, FACE_DOWN, NOT_TILE = 0, 1, 2
 #: A box whose "not a tile" probability is at least this is dropped ...
 NOT_TILE_THRESHOLD = 0.35
-#: ... and a box the detector is sure of (confidence at least ``SURE_BOX_CONFIDENCE``) only when
-#: the verifier is at least this sure. The three numbers give within two of the fewest errors
-#: (tiles lost plus boxes kept where there is none) on rendered tuning scenes (seeds
-#: 40 000 000+, 1280 px), the hard views of ``vision.render.views`` (seeds 105 000 000+) and
-#: the held-out background photos, never the real photos with dominoes
-#: (``scripts/train_verifier.py tune --views``; models/MODEL_CARD.md).
+#: ... and a face-up box the detector is sure of (confidence at least ``SURE_BOX_CONFIDENCE``)
+#: only when the verifier is at least this sure. Chosen by the errors (tiles lost plus boxes kept where
+#: there is none) on rendered tuning scenes (seeds 40 000 000+, 1280 px), the hard views of
+#: ``vision.render.views`` (seeds 105 000 000+) and the held-out background photos, never the
+#: real photos with dominoes (``scripts/train_verifier.py tune --views``; models/MODEL_CARD.md).
 SURE_BOX_NOT_TILE = 0.8
 SURE_BOX_CONFIDENCE = 0.6
+#: The same two for a face-down box (the detector's class), the class the detector also gives
+#: fingers and white or printed rectangles: a back counts as sure only at a higher confidence
+#: and then goes only at a higher bar (rendered hands: docs/vision.md, "The drop rule").
+SURE_BACK_NOT_TILE = 0.9
+SURE_BACK_CONFIDENCE = 0.8
 #: Views of each crop whose probabilities are averaged (1-4: as is, turned 180 degrees, mirrored
 #: across, mirrored along), all in one onnxruntime call.
 VIEWS = 4
@@ -233,17 +237,26 @@ def verify(
     return p.reshape(-1, n, 3).mean(axis=0).astype(np.float32)
 
 
-def not_a_tile(not_tile: np.ndarray, confidence: np.ndarray) -> np.ndarray:
+def not_a_tile(
+    not_tile: np.ndarray, confidence: np.ndarray, face_down: np.ndarray | None = None
+) -> np.ndarray:
     """Which boxes the verifier rejects: "not a tile" probability at least
-    :data:`NOT_TILE_THRESHOLD`, or at least :data:`SURE_BOX_NOT_TILE` for a box the detector is
-    sure of (confidence at least :data:`SURE_BOX_CONFIDENCE`).
+    :data:`NOT_TILE_THRESHOLD`, or at least :data:`SURE_BOX_NOT_TILE` for a face-up box the
+    detector is sure of (confidence at least :data:`SURE_BOX_CONFIDENCE`), or at least
+    :data:`SURE_BACK_NOT_TILE` for a face-down one (confidence at least
+    :data:`SURE_BACK_CONFIDENCE`).
 
     Args:
         not_tile: ``(N,)`` the verifier's "not a tile" probabilities.
         confidence: ``(N,)`` the detector's confidences.
+        face_down: ``(N,) bool`` the detector's class, or None (every box face up).
     Returns:
         ``(N,) bool``: True for a box to drop.
     """
     nt = np.asarray(not_tile, np.float64)
-    sure = np.asarray(confidence, np.float64) >= SURE_BOX_CONFIDENCE
-    return nt >= np.where(sure, SURE_BOX_NOT_TILE, NOT_TILE_THRESHOLD)
+    conf = np.asarray(confidence, np.float64)
+    down = np.zeros(nt.shape, bool) if face_down is None else np.asarray(face_down, bool)
+    sure_up = ~down & (conf >= SURE_BOX_CONFIDENCE)
+    sure_down = down & (conf >= SURE_BACK_CONFIDENCE)
+    bar = np.where(sure_up, SURE_BOX_NOT_TILE, np.where(sure_down, SURE_BACK_NOT_TILE, 0.0))
+    return nt >= np.where(sure_up | sure_down, bar, NOT_TILE_THRESHOLD)

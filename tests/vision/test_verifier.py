@@ -216,19 +216,15 @@ def test_mask_model_grown_from_the_crop_model_reads_the_same(tmp_path):
 
 def test_a_box_the_detector_is_sure_of_is_dropped_only_at_the_higher_bar():
     """vision.verifier.not_a_tile: below SURE_BOX_CONFIDENCE a box goes at NOT_TILE_THRESHOLD;
-    at or above it only at SURE_BOX_NOT_TILE, the stricter bar."""
-    from vision import verifier
+    at or above it only at SURE_BOX_NOT_TILE, the stricter bar. Backs have their own pair."""
+    from vision import verifier as v
 
-    lo, bar, sure = (
-        verifier.NOT_TILE_THRESHOLD,
-        verifier.SURE_BOX_NOT_TILE,
-        verifier.SURE_BOX_CONFIDENCE,
-    )
+    lo, bar, sure = v.NOT_TILE_THRESHOLD, v.SURE_BOX_NOT_TILE, v.SURE_BOX_CONFIDENCE
     assert lo < bar <= 1 and 0 < sure < 1
     mid = (lo + bar) / 2
     not_tile = np.array([lo - 0.01, lo, mid, mid, bar - 0.01, bar, 1.0])
     confidence = np.array([0.3, 0.3, sure - 0.01, sure, sure, sure, 0.99])
-    assert verifier.not_a_tile(not_tile, confidence).tolist() == [
+    want = [
         False,  # under the threshold: kept
         True,  # at the threshold, an unsure box: dropped
         True,
@@ -237,3 +233,25 @@ def test_a_box_the_detector_is_sure_of_is_dropped_only_at_the_higher_bar():
         True,  # at the sure-box bar
         True,
     ]
+    assert v.not_a_tile(not_tile, confidence).tolist() == want
+    assert v.not_a_tile(not_tile, confidence, np.zeros(7, bool)).tolist() == want
+
+
+def test_a_back_has_a_sure_box_confidence_and_bar_of_its_own():
+    """A face-down box is sure at SURE_BACK_CONFIDENCE and then goes at SURE_BACK_NOT_TILE; the
+    same numbers on a face-up box follow the face-up pair."""
+    from vision import verifier as v
+
+    lo, bar = v.NOT_TILE_THRESHOLD, v.SURE_BACK_NOT_TILE
+    sure = v.SURE_BACK_CONFIDENCE
+    assert lo < bar <= 1 and 0 < sure < 1
+    mid = (lo + bar) / 2
+    not_tile = np.array([mid, mid, bar - 0.01, bar])
+    confidence = np.array([sure - 0.01, sure, sure, sure])
+    down = np.ones(4, bool)
+    assert v.not_a_tile(not_tile, confidence, down).tolist() == [True, False, False, True]
+    up = v.not_a_tile(not_tile, confidence, ~down)
+    face_up_rule = not_tile >= np.where(
+        confidence >= v.SURE_BOX_CONFIDENCE, v.SURE_BOX_NOT_TILE, lo
+    )
+    assert up.tolist() == face_up_rule.tolist()

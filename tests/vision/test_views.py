@@ -259,9 +259,9 @@ def test_pip_shard_from_the_detectors_boxes_on_hard_views(tmp_path):
     assert not (tmp_path / "det0.npz").exists()
 
 
-def test_verifier_tune_report_counts_hard_views_and_marks_todays_rule(tmp_path, capsys):
+def test_verifier_tune_report_counts_hard_views_and_scores_todays_rule(tmp_path, capsys):
     """train_verifier.py tune --views: hard views join the tuning data, every rule of the grid
-    is scored on the same boxes, and the rule of vision.verifier is marked in the list."""
+    is scored on the same boxes, and vision.verifier's own rule is scored last."""
     import re
     import sys
     from pathlib import Path
@@ -288,6 +288,6 @@ def test_verifier_tune_report_counts_hard_views_and_marks_todays_rule(tmp_path, 
     assert len(rows) >= 12
     for err, lost, lost_v, kept_r, kept_b in rows:
         assert int(err) == int(lost) + int(kept_r) + int(kept_b) and int(lost_v) <= int(lost)
-    errors = [int(r[0]) for r in rows[:12]]
-    assert errors == sorted(errors)  # best first
-    assert out.count("<- vision.verifier") == 1
+    errors = [int(r[0]) for r in rows[:-1]]
+    assert len(errors) == 12 and errors == sorted(errors)  # the twelve best, best first
+    assert out.count("vision.verifier.not_a_tile") == 1 and "not_a_tile" in out.splitlines()[-1]
