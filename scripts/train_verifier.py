@@ -606,6 +606,7 @@ def tune_report(models: list[Path], scenes: int, backgrounds: Path, views: int =
     from bench_vision import match
 
     from vision.detector import load_detector
+    from vision.detector.onnx_model import FACE_DOWN as DETECTOR_FACE_DOWN
     from vision.render import random_scene, random_style
     from vision.render.scene import DEFAULT_IMAGE_SIZES
     from vision.verifier import verifier_crops
@@ -637,7 +638,7 @@ def tune_report(models: list[Path], scenes: int, backgrounds: Path, views: int =
             tile_all.append(tile)
             src_all.append(src)
         conf_all.append(raw.confidence)
-        down_all.append(raw.cls == FACE_DOWN)
+        down_all.append(raw.cls == DETECTOR_FACE_DOWN)
 
     for mp in (6, 9, 12):
         for k in range(scenes):

@@ -44,10 +44,11 @@ FACE_UP, FACE_DOWN, NOT_TILE = 0, 1, 2
 #: A box whose "not a tile" probability is at least this is dropped ...
 NOT_TILE_THRESHOLD = 0.35
 #: ... and a face-up box the detector is sure of (confidence at least ``SURE_BOX_CONFIDENCE``)
-#: only when the verifier is at least this sure. Chosen by the errors (tiles lost plus boxes kept where
-#: there is none) on rendered tuning scenes (seeds 40 000 000+, 1280 px), the hard views of
-#: ``vision.render.views`` (seeds 105 000 000+) and the held-out background photos, never the
-#: real photos with dominoes (``scripts/train_verifier.py tune --views``; models/MODEL_CARD.md).
+#: only when the verifier is at least this sure. Chosen by the errors (tiles lost plus boxes
+#: kept where there is none) on rendered tuning scenes (seeds 40 000 000+, 1280 px), the hard
+#: views of ``vision.render.views`` (seeds 105 000 000+) and the held-out background photos,
+#: never the real photos with dominoes (``scripts/train_verifier.py tune --views``;
+#: models/MODEL_CARD.md).
 SURE_BOX_NOT_TILE = 0.8
 SURE_BOX_CONFIDENCE = 0.6
 #: The same two for a face-down box (the detector's class), the class the detector also gives
@@ -254,9 +255,9 @@ def not_a_tile(
         ``(N,) bool``: True for a box to drop.
     """
     nt = np.asarray(not_tile, np.float64)
-    conf = np.asarray(confidence, np.float64)
     down = np.zeros(nt.shape, bool) if face_down is None else np.asarray(face_down, bool)
-    sure_up = ~down & (conf >= SURE_BOX_CONFIDENCE)
-    sure_down = down & (conf >= SURE_BACK_CONFIDENCE)
-    bar = np.where(sure_up, SURE_BOX_NOT_TILE, np.where(sure_down, SURE_BACK_NOT_TILE, 0.0))
-    return nt >= np.where(sure_up | sure_down, bar, NOT_TILE_THRESHOLD)
+    sure = np.asarray(confidence, np.float64) >= np.where(
+        down, SURE_BACK_CONFIDENCE, SURE_BOX_CONFIDENCE
+    )
+    bar = np.where(down, SURE_BACK_NOT_TILE, SURE_BOX_NOT_TILE)
+    return nt >= np.where(sure, bar, NOT_TILE_THRESHOLD)

@@ -282,7 +282,8 @@ def test_verifier_tune_report_counts_hard_views_and_scores_todays_rule(tmp_path,
     )
     assert head and int(head[1]) > 0 and int(head[3]) <= int(head[2])
     rows = re.findall(
-        r"errors (\d+) \(tiles lost (\d+), (\d+) in hard views; rendered boxes kept (\d+), background boxes kept (\d+)\)",
+        r"errors (\d+) \(tiles lost (\d+), (\d+) in hard views; "
+        r"rendered boxes kept (\d+), background boxes kept (\d+)\)",
         out,
     )
     assert len(rows) >= 12
